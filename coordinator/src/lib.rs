@@ -1,1 +1,10 @@
-//! tmp
+//! The coordinator side of Golomb and the user's `golomb` command line.
+//!
+//! Today this crate holds the engine commands that run locally
+//! ([`cli`]). The cluster issues will add the gRPC server, the SQLite
+//! store, the scheduler and the client commands that talk to a running
+//! coordinator.
+
+pub mod cli;
+mod commands;
+mod setup;

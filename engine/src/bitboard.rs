@@ -83,9 +83,7 @@ pub trait Bits:
     }
     /// The set of all `cells`.
     fn from_cells(cells: impl IntoIterator<Item = usize>) -> Self {
-        cells
-            .into_iter()
-            .fold(Self::EMPTY, |set, cell| set.with(cell))
+        cells.into_iter().fold(Self::EMPTY, |set, cell| set.with(cell))
     }
     /// The cells of the set in increasing order.
     fn cells(self) -> Cells<Self> {
@@ -198,11 +196,7 @@ impl Bits for WideBitboard {
     }
     #[inline]
     fn first(self) -> Option<usize> {
-        self.0
-            .iter()
-            .enumerate()
-            .find(|(_, w)| **w != 0)
-            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+        self.0.iter().enumerate().find(|(_, w)| **w != 0).map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
     }
     #[inline]
     fn hash64(self) -> u64 {
@@ -289,7 +283,10 @@ mod tests {
         assert_eq!(sa.cells().len(), set_a.len());
         assert_eq!(sa.union(sb).len() as usize, set_a.union(&set_b).count());
         assert_eq!(sa.intersect(sb).len() as usize, set_a.intersection(&set_b).count());
-        assert_eq!(sa.difference(sb).cells().collect::<Vec<_>>(), set_a.difference(&set_b).copied().collect::<Vec<_>>());
+        assert_eq!(
+            sa.difference(sb).cells().collect::<Vec<_>>(),
+            set_a.difference(&set_b).copied().collect::<Vec<_>>()
+        );
         assert_eq!(sa.is_disjoint(sb), set_a.is_disjoint(&set_b));
         assert_eq!(sa.is_subset(sb), set_a.is_subset(&set_b));
         assert_eq!(sa.first(), set_a.first().copied());

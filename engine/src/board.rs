@@ -21,7 +21,9 @@ pub enum BoardError {
     #[error("`{0}` is not a board size: expected WIDTHxHEIGHT, for example 8x8")]
     BadSize(String),
     /// Too wide, too many cells, or empty.
-    #[error("board {width}x{height} is not supported: width 1 to {MAX_WIDTH}, height at least 1, at most {MAX_CELLS} cells")]
+    #[error(
+        "board {width}x{height} is not supported: width 1 to {MAX_WIDTH}, height at least 1, at most {MAX_CELLS} cells"
+    )]
     OutOfRange {
         /// Columns asked for.
         width: usize,

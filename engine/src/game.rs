@@ -213,11 +213,12 @@ mod tests {
                 for oy in -5..b.height() as i32 + 5 {
                     for ox in -5..b.width() as i32 + 5 {
                         let cells: Vec<(i32, i32)> = shape.squares().iter().map(|&(x, y)| (x + ox, y + oy)).collect();
-                        let on_board = cells.iter().all(|&(x, y)| {
-                            x >= 0 && y >= 0 && (x as usize) < b.width() && (y as usize) < b.height()
-                        });
+                        let on_board = cells
+                            .iter()
+                            .all(|&(x, y)| x >= 0 && y >= 0 && (x as usize) < b.width() && (y as usize) < b.height());
                         if on_board {
-                            let mut idx: Vec<usize> = cells.iter().map(|&(x, y)| b.cell(x as usize, y as usize)).collect();
+                            let mut idx: Vec<usize> =
+                                cells.iter().map(|&(x, y)| b.cell(x as usize, y as usize)).collect();
                             idx.sort_unstable();
                             if idx.iter().all(|&c| !b.is_blocked(c)) {
                                 out.push((id as u8, idx));

@@ -28,12 +28,12 @@ pub enum NotationError {
         known: String,
     },
     /// A cell name is malformed or off the board.
-    #[error("in `{token}`: {source}")]
+    #[error("in `{token}`: {reason}")]
     Cell {
         /// The move as written.
         token: String,
         /// What is wrong with the cell.
-        source: BoardError,
+        reason: BoardError,
     },
     /// The same cell twice.
     #[error("in `{token}`: cell `{cell}` is listed twice")]
@@ -52,7 +52,9 @@ pub enum NotationError {
         cell: String,
     },
     /// The cells do not have the piece's shape.
-    #[error("in `{token}`: the {count} cells do not form piece {piece} (it has {size} cells; it must be some rotation or reflection of\n{picture})")]
+    #[error(
+        "in `{token}`: the {count} cells do not form piece {piece} (it has {size} cells; it must be some rotation or reflection of\n{picture})"
+    )]
     NotThePiece {
         /// The move as written.
         token: String,
@@ -71,22 +73,22 @@ pub enum NotationError {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LineError {
     /// Move number `index` (from 1) does not parse.
-    #[error("move {index}: {source}")]
+    #[error("move {index}: {reason}")]
     Notation {
         /// 1-based move number.
         index: usize,
         /// What is wrong.
-        source: NotationError,
+        reason: NotationError,
     },
     /// Move number `index` parses but cannot be played.
-    #[error("move {index} `{token}` is illegal: {source}")]
+    #[error("move {index} `{token}` is illegal: {reason}")]
     Illegal {
         /// 1-based move number.
         index: usize,
         /// The move as written.
         token: String,
         /// Why it cannot be played.
-        source: IllegalMove,
+        reason: IllegalMove,
     },
 }
 
@@ -123,7 +125,7 @@ impl<B: Bits> Game<B> {
             let cell = self
                 .board()
                 .parse_cell(cell_token)
-                .map_err(|source| NotationError::Cell { token: token.to_string(), source })?;
+                .map_err(|reason| NotationError::Cell { token: token.to_string(), reason })?;
             if mask.contains(cell) {
                 return Err(NotationError::DuplicateCell { token: token.to_string(), cell: cell_token.to_string() });
             }
@@ -153,8 +155,8 @@ impl<B: Bits> Game<B> {
         let tokens = text.split(';').map(str::trim).filter(|t| !t.is_empty());
         for (i, token) in tokens.enumerate() {
             let index = i + 1;
-            let id = self.parse_move(token).map_err(|source| LineError::Notation { index, source })?;
-            pos.play(self, id).map_err(|source| LineError::Illegal { index, token: token.to_string(), source })?;
+            let id = self.parse_move(token).map_err(|reason| LineError::Notation { index, reason })?;
+            pos.play(self, id).map_err(|reason| LineError::Illegal { index, token: token.to_string(), reason })?;
             ids.push(id);
         }
         Ok((pos, ids))
@@ -212,7 +214,9 @@ mod tests {
         assert!(line_err("L:a1,a2,a3,a4").contains("do not form piece L"));
         assert!(line_err("L:a1,a1,a3,a4,b1").contains("cell `a1` is listed twice"));
         assert!(line_err("I:h4,h5,h6,h7,h8").contains("cell `h8` is blocked"));
-        assert!(line_err("L:a1,a2,a3,a4,b1;I:a1,b1,c1,d1,e1").contains("move 2 `I:a1,b1,c1,d1,e1` is illegal: cell a1"));
+        assert!(
+            line_err("L:a1,a2,a3,a4,b1;I:a1,b1,c1,d1,e1").contains("move 2 `I:a1,b1,c1,d1,e1` is illegal: cell a1")
+        );
         assert!(line_err("L:a1,a2,a3,a4,b1;L:c1,c2,c3,c4,d1").contains("piece L is already on the board"));
         assert!(line_err("La1").contains("`La1` is not a move"));
         assert!(line_err("L:").contains("is not a move"));

@@ -23,7 +23,10 @@ pub struct PerftCount {
 impl std::ops::Add for PerftCount {
     type Output = PerftCount;
     fn add(self, o: PerftCount) -> PerftCount {
-        PerftCount { sequences: self.sequences + o.sequences, placement_tests: self.placement_tests + o.placement_tests }
+        PerftCount {
+            sequences: self.sequences + o.sequences,
+            placement_tests: self.placement_tests + o.placement_tests,
+        }
     }
 }
 
@@ -82,7 +85,8 @@ fn below<B: Bits>(game: &Game<B>, moves: &[PlacementId], buffers: &mut [Vec<Plac
             let mut total = PerftCount::default();
             for &id in moves {
                 let tests = filter(game, moves, id, child);
-                total = total + PerftCount { sequences: 0, placement_tests: tests } + below(game, child, rest, depth - 1);
+                total =
+                    total + PerftCount { sequences: 0, placement_tests: tests } + below(game, child, rest, depth - 1);
             }
             total
         }

@@ -241,11 +241,7 @@ fn named_polyominoes(order: usize) -> Vec<Piece> {
             .collect();
     }
     let width = shapes.len().to_string().len();
-    shapes
-        .into_iter()
-        .enumerate()
-        .map(|(i, shape)| Piece::new(format!("{order}-{:0width$}", i + 1), shape))
-        .collect()
+    shapes.into_iter().enumerate().map(|(i, shape)| Piece::new(format!("{order}-{:0width$}", i + 1), shape)).collect()
 }
 
 #[cfg(test)]

@@ -67,7 +67,7 @@ impl<B: Bits> Position<B> {
     }
     /// Whose turn it is.
     pub fn side_to_move(&self) -> Player {
-        if self.plies() % 2 == 0 { Player::First } else { Player::Second }
+        if self.plies().is_multiple_of(2) { Player::First } else { Player::Second }
     }
 
     /// Whether `placement` can be played here.
@@ -167,10 +167,7 @@ impl<B: Bits> Game<B> {
     /// The representative of `pos` under the board's symmetries: equal for
     /// positions that are images of each other.
     pub fn canonical(&self, pos: &Position<B>) -> Position<B> {
-        (0..self.board().symmetries().len())
-            .map(|s| self.symmetric_position(s, pos))
-            .min()
-            .unwrap_or(*pos)
+        (0..self.board().symmetries().len()).map(|s| self.symmetric_position(s, pos)).min().unwrap_or(*pos)
     }
 }
 

@@ -35,7 +35,7 @@ impl Transform {
     pub const fn is_rotation(self) -> bool {
         // Each of transpose, flip_x and flip_y is a reflection; an even number
         // of them composes to a rotation.
-        (self.transpose as u8 + self.flip_x as u8 + self.flip_y as u8) % 2 == 0
+        (self.transpose as u8 + self.flip_x as u8 + self.flip_y as u8).is_multiple_of(2)
     }
 
     /// Maps `(x, y)` inside a `width` x `height` box (before the transform).
@@ -80,10 +80,7 @@ impl Shape {
         let rows: Vec<&str> = picture.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         let height = rows.len() as i32;
         Shape::new(rows.iter().enumerate().flat_map(|(r, row)| {
-            row.chars()
-                .enumerate()
-                .filter(|(_, ch)| *ch == '#')
-                .map(move |(c, _)| (c as i32, height - 1 - r as i32))
+            row.chars().enumerate().filter(|(_, ch)| *ch == '#').map(move |(c, _)| (c as i32, height - 1 - r as i32))
         }))
     }
 

@@ -1,0 +1,117 @@
+//! The command-line interface: argument definitions and dispatch.
+
+use std::io::Write;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands;
+
+/// Golomb: solve polyomino games and puzzles by exhaustive search.
+#[derive(Debug, Parser)]
+#[command(name = "golomb", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Draw the free polyominoes of one order with their names and counts.
+    Pieces(PiecesArgs),
+    /// Describe a board and piece set: placements, symmetries.
+    Info(InfoArgs),
+    /// List or count the legal moves at a position.
+    Moves(MovesArgs),
+    /// Count the move sequences of a given length from a position.
+    Perft(PerftArgs),
+}
+
+/// Options of `golomb pieces`.
+#[derive(Debug, Args)]
+pub struct PiecesArgs {
+    /// Number of squares of each piece (1 to 10).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=10))]
+    pub order: u8,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The board and pieces of a game.
+#[derive(Debug, Clone, Args)]
+pub struct GameArgs {
+    /// Board size, WIDTHxHEIGHT (up to 26 columns and 256 cells).
+    #[arg(long, default_value = "8x8")]
+    pub board: String,
+    /// Blocked cells, comma-separated (for example d4,e4,d5,e5).
+    #[arg(long, default_value = "")]
+    pub blocked: String,
+    /// Piece set: pentominoes, tetrominoes, hexominoes or order:N.
+    #[arg(long, default_value = "pentominoes")]
+    pub pieces: String,
+}
+
+/// A game and a position in it.
+#[derive(Debug, Clone, Args)]
+pub struct PositionArgs {
+    /// The board and pieces.
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Moves played so far, separated by `;`, for example "L:c4,d4,e4,f4,c5;I:a1,b1,c1,d1,e1".
+    #[arg(long, default_value = "")]
+    pub moves: String,
+}
+
+/// Options of `golomb info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The board and pieces.
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `golomb moves`.
+#[derive(Debug, Args)]
+pub struct MovesArgs {
+    /// The position.
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Print only the number of moves.
+    #[arg(long)]
+    pub count: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `golomb perft`.
+#[derive(Debug, Args)]
+pub struct PerftArgs {
+    /// The position.
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Length of the move sequences to count.
+    #[arg(long)]
+    pub depth: u32,
+    /// Threads to use (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs one parsed command, writing its output to `out`.
+pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Pieces(args) => commands::pieces(&args, out),
+        Command::Info(args) => commands::info(&args, out),
+        Command::Moves(args) => commands::moves(&args, out),
+        Command::Perft(args) => commands::perft(&args, out),
+    }
+}

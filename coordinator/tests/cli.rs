@@ -1,0 +1,106 @@
+//! End-to-end tests of the `golomb` command line: the real binary, its
+//! output, its JSON and its exit codes.
+
+use std::process::{Command, Output};
+
+fn golomb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_golomb")).args(args).output().expect("the golomb binary runs")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = golomb(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// Runs a command that must fail; returns its message.
+fn failure(args: &[&str]) -> String {
+    let out = golomb(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    stderr
+}
+
+#[test]
+fn info_counts_placements_on_eight_by_eight() {
+    let info = json(&["info", "--board", "8x8", "--json"]);
+    assert_eq!(info["placements"], 2308);
+    assert_eq!(info["placements_up_to_symmetry"], 296);
+    assert_eq!(info["symmetries"], 8);
+    let text = String::from_utf8(golomb(&["info", "--board", "8x8"]).stdout).unwrap();
+    assert!(text.contains("2308 (296 up to symmetry)"), "{text}");
+    let holed = json(&["info", "--board", "8x8", "--blocked", "d4,e4,d5,e5", "--json"]);
+    assert_eq!(holed["playable_cells"], 60);
+    assert_eq!(holed["symmetries"], 8);
+    let hex = json(&["info", "--board", "15x15", "--pieces", "hexominoes", "--json"]);
+    assert_eq!(hex["piece_names"].as_array().unwrap().len(), 35);
+}
+
+#[test]
+fn pieces_reports_polyomino_counts() {
+    for (order, free, one_sided, fixed) in [(4, 5, 7, 19), (5, 12, 18, 63), (6, 35, 60, 216), (8, 369, 704, 2725)] {
+        let p = json(&["pieces", "--order", &order.to_string(), "--json"]);
+        assert_eq!(
+            (p["free"].as_u64(), p["one_sided"].as_u64(), p["fixed"].as_u64()),
+            (Some(free), Some(one_sided), Some(fixed))
+        );
+        assert_eq!(p["pieces"].as_array().unwrap().len(), free as usize);
+    }
+    let p = json(&["pieces", "--order", "5", "--json"]);
+    assert_eq!(p["pieces"][3]["name"], "N");
+    assert_eq!(p["pieces"][3]["cells"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn moves_lists_and_counts_legal_moves() {
+    let opening = "N:a1,b1,b2,c2,d2";
+    let m = json(&["moves", "--moves", opening, "--json"]);
+    let listed = m["moves"].as_array().unwrap();
+    assert_eq!(m["count"].as_u64().unwrap() as usize, listed.len());
+    assert_eq!(m["side_to_move"], "second");
+    // Every listed move plays, and round-trips through the command line.
+    let reply = listed[0].as_str().unwrap();
+    let after = json(&["moves", "--moves", &format!("{opening};{reply}"), "--count", "--json"]);
+    assert!(after["count"].as_u64().unwrap() < m["count"].as_u64().unwrap());
+    let plain = String::from_utf8(golomb(&["moves", "--count"]).stdout).unwrap();
+    assert_eq!(plain.trim(), "2308");
+}
+
+#[test]
+fn perft_counts_sequences() {
+    let one = json(&["perft", "--depth", "1", "--json"]);
+    assert_eq!(one["count"], 2308);
+    let two = json(&["perft", "--depth", "2", "--threads", "1", "--json"]);
+    let two_parallel = json(&["perft", "--depth", "2", "--threads", "2", "--json"]);
+    assert_eq!(two["count"], two_parallel["count"]);
+    assert_eq!(two["count"], 3_418_576);
+}
+
+#[test]
+fn bad_input_is_rejected_with_the_offending_token() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["moves", "--moves", "L:a1,a2,a3,a4,z1"], "`z1`"),
+        (&["moves", "--moves", "L:a1,a2,a3,a4,a9"], "cell `a9` is off the 8x8 board"),
+        (&["moves", "--moves", "Q:a1,a2,a3,a4,b1"], "unknown piece `Q`"),
+        (&["moves", "--moves", "L:a1,a2,a3,a4,c1"], "do not form piece L"),
+        (
+            &["moves", "--moves", "L:a1,a2,a3,a4,b1;I:a1,b1,c1,d1,e1"],
+            "move 2 `I:a1,b1,c1,d1,e1` is illegal: cell a1 is already covered",
+        ),
+        (&["moves", "--moves", "L:a1,a2,a3,a4,b1;L:h1,h2,h3,h4,g1"], "piece L is already on the board"),
+        (&["moves", "--moves", "L a1"], "`L a1` is not a move"),
+        (&["info", "--board", "17x17"], "board 17x17 is not supported"),
+        (&["info", "--board", "eight"], "`eight` is not a board size"),
+        (&["info", "--blocked", "d4,x4"], "`x4`"),
+        (&["info", "--blocked", "d4,d4"], "blocked cell `d4` is listed twice"),
+        (&["info", "--pieces", "heptagons"], "unknown piece set `heptagons`"),
+        (&["info", "--pieces", "order:7"], "at most 64"),
+        (&["moves", "--blocked", "a1", "--moves", "I:a1,a2,a3,a4,a5"], "cell `a1` is blocked"),
+        (&["pieces", "--order", "0"], "--order"),
+    ];
+    for (args, expected) in cases {
+        let message = failure(args);
+        assert!(message.contains(expected), "{args:?}: expected {expected:?} in {message:?}");
+    }
+}
