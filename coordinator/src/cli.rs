@@ -26,6 +26,10 @@ pub enum Command {
     Moves(MovesArgs),
     /// Count the move sequences of a given length from a position.
     Perft(PerftArgs),
+    /// Solve a position: does the side to move win?
+    Solve(SolveArgs),
+    /// Check a proof written by `golomb solve --proof` with the independent checker.
+    Verify(VerifyArgs),
 }
 
 /// Options of `golomb pieces`.
@@ -106,6 +110,54 @@ pub struct PerftArgs {
     pub json: bool,
 }
 
+/// Options of `golomb solve`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The position.
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Threads to use (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 1024)]
+    pub tt_mb: usize,
+    /// Move order: best, replies, pieces or cells.
+    #[arg(long, default_value = "best")]
+    pub order: golomb_engine::solve::order::MoveOrder,
+    /// Plies below the root searched in parallel.
+    #[arg(long, default_value_t = 2)]
+    pub split_plies: usize,
+    /// Stop after about this many positions (the answer is then "unknown").
+    #[arg(long)]
+    pub max_positions: Option<u64>,
+    /// Stop after about this many seconds (the answer is then "unknown").
+    #[arg(long)]
+    pub max_seconds: Option<f64>,
+    /// Write a proof of the result to this file, for `golomb verify`.
+    #[arg(long)]
+    pub proof: Option<std::path::PathBuf>,
+    /// Plies of the proof tree to record (default: through the winning answer to every reply).
+    #[arg(long)]
+    pub proof_plies: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `golomb verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The proof file.
+    pub proof: std::path::PathBuf,
+    /// Threads to use (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Runs one parsed command, writing its output to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
@@ -113,5 +165,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Info(args) => commands::info(&args, out),
         Command::Moves(args) => commands::moves(&args, out),
         Command::Perft(args) => commands::perft(&args, out),
+        Command::Solve(args) => crate::solve_cmd::solve(&args, out),
+        Command::Verify(args) => crate::verify_cmd::verify(&args, out),
     }
 }

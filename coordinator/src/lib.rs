@@ -7,4 +7,7 @@
 
 pub mod cli;
 mod commands;
+mod progress;
 mod setup;
+mod solve_cmd;
+mod verify_cmd;

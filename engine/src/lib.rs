@@ -13,7 +13,10 @@ pub mod notation;
 pub mod perft;
 pub mod pieces;
 pub mod position;
+pub mod proof;
 pub mod shape;
+pub mod solve;
+pub mod verify;
 
 pub use bitboard::{Bitboard, Bits, WideBitboard};
 pub use board::{Board, BoardError, BoardSpec};

@@ -95,12 +95,7 @@ fn below<B: Bits>(game: &Game<B>, moves: &[PlacementId], buffers: &mut [Vec<Plac
 
 /// Fills `child` with the moves of `moves` still legal after `id`; returns the tests made.
 fn filter<B: Bits>(game: &Game<B>, moves: &[PlacementId], id: PlacementId, child: &mut Vec<PlacementId>) -> u64 {
-    let played = game.placement(id);
-    child.clear();
-    child.extend(moves.iter().copied().filter(|&r| {
-        let reply = game.placement(r);
-        reply.piece != played.piece && reply.mask.is_disjoint(played.mask)
-    }));
+    game.moves_after(moves, id, child);
     moves.len() as u64
 }
 

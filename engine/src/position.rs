@@ -159,6 +159,19 @@ impl<B: Bits> Game<B> {
         self.for_each_move(pos, |_| ControlFlow::Break(())).is_break()
     }
 
+    /// Fills `out` with the moves of `moves` (the legal moves of some
+    /// position) that stay legal after `played`, one of them, is played:
+    /// the incremental move generator shared by perft and the proof checker.
+    #[inline]
+    pub fn moves_after(&self, moves: &[PlacementId], played: PlacementId, out: &mut Vec<PlacementId>) {
+        let played = self.placement(played);
+        out.clear();
+        out.extend(moves.iter().copied().filter(|&id| {
+            let p = self.placement(id);
+            p.piece != played.piece && p.mask.is_disjoint(played.mask)
+        }));
+    }
+
     /// The image of `pos` under board symmetry number `symmetry`.
     pub fn symmetric_position(&self, symmetry: usize, pos: &Position<B>) -> Position<B> {
         Position { occupied: self.symmetric_cells(symmetry, pos.occupied), used: pos.used }

@@ -1,0 +1,177 @@
+//! Proofs: the winning moves a search found, as a tree that an independent
+//! checker can re-verify ([`crate::verify`]).
+//!
+//! The file format is JSON, `"format": "golomb-proof"`, `"version": 1`:
+//!
+//! ```text
+//! { "format": "golomb-proof", "version": 1, "rules": "golomb",
+//!   "board": "8x8", "blocked": [], "pieces": "pentominoes",
+//!   "moves": "N:c4,d4,e4,e5,f5",          // the root position
+//!   "value": "loss",                      // for the side to move at the root
+//!   "tree": <node>,
+//!   "solver": { ... }                     // how it was found (informative only)
+//! }
+//! <node> = { "value": "win", "move": "I:a1,b1,c1,d1,e1", "after": <node> }
+//!        | { "value": "win", "move": "I:a1,b1,c1,d1,e1" }   // checker solves the
+//!                                                          // position after the move: must be a loss
+//!        | { "value": "win" }                             // checker solves it: must be a win
+//!        | { "value": "loss", "replies": [ { "move": "...", "after": <node> }, ... ] }
+//!                                                          // every legal move, exactly once
+//!        | { "value": "loss" }                            // checker solves it: must be a loss
+//! ```
+//!
+//! Moves are written in the notation of [`crate::notation`]. A `win` node's
+//! `after` must be a `loss` node and a reply's `after` a `win` node.
+
+use rayon::prelude::*;
+
+use crate::bitboard::Bits;
+use crate::game::Game;
+use crate::position::Position;
+use crate::solve::tt::TtCheck;
+use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+
+/// The format name in every proof file.
+pub const FORMAT: &str = "golomb-proof";
+/// The version of the format this code writes and reads.
+pub const VERSION: u32 = 1;
+
+/// A whole proof file.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ProofFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// The format version, [`VERSION`].
+    pub version: u32,
+    /// The rules: `golomb` (the only rules so far).
+    pub rules: String,
+    /// Board size, like `8x8`.
+    pub board: String,
+    /// Blocked cells.
+    #[serde(default)]
+    pub blocked: Vec<String>,
+    /// The piece set, like `pentominoes`.
+    pub pieces: String,
+    /// The root position's moves, `;`-separated.
+    pub moves: String,
+    /// The root's value for the side to move (`win` or `loss`).
+    pub value: Outcome,
+    /// The tree of recorded moves.
+    pub tree: ProofNode,
+    /// How the proof was found; not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver: Option<serde_json::Value>,
+}
+
+/// A node of the proof tree.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "value", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ProofNode {
+    /// The side to move wins.
+    Win {
+        /// The winning move; absent: the checker must find a win itself.
+        #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
+        winning_move: Option<String>,
+        /// The (lost) position after the move; absent: the checker solves it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<Box<ProofNode>>,
+    },
+    /// Every move of the side to move loses.
+    Loss {
+        /// Every legal move with the winning answer below it; absent: the checker solves it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replies: Option<Vec<ProofReply>>,
+    },
+}
+
+/// One move at a lost node and the (won) position after it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProofReply {
+    /// The move, in notation.
+    #[serde(rename = "move")]
+    pub reply: String,
+    /// The node after it (a win for the side then to move).
+    pub after: ProofNode,
+}
+
+/// A proof that could not be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ProofError {
+    /// The search stopped before it knew a value.
+    #[error("the search of position `{0}` was stopped before it finished: no proof")]
+    Unfinished(String),
+    /// Two searches of the same position disagreed (a solver bug).
+    #[error("the solver contradicted itself at position `{0}`")]
+    Contradiction(String),
+}
+
+/// The default number of plies to record: for a win, the winning move, every
+/// reply and the winning answer to each; for a loss, every move and the
+/// winning answer to each (Orman's three plies from the opening).
+pub fn default_plies(root: Outcome) -> usize {
+    if root == Outcome::Win { 3 } else { 2 }
+}
+
+/// Builds the proof tree of `pos` down to `plies` plies, solving the nodes
+/// on the way with `config` and the shared `tt` (warm from the main search).
+pub fn build_tree<B: Bits + TtCheck>(
+    game: &Game<B>,
+    pos: &Position<B>,
+    line: &str,
+    value: Outcome,
+    plies: usize,
+    config: &SolveConfig,
+    tt: &TranspositionTable,
+) -> Result<ProofNode, ProofError> {
+    match value {
+        Outcome::Win if plies == 0 => Ok(ProofNode::Win { winning_move: None, after: None }),
+        Outcome::Win => {
+            let report = solve(game, pos, config, tt, &Progress::default());
+            let best = match (report.outcome, report.best) {
+                (Outcome::Win, Some(best)) => best,
+                (Outcome::Unknown, _) => return Err(ProofError::Unfinished(line.to_string())),
+                _ => return Err(ProofError::Contradiction(line.to_string())),
+            };
+            let name = game.move_name(best);
+            let after = if plies >= 2 {
+                let next = pos.after(game.placement(best));
+                let next_line = join(line, &name);
+                Some(Box::new(build_tree(game, &next, &next_line, Outcome::Loss, plies - 1, config, tt)?))
+            } else {
+                None
+            };
+            Ok(ProofNode::Win { winning_move: Some(name), after })
+        }
+        Outcome::Loss if plies == 0 => Ok(ProofNode::Loss { replies: None }),
+        Outcome::Loss => {
+            let replies = game
+                .legal_moves(pos)
+                .into_par_iter()
+                .map(|id| {
+                    let name = game.move_name(id);
+                    let next = pos.after(game.placement(id));
+                    let after = build_tree(game, &next, &join(line, &name), Outcome::Win, plies - 1, config, tt)?;
+                    Ok(ProofReply { reply: name, after })
+                })
+                .collect::<Result<Vec<_>, ProofError>>()?;
+            Ok(ProofNode::Loss { replies: Some(replies) })
+        }
+        Outcome::Unknown => Err(ProofError::Unfinished(line.to_string())),
+    }
+}
+
+fn join(line: &str, name: &str) -> String {
+    if line.is_empty() { name.to_string() } else { format!("{line};{name}") }
+}
+
+impl ProofNode {
+    /// Number of positions the checker has to solve itself.
+    pub fn leaves(&self) -> usize {
+        match self {
+            ProofNode::Win { after: Some(after), .. } => after.leaves(),
+            ProofNode::Loss { replies: Some(replies) } => replies.iter().map(|r| r.after.leaves()).sum(),
+            _ => 1,
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The exhaustive solver for Golomb's game: is the side to move winning?
+//!
+//! [`solve`] runs a depth-first negamax with early exit ([`search`]) under a
+//! parallel layer near the root ([`parallel`]), sharing one lock-free
+//! transposition table ([`tt`]). Move ordering is a strategy
+//! ([`order::MoveOrder`]). Every search can be interrupted: by a cancel
+//! flag, a position budget or a time budget. An interrupted search answers
+//! [`Outcome::Unknown`] with its statistics, never a wrong value.
+//!
+//! Rules beyond the default: a node here is "a list of legal moves, grouped
+//! by piece", and its value is a win or a loss for the side to move. The
+//! `hands` rules of the spec fit the same shape. Each player's moves are the
+//! segments of their own pieces. A player with no segment passes instead of
+//! losing. The value becomes a score difference, bounded by the pieces left,
+//! searched with an alpha-beta window in place of early exit. The
+//! transposition key then also needs the side to move and the two hands.
+
+pub mod movelist;
+pub mod order;
+pub mod parallel;
+pub mod search;
+pub mod stats;
+pub mod tt;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use crate::bitboard::Bits;
+use crate::game::{Game, PlacementId};
+use crate::position::Position;
+use movelist::MoveList;
+use order::MoveOrder;
+use stats::Stats;
+pub use tt::TranspositionTable;
+use tt::TtCheck;
+
+/// The value of a position for the side to move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The side to move can force a win.
+    Win,
+    /// Every move of the side to move loses.
+    Loss,
+    /// The search was stopped before it knew.
+    Unknown,
+}
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub struct SolveConfig {
+    /// Move ordering strategy.
+    pub order: MoveOrder,
+    /// Plies below the root whose children are searched in parallel.
+    pub split_plies: usize,
+    /// Stop after about this many positions.
+    pub position_budget: Option<u64>,
+    /// Stop after about this long.
+    pub time_budget: Option<Duration>,
+}
+
+impl Default for SolveConfig {
+    fn default() -> SolveConfig {
+        SolveConfig { order: MoveOrder::default(), split_plies: 2, position_budget: None, time_budget: None }
+    }
+}
+
+/// Counters a running search publishes, for progress lines and outside cancellation.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Positions visited so far (published every few thousand).
+    pub positions: AtomicU64,
+    /// Children of the root finished so far.
+    pub root_done: AtomicU64,
+    /// Children of the root in all.
+    pub root_total: AtomicU64,
+    /// Set from outside to stop the search; it then answers [`Outcome::Unknown`].
+    pub cancel: AtomicBool,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct SolveReport {
+    /// The value for the side to move.
+    pub outcome: Outcome,
+    /// A winning move, when the outcome is a win.
+    pub best: Option<PlacementId>,
+    /// Counters and histograms.
+    pub stats: Stats,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// Worker threads used.
+    pub threads: usize,
+}
+
+/// A cancellation scope: cancelled when it or any ancestor is.
+#[derive(Debug, Default)]
+pub struct Scope<'p> {
+    cancelled: AtomicBool,
+    parent: Option<&'p Scope<'p>>,
+}
+
+impl<'p> Scope<'p> {
+    /// A scope below `parent`.
+    pub fn below(parent: &'p Scope<'p>) -> Scope<'p> {
+        Scope { cancelled: AtomicBool::new(false), parent: Some(parent) }
+    }
+    /// Cancels this scope and every scope below it.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Relaxed);
+    }
+    /// Whether this scope or an ancestor has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Relaxed) || self.parent.is_some_and(Scope::is_cancelled)
+    }
+}
+
+type Buffers<B> = (Vec<MoveList<B>>, Vec<Vec<(u32, u8, u32)>>);
+
+/// Everything the threads of one search share.
+pub struct Context<'a, B> {
+    game: &'a Game<B>,
+    tt: &'a TranspositionTable,
+    progress: &'a Progress,
+    order: MoveOrder,
+    piece_order: Vec<u8>,
+    split_plies: usize,
+    threads: usize,
+    position_budget: u64,
+    deadline: Option<Instant>,
+    stopped: AtomicBool,
+    buffers: Mutex<Vec<Buffers<B>>>,
+}
+
+impl<'a, B: Bits + TtCheck> Context<'a, B> {
+    fn new(game: &'a Game<B>, tt: &'a TranspositionTable, progress: &'a Progress, config: &SolveConfig) -> Self {
+        Context {
+            game,
+            tt,
+            progress,
+            order: config.order,
+            piece_order: config.order.piece_order(game.pieces()),
+            split_plies: config.split_plies.max(1),
+            threads: rayon::current_num_threads(),
+            position_budget: config.position_budget.unwrap_or(u64::MAX),
+            deadline: config.time_budget.map(|t| Instant::now() + t),
+            stopped: AtomicBool::new(false),
+            buffers: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Per-ply buffers for a sequential searcher, reused across subtrees.
+    fn take_buffers(&self) -> Buffers<B> {
+        let pooled = self.buffers.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        pooled.unwrap_or_else(|| {
+            let plies = self.game.pieces().len() + 2;
+            let capacity = self.game.placements().len();
+            ((0..plies).map(|_| MoveList::with_capacity(capacity)).collect(), vec![Vec::with_capacity(capacity); plies])
+        })
+    }
+
+    fn return_buffers(&self, lists: Vec<MoveList<B>>, orders: Vec<Vec<(u32, u8, u32)>>) {
+        self.buffers.lock().unwrap_or_else(|e| e.into_inner()).push((lists, orders));
+    }
+
+    fn flush_positions(&self, count: u64) {
+        self.progress.positions.fetch_add(count, Relaxed);
+    }
+
+    fn root_child_done(&self) {
+        self.progress.root_done.fetch_add(1, Relaxed);
+    }
+
+    /// Whether a budget or an outside cancel has stopped the search (sticky).
+    fn limit_reached(&self) -> bool {
+        if self.stopped.load(Relaxed) {
+            return true;
+        }
+        let over = self.progress.cancel.load(Relaxed)
+            || self.progress.positions.load(Relaxed) >= self.position_budget
+            || self.deadline.is_some_and(|d| Instant::now() >= d);
+        if over {
+            self.stopped.store(true, Relaxed);
+        }
+        over
+    }
+
+    /// The node's moves as `(piece, mask)` in the strategy's order.
+    fn ordered_moves(&self, list: &MoveList<B>, ply: usize) -> Vec<(u8, B)> {
+        let mut moves: Vec<(u8, B)> = list.moves().collect();
+        if self.order.sorts_by_replies(ply) {
+            moves.sort_by_cached_key(|&(piece, mask)| list.count_child(piece, mask));
+        } else if self.order.by_cells() {
+            moves.sort_by_key(|&(_, mask)| mask.first());
+        }
+        moves
+    }
+}
+
+/// Solves `pos` on the current rayon pool (its size is the thread count).
+pub fn solve<B: Bits + TtCheck>(
+    game: &Game<B>,
+    pos: &Position<B>,
+    config: &SolveConfig,
+    tt: &TranspositionTable,
+    progress: &Progress,
+) -> SolveReport {
+    let start = Instant::now();
+    let ctx = Context::new(game, tt, progress, config);
+    let root = MoveList::at(game, pos, &ctx.piece_order);
+    progress.root_total.store(root.len() as u64, Relaxed);
+    let scope = Scope::default();
+    let mut result = parallel::solve_node(&ctx, &root, 0, &scope);
+    result.stats.positions += 1;
+    let best = result.best.and_then(|(piece, mask)| game.find_placement(piece as usize, mask));
+    SolveReport { outcome: result.outcome, best, stats: result.stats, elapsed: start.elapsed(), threads: ctx.threads }
+}

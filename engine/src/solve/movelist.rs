@@ -1,0 +1,182 @@
+//! The solver's move lists: the legal placements of a node as bare masks,
+//! grouped by piece, each list filtered from its parent's.
+//!
+//! A child list keeps the parent's placements that miss the played mask
+//! and belong to another piece, so it costs one disjointness test per
+//! parent placement and no allocation (buffers are sized once per search).
+//! While filtering, it also gathers the child's transposition key: the union
+//! of the surviving masks and the set of pieces that still have one.
+
+use crate::bitboard::Bits;
+use crate::game::Game;
+use crate::position::Position;
+
+/// The placements of one piece in a list: `masks[start..end]`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Piece id.
+    pub piece: u8,
+    /// First index in the list.
+    pub start: u32,
+    /// One past the last index.
+    pub end: u32,
+}
+
+/// The legal moves of one node.
+#[derive(Clone, Debug)]
+pub struct MoveList<B> {
+    masks: Vec<B>,
+    len: usize,
+    segments: Vec<Segment>,
+    reach: B,
+    pieces: u64,
+}
+
+impl<B: Bits> MoveList<B> {
+    /// An empty list that can hold `capacity` moves.
+    pub fn with_capacity(capacity: usize) -> MoveList<B> {
+        MoveList {
+            masks: vec![B::EMPTY; capacity],
+            len: 0,
+            segments: Vec::with_capacity(64),
+            reach: B::EMPTY,
+            pieces: 0,
+        }
+    }
+
+    /// The legal moves at `pos`, pieces taken in `piece_order`.
+    pub fn at(game: &Game<B>, pos: &Position<B>, piece_order: &[u8]) -> MoveList<B> {
+        let mut list = MoveList::with_capacity(game.placements().len());
+        for &piece in piece_order {
+            if pos.is_used(piece as usize) {
+                continue;
+            }
+            let start = list.len;
+            for id in game.placements_of(piece as usize) {
+                let mask = game.placement(id).mask;
+                if mask.is_disjoint(pos.occupied()) {
+                    list.masks[list.len] = mask;
+                    list.len += 1;
+                    list.reach |= mask;
+                }
+            }
+            list.close_segment(piece, start);
+        }
+        list
+    }
+
+    #[inline]
+    fn close_segment(&mut self, piece: u8, start: usize) {
+        if self.len > start {
+            self.segments.push(Segment { piece, start: start as u32, end: self.len as u32 });
+            self.pieces |= 1 << piece;
+        }
+    }
+
+    /// Makes `self` the list of the child reached by playing `mask` of `piece` from `parent`.
+    #[inline]
+    pub fn fill_child(&mut self, parent: &MoveList<B>, piece: u8, mask: B) {
+        self.len = 0;
+        self.segments.clear();
+        self.reach = B::EMPTY;
+        self.pieces = 0;
+        for seg in &parent.segments {
+            if seg.piece == piece {
+                continue;
+            }
+            let start = self.len;
+            let mut n = start;
+            let mut reach = self.reach;
+            for &m in &parent.masks[seg.start as usize..seg.end as usize] {
+                // Branch-free: always write, advance only when the move survives.
+                let keep = m.is_disjoint(mask);
+                self.masks[n] = m;
+                n += keep as usize;
+                if keep {
+                    reach |= m;
+                }
+            }
+            self.len = n;
+            self.reach = reach;
+            self.close_segment(seg.piece, start);
+        }
+    }
+
+    /// How many moves the child reached by `mask` of `piece` would have.
+    #[inline]
+    pub fn count_child(&self, piece: u8, mask: B) -> usize {
+        self.segments
+            .iter()
+            .filter(|seg| seg.piece != piece)
+            .map(|seg| self.masks[seg.start as usize..seg.end as usize].iter().filter(|m| m.is_disjoint(mask)).count())
+            .sum()
+    }
+
+    /// Number of moves.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there is no move (the side to move has lost).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The moves' masks, segment by segment.
+    #[inline]
+    pub fn masks(&self) -> &[B] {
+        &self.masks[..self.len]
+    }
+    /// The segments, in list order.
+    #[inline]
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+    /// The cells some move covers.
+    #[inline]
+    pub fn reach(&self) -> B {
+        self.reach
+    }
+    /// The pieces that have a move.
+    #[inline]
+    pub fn pieces(&self) -> u64 {
+        self.pieces
+    }
+    /// The most moves this list can hold.
+    pub fn capacity(&self) -> usize {
+        self.masks.len()
+    }
+    /// Every move as `(piece, mask)`, in list order.
+    pub fn moves(&self) -> impl Iterator<Item = (u8, B)> + '_ {
+        self.segments
+            .iter()
+            .flat_map(move |s| self.masks[s.start as usize..s.end as usize].iter().map(move |&m| (s.piece, m)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitboard::Bitboard;
+    use crate::board::Board;
+    use crate::pieces::PieceSet;
+
+    #[test]
+    fn child_lists_equal_fresh_move_generation() {
+        let game = Game::<Bitboard>::new(Board::new(6, 6).unwrap(), PieceSet::of_order(5)).unwrap();
+        let order: Vec<u8> = (0..12).collect();
+        let root = MoveList::at(&game, &Position::empty(), &order);
+        assert_eq!(root.len(), game.count_moves(&Position::empty()));
+        let mut child = MoveList::with_capacity(root.capacity());
+        for id in game.legal_moves(&Position::empty()).into_iter().step_by(7) {
+            let p = *game.placement(id);
+            let after = Position::empty().after(&p);
+            child.fill_child(&root, p.piece, p.mask);
+            let fresh = MoveList::at(&game, &after, &order);
+            assert_eq!(child.moves().collect::<Vec<_>>(), fresh.moves().collect::<Vec<_>>());
+            assert_eq!(child.count_child(63, Bitboard(0)), child.len());
+            assert_eq!(root.count_child(p.piece, p.mask), child.len());
+            assert_eq!((child.reach(), child.pieces()), (fresh.reach(), fresh.pieces()));
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! The parallel layer: nodes near the root hand their children to rayon
+//! workers, and a decided node cancels its remaining children.
+//!
+//! Each parallel node runs as many workers as the search has threads. They
+//! take children from a shared counter in move order, so the best-ordered
+//! moves are searched first, as they would be in a sequential search. When a
+//! child turns out lost for its mover, the node is won: it records the move
+//! and cancels its scope, and every search below stops at its next poll.
+//! Nodes deeper than `split_plies` run the sequential [`Searcher`].
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
+use crate::bitboard::Bits;
+use crate::solve::movelist::MoveList;
+use crate::solve::search::{Searcher, TT_MIN_MOVES, TopResult};
+use crate::solve::stats::Stats;
+use crate::solve::tt::{TtCheck, TtKey};
+use crate::solve::{Context, Outcome, Scope};
+
+/// Nodes with fewer moves than this are searched sequentially even near the root.
+const PARALLEL_MIN_MOVES: usize = 4;
+
+/// What the workers of one parallel node have found so far.
+#[derive(Default)]
+struct NodeState<B> {
+    /// The first winning move found, with its index in move order.
+    winner: Option<(usize, (u8, B))>,
+    stats: Stats,
+    unknown: bool,
+}
+
+/// Solves the node whose moves are `list`, `ply` plies below the root.
+///
+/// At the root (`ply == 0`) it also fills Orman's histograms with one entry
+/// per child searched, and does not consult the transposition table, so
+/// that it always knows its winning move.
+pub fn solve_node<'c, B: Bits + TtCheck>(
+    ctx: &'c Context<'c, B>,
+    list: &MoveList<B>,
+    ply: usize,
+    scope: &'c Scope<'c>,
+) -> TopResult<B> {
+    if ply >= ctx.split_plies || list.len() < PARALLEL_MIN_MOVES {
+        return Searcher::new(ctx, scope, ply).solve_top(list);
+    }
+    let key = (ply > 0 && list.len() >= TT_MIN_MOVES).then(|| TtKey::new(list.reach(), list.pieces()));
+    let mut probe_stats = Stats::default();
+    if let Some(key) = &key {
+        probe_stats.tt_probes = 1;
+        if let Some(win) = ctx.tt.probe(key) {
+            probe_stats.tt_hits = 1;
+            let outcome = if win { Outcome::Win } else { Outcome::Loss };
+            // A stored win has no move; a node below the root needs none.
+            return TopResult { outcome, best: None, tries: 0, stats: probe_stats };
+        }
+    }
+    let moves = ctx.ordered_moves(list, ply);
+    let node_scope = Scope::below(scope);
+    let next = AtomicUsize::new(0);
+    let state = Mutex::new(NodeState::<B>::default());
+    let any_unknown = AtomicBool::new(false);
+    rayon::scope(|s| {
+        for _ in 0..ctx.threads {
+            s.spawn(|_| {
+                let mut child = MoveList::with_capacity(list.len());
+                loop {
+                    if node_scope.is_cancelled() || ctx.limit_reached() {
+                        any_unknown.store(true, Relaxed);
+                        break;
+                    }
+                    let index = next.fetch_add(1, Relaxed);
+                    let Some(&(piece, mask)) = moves.get(index) else { break };
+                    child.fill_child(list, piece, mask);
+                    let mut result = if child.is_empty() {
+                        TopResult { outcome: Outcome::Loss, best: None, tries: 0, stats: Stats::default() }
+                    } else {
+                        solve_node(ctx, &child, ply + 1, &node_scope)
+                    };
+                    result.stats.positions += 1;
+                    if ply == 0 {
+                        ctx.root_child_done();
+                        result.stats.positions_per_child.add(result.stats.positions);
+                        if result.outcome == Outcome::Win {
+                            result.stats.third_ply_tries.add(result.tries);
+                        }
+                    }
+                    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+                    state.stats.merge(&result.stats);
+                    match result.outcome {
+                        Outcome::Loss => {
+                            if state.winner.is_none_or(|(i, _)| index < i) {
+                                state.winner = Some((index, (piece, mask)));
+                            }
+                            node_scope.cancel();
+                            break;
+                        }
+                        Outcome::Unknown => state.unknown = true,
+                        Outcome::Win => {}
+                    }
+                }
+            });
+        }
+    });
+    let state = state.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut stats = state.stats;
+    stats.merge(&probe_stats);
+    let (outcome, best, tries) = match state.winner {
+        Some((index, best)) => (Outcome::Win, Some(best), index as u64 + 1),
+        None if state.unknown || any_unknown.load(Relaxed) => (Outcome::Unknown, None, next.load(Relaxed) as u64),
+        None => (Outcome::Loss, None, moves.len() as u64),
+    };
+    if let Some(key) = &key
+        && outcome != Outcome::Unknown
+    {
+        ctx.tt.store(key, outcome == Outcome::Win, 64 - stats.positions.leading_zeros());
+    }
+    TopResult { outcome, best, tries, stats }
+}

@@ -1,0 +1,179 @@
+//! The transposition table: a fixed-size array of lock-free entries shared by
+//! all search threads.
+//!
+//! The value of a position in Golomb's game depends only on the set of
+//! placements still legal, and that set is fixed by two things: the cells
+//! some legal placement covers (`reach`) and the pieces that still fit
+//! somewhere (`pieces`). A legal placement lies inside `reach` and belongs
+//! to a piece in `pieces`. Conversely, any placement of such a piece that
+//! lies inside `reach` is legal, because reachable cells are empty. So the
+//! table is keyed by `(reach, pieces)`. That merges far more positions than
+//! `(occupied, used)` would: dead cells and dead pieces no longer matter. The
+//! game is impartial, so the value belongs to whoever is to move and the key
+//! needs no side.
+//!
+//! Each entry is two `AtomicU64`s written with Hyatt's XOR trick: word 0
+//! holds `check ^ data` and word 1 holds `data`, so a torn entry (two threads
+//! writing at once) fails the check instead of giving a wrong value. No
+//! locks are taken. On boards of up to 64 cells with up to 48 pieces the key
+//! is stored exactly (`check` is the reach bitboard itself, and `data` holds
+//! the piece set), so a hit is never a different position. Wider boards
+//! store a 64-bit hash of `reach` as the check.
+//!
+//! Each bucket has two entries. The first keeps whichever entry took more
+//! work to compute (work = log2 of the positions searched below it). The
+//! second is always replaced.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::bitboard::{Bitboard, Bits, WideBitboard};
+
+/// The part of the key the bitboard contributes.
+pub trait TtCheck: Bits {
+    /// The 64-bit check word for `reach`: exact when the set fits in 64 bits.
+    fn check_word(self) -> u64;
+}
+
+impl TtCheck for Bitboard {
+    #[inline]
+    fn check_word(self) -> u64 {
+        self.0
+    }
+}
+
+impl TtCheck for WideBitboard {
+    #[inline]
+    fn check_word(self) -> u64 {
+        self.hash64()
+    }
+}
+
+const PIECE_BITS: u32 = 48;
+const PIECE_MASK: u64 = (1 << PIECE_BITS) - 1;
+const WIN_BIT: u64 = 1 << PIECE_BITS;
+const WORK_SHIFT: u32 = PIECE_BITS + 1;
+/// A data word is never 0 for a stored entry, so all-zero words mean empty.
+const OCCUPIED_BIT: u64 = 1 << 63;
+
+/// A key ready for probing: the check word, the piece word and the bucket.
+#[derive(Copy, Clone, Debug)]
+pub struct TtKey {
+    check: u64,
+    pieces: u64,
+    hash: u64,
+}
+
+impl TtKey {
+    /// The key of the position whose legal placements cover `reach` and belong to `pieces`.
+    #[inline]
+    pub fn new<B: TtCheck>(reach: B, pieces: u64) -> TtKey {
+        let check = reach.check_word();
+        // Sets of more than 48 pieces fold their high bits in: still a valid
+        // key, only no longer exact.
+        let folded = (pieces & PIECE_MASK) ^ (pieces >> PIECE_BITS);
+        let hash = Bitboard(check ^ folded.rotate_left(17)).hash64();
+        TtKey { check, pieces: folded, hash }
+    }
+}
+
+/// A shared, fixed-size, lock-free table of solved positions.
+pub struct TranspositionTable {
+    words: Vec<AtomicU64>,
+    bucket_mask: u64,
+}
+
+impl TranspositionTable {
+    /// Bytes per bucket: two entries of two words.
+    const BUCKET_BYTES: usize = 32;
+
+    /// A table of at most `megabytes` MiB, rounded down to a power of two (at least one bucket).
+    pub fn new(megabytes: usize) -> TranspositionTable {
+        let buckets = (megabytes * 1024 * 1024 / Self::BUCKET_BYTES).max(1);
+        let buckets = 1usize << (usize::BITS - 1 - buckets.leading_zeros());
+        let words = (0..buckets * 4).map(|_| AtomicU64::new(0)).collect();
+        TranspositionTable { words, bucket_mask: buckets as u64 - 1 }
+    }
+
+    /// The table's size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&self) {
+        for w in &self.words {
+            w.store(0, Relaxed);
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, key: &TtKey) -> usize {
+        ((key.hash & self.bucket_mask) * 4) as usize
+    }
+
+    /// The stored value for `key`: `Some(true)` if the side to move wins.
+    #[inline]
+    pub fn probe(&self, key: &TtKey) -> Option<bool> {
+        let base = self.bucket(key);
+        for entry in [base, base + 2] {
+            let data = self.words[entry + 1].load(Relaxed);
+            let check = self.words[entry].load(Relaxed) ^ data;
+            if data & OCCUPIED_BIT != 0 && check == key.check && data & PIECE_MASK == key.pieces {
+                return Some(data & WIN_BIT != 0);
+            }
+        }
+        None
+    }
+
+    /// Stores the value of `key`; `work` is about log2 of the positions it took.
+    #[inline]
+    pub fn store(&self, key: &TtKey, win: bool, work: u32) {
+        let base = self.bucket(key);
+        let work = work.min(63) as u64;
+        let data = OCCUPIED_BIT | work << WORK_SHIFT | if win { WIN_BIT } else { 0 } | key.pieces;
+        let kept_data = self.words[base + 1].load(Relaxed);
+        let kept_work = (kept_data >> WORK_SHIFT) & 63;
+        let same = (self.words[base].load(Relaxed) ^ kept_data) == key.check && kept_data & PIECE_MASK == key.pieces;
+        let entry = if same || kept_data & OCCUPIED_BIT == 0 || work >= kept_work { base } else { base + 2 };
+        self.words[entry].store(key.check ^ data, Relaxed);
+        self.words[entry + 1].store(data, Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_probes_exact_keys() {
+        let tt = TranspositionTable::new(1);
+        let a = TtKey::new(Bitboard(0b1011), 0b101);
+        let b = TtKey::new(Bitboard(0b1011), 0b100);
+        assert_eq!(tt.probe(&a), None);
+        tt.store(&a, true, 5);
+        assert_eq!(tt.probe(&a), Some(true));
+        assert_eq!(tt.probe(&b), None, "same reach, other pieces");
+        tt.store(&b, false, 1);
+        assert_eq!(tt.probe(&b), Some(false));
+        assert_eq!(tt.probe(&a), Some(true));
+        tt.clear();
+        assert_eq!(tt.probe(&a), None);
+    }
+
+    #[test]
+    fn a_tiny_table_never_answers_for_another_key() {
+        let tt = TranspositionTable::new(0);
+        assert_eq!(tt.bytes(), 32);
+        for i in 0..1000u64 {
+            let key = TtKey::new(Bitboard(i * 7919), i % 13);
+            tt.store(&key, i % 3 == 0, (i % 20) as u32);
+            assert_eq!(tt.probe(&key), Some(i % 3 == 0));
+        }
+        for i in 0..1000u64 {
+            let key = TtKey::new(Bitboard(i * 7919), i % 13);
+            if let Some(v) = tt.probe(&key) {
+                assert_eq!(v, i % 3 == 0);
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The independent proof checker.
+//!
+//! It shares only the move generator ([`Game::moves_after`],
+//! [`Game::legal_moves`]) and [`Position`] with the solver. It has no
+//! transposition table, uses none of the solver's search code, and tries
+//! moves in another order (placement-id order: piece by piece in the set's
+//! order, then orientation, then place). Like Schroeppel's checker for
+//! Orman, it takes the recorded plies as given, checks that each is legal
+//! and complete, and re-solves every position below them with a plain
+//! negamax. It returns "verified" or names the first position that fails.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::bitboard::Bits;
+use crate::game::{Game, PlacementId};
+use crate::position::Position;
+use crate::proof::{FORMAT, ProofFile, ProofNode, VERSION};
+use crate::solve::Outcome;
+use crate::solve::stats::Histogram;
+
+/// Why a proof is not accepted: the position (as its move line) and what is wrong there.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum VerifyError {
+    /// Not a proof file this checker reads.
+    #[error("not a {FORMAT} version {VERSION} file: {0}")]
+    Format(String),
+    /// A recorded move does not parse or is illegal.
+    #[error("at `{line}`: recorded move `{token}` is not a legal move: {reason}")]
+    BadMove {
+        /// The position's move line.
+        line: String,
+        /// The recorded move.
+        token: String,
+        /// Why.
+        reason: String,
+    },
+    /// A lost node's replies are not exactly the legal moves.
+    #[error("at `{line}`: the replies are not exactly the legal moves: {what}")]
+    Incomplete {
+        /// The position's move line.
+        line: String,
+        /// A missing or repeated move.
+        what: String,
+    },
+    /// The tree alternates wrongly (a win after a winning move, say).
+    #[error("at `{line}`: {what}")]
+    Shape {
+        /// The position's move line.
+        line: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// The checker's own search disagrees with the recorded value.
+    #[error("at `{line}`: the checker finds a {found:?} for the side to move, the proof says {claimed:?}")]
+    WrongValue {
+        /// The position's move line.
+        line: String,
+        /// The value the proof claims.
+        claimed: Outcome,
+        /// The value the checker found.
+        found: Outcome,
+    },
+}
+
+/// What the checker did for an accepted proof.
+#[derive(Clone, Debug)]
+pub struct VerifyReport {
+    /// Positions re-solved from scratch.
+    pub leaves: usize,
+    /// Positions examined while re-solving.
+    pub positions: u64,
+    /// Positions examined per re-solved position, by powers of two (Orman's "checker frequency").
+    pub positions_per_leaf: Histogram,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+/// A position the checker must solve, and the value the proof claims for it.
+struct Leaf<B> {
+    line: String,
+    pos: Position<B>,
+    moves: Vec<PlacementId>,
+    claimed: Outcome,
+}
+
+/// Checks the header of `proof` against what this checker understands.
+pub fn check_header(proof: &ProofFile) -> Result<(), VerifyError> {
+    if proof.format != FORMAT || proof.version != VERSION {
+        return Err(VerifyError::Format(format!("format `{}` version {}", proof.format, proof.version)));
+    }
+    if proof.rules != "golomb" {
+        return Err(VerifyError::Format(format!("unknown rules `{}`", proof.rules)));
+    }
+    Ok(())
+}
+
+/// Verifies `proof` for `game` (built from the proof's board and pieces).
+pub fn verify<B: Bits>(game: &Game<B>, proof: &ProofFile) -> Result<VerifyReport, VerifyError> {
+    let start = Instant::now();
+    check_header(proof)?;
+    let (root, _) = game.play_line(Position::empty(), &proof.moves).map_err(|e| VerifyError::BadMove {
+        line: String::new(),
+        token: proof.moves.clone(),
+        reason: e.to_string(),
+    })?;
+    let claimed_root = match &proof.tree {
+        ProofNode::Win { .. } => Outcome::Win,
+        ProofNode::Loss { .. } => Outcome::Loss,
+    };
+    if claimed_root != proof.value {
+        return Err(VerifyError::Shape {
+            line: proof.moves.clone(),
+            what: format!("the file says {:?} but its tree says {:?}", proof.value, claimed_root),
+        });
+    }
+    let mut leaves = Vec::new();
+    collect_leaves(game, &proof.tree, root, &proof.moves, &mut leaves)?;
+    let results: Vec<(Outcome, u64)> = leaves.par_iter().map(|leaf| solve_leaf(game, leaf)).collect();
+    let mut report = VerifyReport {
+        leaves: leaves.len(),
+        positions: 0,
+        positions_per_leaf: Histogram::default(),
+        elapsed: Duration::ZERO,
+    };
+    // Leaves are in tree order: the first failure reported is the first in the tree.
+    for (leaf, (found, positions)) in leaves.iter().zip(results) {
+        if found != leaf.claimed {
+            return Err(VerifyError::WrongValue { line: leaf.line.clone(), claimed: leaf.claimed, found });
+        }
+        report.positions += positions;
+        report.positions_per_leaf.add(positions);
+    }
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+/// Walks the tree, checking every recorded move, and lists the positions to re-solve.
+fn collect_leaves<B: Bits>(
+    game: &Game<B>,
+    node: &ProofNode,
+    pos: Position<B>,
+    line: &str,
+    out: &mut Vec<Leaf<B>>,
+) -> Result<(), VerifyError> {
+    let leaf = |pos: Position<B>, line: &str, claimed| Leaf {
+        line: line.to_string(),
+        pos,
+        moves: game.legal_moves(&pos),
+        claimed,
+    };
+    match node {
+        ProofNode::Win { winning_move: None, .. } => out.push(leaf(pos, line, Outcome::Win)),
+        ProofNode::Win { winning_move: Some(token), after } => {
+            let (next, next_line) = play(game, pos, line, token)?;
+            match after.as_deref() {
+                None => out.push(leaf(next, &next_line, Outcome::Loss)),
+                Some(child @ ProofNode::Loss { .. }) => collect_leaves(game, child, next, &next_line, out)?,
+                Some(ProofNode::Win { .. }) => {
+                    return Err(VerifyError::Shape {
+                        line: next_line,
+                        what: "the position after a winning move must be a loss, the proof says win".into(),
+                    });
+                }
+            }
+        }
+        ProofNode::Loss { replies: None } => out.push(leaf(pos, line, Outcome::Loss)),
+        ProofNode::Loss { replies: Some(replies) } => {
+            let legal: BTreeSet<PlacementId> = game.legal_moves(&pos).into_iter().collect();
+            let mut seen = BTreeSet::new();
+            for reply in replies {
+                let id = game.parse_move(&reply.reply).map_err(|e| VerifyError::BadMove {
+                    line: line.to_string(),
+                    token: reply.reply.clone(),
+                    reason: e.to_string(),
+                })?;
+                if !seen.insert(id) {
+                    return Err(VerifyError::Incomplete {
+                        line: line.to_string(),
+                        what: format!("`{}` is listed twice", reply.reply),
+                    });
+                }
+                let (next, next_line) = play(game, pos, line, &reply.reply)?;
+                match &reply.after {
+                    child @ ProofNode::Win { .. } => collect_leaves(game, child, next, &next_line, out)?,
+                    ProofNode::Loss { .. } => {
+                        return Err(VerifyError::Shape {
+                            line: next_line,
+                            what: "the position after a reply to a lost position must be a win, the proof says loss"
+                                .into(),
+                        });
+                    }
+                }
+            }
+            if let Some(&missing) = legal.difference(&seen).next() {
+                return Err(VerifyError::Incomplete {
+                    line: line.to_string(),
+                    what: format!("the legal move `{}` is missing", game.move_name(missing)),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Plays a recorded move, or says why it cannot be played.
+fn play<B: Bits>(
+    game: &Game<B>,
+    pos: Position<B>,
+    line: &str,
+    token: &str,
+) -> Result<(Position<B>, String), VerifyError> {
+    let bad = |reason: String| VerifyError::BadMove { line: line.to_string(), token: token.to_string(), reason };
+    let id = game.parse_move(token).map_err(|e| bad(e.to_string()))?;
+    let mut next = pos;
+    next.play(game, id).map_err(|e| bad(e.to_string()))?;
+    let next_line = if line.is_empty() { game.move_name(id) } else { format!("{line};{}", game.move_name(id)) };
+    Ok((next, next_line))
+}
+
+/// Solves one leaf with the checker's own negamax; returns its value and the positions examined.
+fn solve_leaf<B: Bits>(game: &Game<B>, leaf: &Leaf<B>) -> (Outcome, u64) {
+    let depth = game.pieces().len() - leaf.pos.plies() as usize + 1;
+    let mut buffers = vec![Vec::with_capacity(leaf.moves.len()); depth];
+    let mut positions = 1;
+    let win = wins(game, &leaf.moves, &mut buffers, &mut positions);
+    (if win { Outcome::Win } else { Outcome::Loss }, positions)
+}
+
+/// Whether the side to move, whose legal moves are `moves`, wins.
+fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], buffers: &mut [Vec<PlacementId>], positions: &mut u64) -> bool {
+    let Some((child, rest)) = buffers.split_first_mut() else { return false };
+    for &id in moves {
+        game.moves_after(moves, id, child);
+        *positions += 1;
+        if child.is_empty() || !wins(game, child, rest, positions) {
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,119 @@
+//! Proofs: built by the solver, accepted by the independent checker, and
+//! rejected, naming the position, when tampered with.
+
+use golomb_engine::proof::{self, ProofFile, ProofNode};
+use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::verify::{VerifyError, verify};
+use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
+
+fn game(w: usize, h: usize) -> Game<Bitboard> {
+    Game::new(Board::new(w, h).unwrap(), PieceSet::of_order(5)).unwrap()
+}
+
+fn proof_of(game: &Game<Bitboard>, moves: &str, plies: Option<usize>) -> ProofFile {
+    let (pos, line) = game.play_line(Position::empty(), moves).unwrap();
+    let tt = TranspositionTable::new(8);
+    let config = SolveConfig::default();
+    let report = solve(game, &pos, &config, &tt, &Progress::default());
+    let plies = plies.unwrap_or_else(|| proof::default_plies(report.outcome));
+    let line = game.line_name(&line);
+    let tree = proof::build_tree(game, &pos, &line, report.outcome, plies, &config, &tt).unwrap();
+    ProofFile {
+        format: proof::FORMAT.into(),
+        version: proof::VERSION,
+        rules: "golomb".into(),
+        board: game.board().size_name(),
+        blocked: vec![],
+        pieces: "pentominoes".into(),
+        moves: line,
+        value: report.outcome,
+        tree,
+        solver: None,
+    }
+}
+
+#[test]
+fn solver_proofs_verify_and_survive_json() {
+    let g = game(6, 5);
+    for plies in [Some(0), Some(1), None, Some(4)] {
+        let p = proof_of(&g, "", plies);
+        assert_eq!(p.value, Outcome::Win);
+        let text = serde_json::to_string(&p).unwrap();
+        let back: ProofFile = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, p);
+        let report = verify(&g, &back).unwrap();
+        assert_eq!(report.leaves, p.tree.leaves());
+    }
+    // A lost root (the position after the winning move): every reply with its winning answer.
+    let root_move = match proof_of(&g, "", None).tree {
+        ProofNode::Win { winning_move: Some(m), .. } => m,
+        other => panic!("unexpected {other:?}"),
+    };
+    let lost = proof_of(&g, &root_move, None);
+    assert_eq!(lost.value, Outcome::Loss);
+    assert!(matches!(&lost.tree, ProofNode::Loss { replies: Some(r) } if !r.is_empty()));
+    verify(&g, &lost).unwrap();
+}
+
+/// The first reply of the root's winning move, mutable.
+fn first_reply(p: &mut ProofFile) -> &mut golomb_engine::proof::ProofReply {
+    match &mut p.tree {
+        ProofNode::Win { after: Some(after), .. } => match after.as_mut() {
+            ProofNode::Loss { replies: Some(replies) } => &mut replies[0],
+            other => panic!("unexpected {other:?}"),
+        },
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[test]
+fn tampered_proofs_are_rejected_at_the_right_position() {
+    let g = game(6, 5);
+    let good = proof_of(&g, "", None);
+
+    // A winning answer replaced by a move that loses.
+    let mut bad = good.clone();
+    let reply = first_reply(&mut bad);
+    let reply_name = reply.reply.clone();
+    let ProofNode::Win { winning_move, .. } = &mut reply.after else { panic!() };
+    let root_move = match &good.tree {
+        ProofNode::Win { winning_move: Some(m), .. } => m.clone(),
+        _ => panic!(),
+    };
+    let (pos, _) = g.play_line(Position::empty(), &format!("{root_move};{reply_name}")).unwrap();
+    let losing = g.legal_moves(&pos).into_iter().find(|&id| {
+        let after = pos.after(g.placement(id));
+        let tt = TranspositionTable::new(1);
+        solve(&g, &after, &SolveConfig::default(), &tt, &Progress::default()).outcome == Outcome::Win
+    });
+    let losing = losing.expect("some answer loses");
+    *winning_move = Some(g.move_name(losing));
+    match verify(&g, &bad) {
+        Err(VerifyError::WrongValue { line, .. }) => assert!(line.ends_with(&g.move_name(losing)), "{line}"),
+        other => panic!("expected a wrong value, got {other:?}"),
+    }
+
+    // A reply left out.
+    let mut bad = good.clone();
+    if let ProofNode::Win { after: Some(after), .. } = &mut bad.tree
+        && let ProofNode::Loss { replies: Some(replies) } = after.as_mut()
+    {
+        replies.remove(0);
+    }
+    let err = verify(&g, &bad).unwrap_err();
+    assert!(matches!(err, VerifyError::Incomplete { .. }), "{err}");
+    assert!(err.to_string().contains(&reply_name), "{err}");
+
+    // An illegal recorded move.
+    let mut bad = good.clone();
+    first_reply(&mut bad).reply = root_move.clone();
+    assert!(matches!(verify(&g, &bad), Err(VerifyError::BadMove { .. }) | Err(VerifyError::Incomplete { .. })));
+
+    // A value that contradicts the tree, and a foreign format.
+    let mut bad = good.clone();
+    bad.value = Outcome::Loss;
+    assert!(matches!(verify(&g, &bad), Err(VerifyError::Shape { .. })));
+    let mut bad = good;
+    bad.version = 99;
+    assert!(matches!(verify(&g, &bad), Err(VerifyError::Format(_))));
+}

@@ -1,0 +1,98 @@
+//! The solver against a brute-force negamax (no transposition table, no
+//! ordering) on random small positions; parallel against sequential;
+//! symmetric positions; every move order.
+
+use golomb_engine::solve::order::MoveOrder;
+use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
+use proptest::prelude::*;
+
+/// Whether the side to move wins, by trying every move: obviously right, slow.
+fn brute_force_wins(game: &Game<Bitboard>, pos: &mut Position<Bitboard>) -> bool {
+    for id in game.legal_moves(pos) {
+        let p = *game.placement(id);
+        pos.play_unchecked(&p);
+        let opponent_wins = brute_force_wins(game, pos);
+        pos.undo(&p);
+        if !opponent_wins {
+            return true;
+        }
+    }
+    false
+}
+
+fn solve_with(game: &Game<Bitboard>, pos: &Position<Bitboard>, order: MoveOrder, threads: usize) -> Outcome {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let tt = TranspositionTable::new(4);
+    let config = SolveConfig { order, ..SolveConfig::default() };
+    let report = pool.install(|| solve(game, pos, &config, &tt, &Progress::default()));
+    if report.outcome == Outcome::Win {
+        // The reported move really wins: the position after it is lost.
+        let mut after = *pos;
+        after.play(game, report.best.expect("a win has a move")).unwrap();
+        assert!(!brute_force_wins(game, &mut after), "the reported winning move loses");
+    }
+    report.outcome
+}
+
+fn outcome_of(win: bool) -> Outcome {
+    if win { Outcome::Win } else { Outcome::Loss }
+}
+
+/// A random position: a board of up to 5x5 (4x6 for pentominoes' sake), some moves played.
+fn position() -> impl Strategy<Value = (usize, usize, usize, Vec<usize>)> {
+    (3usize..=5, 3usize..=6, 4usize..=5, prop::collection::vec(0usize..10_000, 0..3))
+        .prop_filter("at most 30 cells", |(w, h, _, _)| w * h <= 30)
+}
+
+fn setup(w: usize, h: usize, order: usize, choices: &[usize]) -> (Game<Bitboard>, Position<Bitboard>) {
+    let game = Game::<Bitboard>::new(Board::new(w, h).unwrap(), PieceSet::of_order(order)).unwrap();
+    let mut pos = Position::empty();
+    for &c in choices {
+        let moves = game.legal_moves(&pos);
+        if moves.is_empty() {
+            break;
+        }
+        pos.play(&game, moves[c % moves.len()]).unwrap();
+    }
+    (game, pos)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    #[test]
+    fn solver_equals_brute_force((w, h, order, choices) in position(), strategy in 0usize..4) {
+        let (game, pos) = setup(w, h, order, &choices);
+        let expected = outcome_of(brute_force_wins(&game, &mut pos.clone()));
+        prop_assert_eq!(solve_with(&game, &pos, MoveOrder::ALL[strategy], 1), expected);
+    }
+
+    #[test]
+    fn parallel_equals_sequential((w, h, order, choices) in position()) {
+        let (game, pos) = setup(w, h, order, &choices);
+        prop_assert_eq!(solve_with(&game, &pos, MoveOrder::Best, 1), solve_with(&game, &pos, MoveOrder::Best, 3));
+    }
+
+    #[test]
+    fn symmetric_positions_get_equal_values((w, h, order, choices) in position(), pick in 0usize..8) {
+        let (game, pos) = setup(w, h, order, &choices);
+        let sym = pick % game.board().symmetries().len();
+        let image = game.symmetric_position(sym, &pos);
+        prop_assert_eq!(solve_with(&game, &pos, MoveOrder::Best, 2), solve_with(&game, &image, MoveOrder::Best, 2));
+    }
+}
+
+#[test]
+fn interrupted_searches_say_unknown() {
+    let game = Game::<Bitboard>::new(Board::new(8, 8).unwrap(), PieceSet::of_order(5)).unwrap();
+    let tt = TranspositionTable::new(4);
+    let config = SolveConfig { position_budget: Some(10_000), ..SolveConfig::default() };
+    let report = solve(&game, &Position::empty(), &config, &tt, &Progress::default());
+    assert_eq!(report.outcome, Outcome::Unknown);
+    assert!(report.stats.positions >= 10_000);
+    let cancelled = Progress::default();
+    cancelled.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+    let report = solve(&game, &Position::empty(), &SolveConfig::default(), &tt, &cancelled);
+    assert_eq!(report.outcome, Outcome::Unknown);
+}
