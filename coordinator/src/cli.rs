@@ -30,6 +30,8 @@ pub enum Command {
     Solve(SolveArgs),
     /// Check a proof written by `golomb solve --proof` with the independent checker.
     Verify(VerifyArgs),
+    /// Benchmark the solver on fixed 8x8 positions, and compare move orders.
+    Bench(BenchArgs),
 }
 
 /// Options of `golomb pieces`.
@@ -158,6 +160,29 @@ pub struct VerifyArgs {
     pub json: bool,
 }
 
+/// Options of `golomb bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Threads to use (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Transposition table size in MiB (cleared before each position).
+    #[arg(long, default_value_t = 1024)]
+    pub tt_mb: usize,
+    /// Move orders to run, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "best")]
+    pub orders: Vec<golomb_engine::solve::order::MoveOrder>,
+    /// Give up on a position after this many seconds (it then counts as unsolved).
+    #[arg(long, default_value_t = 60.0)]
+    pub max_seconds: f64,
+    /// Only the first N positions of the set.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Runs one parsed command, writing its output to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
@@ -167,5 +192,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Perft(args) => commands::perft(&args, out),
         Command::Solve(args) => crate::solve_cmd::solve(&args, out),
         Command::Verify(args) => crate::verify_cmd::verify(&args, out),
+        Command::Bench(args) => crate::bench_cmd::bench(&args, out),
     }
 }

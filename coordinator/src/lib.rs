@@ -5,6 +5,7 @@
 //! store, the scheduler and the client commands that talk to a running
 //! coordinator.
 
+mod bench_cmd;
 pub mod cli;
 mod commands;
 mod progress;

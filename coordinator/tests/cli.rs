@@ -104,3 +104,54 @@ fn bad_input_is_rejected_with_the_offending_token() {
         assert!(message.contains(expected), "{args:?}: expected {expected:?} in {message:?}");
     }
 }
+
+#[test]
+fn solve_rectangles_and_verify_their_proofs() {
+    let dir = std::env::temp_dir().join(format!("golomb-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (board, value) in [("2x2", "loss"), ("4x4", "loss"), ("3x4", "win"), ("5x5", "win"), ("6x5", "win")] {
+        let proof = dir.join(format!("{board}.json"));
+        let solved = json(&["solve", "--board", board, "--tt-mb", "16", "--proof", proof.to_str().unwrap(), "--json"]);
+        assert_eq!(solved["value"], value, "{board}");
+        assert_eq!(solved["winning_move"].is_string(), value == "win", "{board}");
+        let verified = json(&["verify", proof.to_str().unwrap(), "--json"]);
+        assert_eq!(verified["verified"], true);
+        assert_eq!(verified["value"], value);
+    }
+    // A proof whose winning move is swapped for a losing one is refused, naming the position.
+    let proof = dir.join("6x5.json");
+    let text = std::fs::read_to_string(&proof).unwrap();
+    let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let first_reply = file["tree"]["after"]["replies"][0].clone();
+    let line = format!("{};{}", file["tree"]["move"].as_str().unwrap(), first_reply["move"].as_str().unwrap());
+    let answers = json(&["moves", "--board", "6x5", "--moves", &line, "--json"]);
+    let losing = answers["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .find(|m| {
+            json(&["solve", "--board", "6x5", "--moves", &format!("{line};{m}"), "--tt-mb", "1", "--json"])["value"]
+                == "win"
+        })
+        .expect("some answer loses");
+    file["tree"]["after"]["replies"][0]["after"]["move"] = serde_json::Value::String(losing.clone());
+    std::fs::write(&proof, file.to_string()).unwrap();
+    let message = failure(&["verify", proof.to_str().unwrap()]);
+    assert!(message.contains("NOT verified") && message.contains(&losing), "{message}");
+    std::fs::write(&proof, "{ not json").unwrap();
+    assert!(failure(&["verify", proof.to_str().unwrap()]).contains("not a valid proof file"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn solve_reports_statistics_and_stops_on_budget() {
+    let solved = json(&["solve", "--board", "6x5", "--threads", "2", "--json"]);
+    assert!(solved["stats"]["positions"].as_u64().unwrap() > 1);
+    assert!(solved["stats"]["positions_per_child"].is_array());
+    let stopped = json(&["solve", "--board", "8x8", "--max-positions", "20000", "--tt-mb", "8", "--json"]);
+    assert_eq!(stopped["value"], "unknown");
+    assert!(failure(&["solve", "--order", "random"]).contains("random"));
+    let text = String::from_utf8(golomb(&["solve", "--board", "4x4"]).stdout).unwrap();
+    assert!(text.contains("value:        loss"), "{text}");
+}
