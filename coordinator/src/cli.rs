@@ -130,6 +130,15 @@ pub struct SolveArgs {
     /// Plies below the root searched in parallel.
     #[arg(long, default_value_t = 2)]
     pub split_plies: usize,
+    /// Plies below the root whose moves are sorted by reply count (orders best and replies).
+    #[arg(long, default_value_t = golomb_engine::solve::order::SORT_PLIES)]
+    pub sort_plies: usize,
+    /// Nodes with fewer moves than this skip the transposition table.
+    #[arg(long, default_value_t = golomb_engine::solve::search::TT_MIN_MOVES)]
+    pub tt_min_moves: usize,
+    /// Nodes with at most this many moves (up to 64) use the endgame kernel; 0 turns it off.
+    #[arg(long, default_value_t = golomb_engine::solve::small::MAX_MOVES)]
+    pub endgame_max: usize,
     /// Stop after about this many positions (the answer is then "unknown").
     #[arg(long)]
     pub max_positions: Option<u64>,
@@ -172,6 +181,15 @@ pub struct BenchArgs {
     /// Move orders to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "best")]
     pub orders: Vec<golomb_engine::solve::order::MoveOrder>,
+    /// Plies below the root whose moves are sorted by reply count (orders best and replies).
+    #[arg(long, default_value_t = golomb_engine::solve::order::SORT_PLIES)]
+    pub sort_plies: usize,
+    /// Nodes with fewer moves than this skip the transposition table.
+    #[arg(long, default_value_t = golomb_engine::solve::search::TT_MIN_MOVES)]
+    pub tt_min_moves: usize,
+    /// Nodes with at most this many moves (up to 64) use the endgame kernel; 0 turns it off.
+    #[arg(long, default_value_t = golomb_engine::solve::small::MAX_MOVES)]
+    pub endgame_max: usize,
     /// Give up on a position after this many seconds (it then counts as unsolved).
     #[arg(long, default_value_t = 60.0)]
     pub max_seconds: f64,

@@ -130,7 +130,7 @@ impl Board {
     }
 
     fn build(width: usize, height: usize, mut blocked: Vec<usize>) -> Result<Board, BoardError> {
-        if width == 0 || height == 0 || width > MAX_WIDTH || width * height > MAX_CELLS {
+        if width == 0 || height == 0 || width > MAX_WIDTH || height > MAX_CELLS || width * height > MAX_CELLS {
             return Err(BoardError::OutOfRange { width, height });
         }
         blocked.sort_unstable();
@@ -302,6 +302,7 @@ mod tests {
         assert!(board("15x15", "").is_ok());
         assert!(board("16x16", "").is_ok());
         assert!(board("3x20", "").is_ok());
+        assert!(matches!(board("4x4611686018427387905", ""), Err(BoardError::OutOfRange { .. })));
     }
 
     #[test]

@@ -152,7 +152,13 @@ fn collect_leaves<B: Bits>(
         claimed,
     };
     match node {
-        ProofNode::Win { winning_move: None, .. } => out.push(leaf(pos, line, Outcome::Win)),
+        ProofNode::Win { winning_move: None, after: Some(_) } => {
+            return Err(VerifyError::Shape {
+                line: line.to_string(),
+                what: "a win node has a position `after` but no `move`".into(),
+            });
+        }
+        ProofNode::Win { winning_move: None, after: None } => out.push(leaf(pos, line, Outcome::Win)),
         ProofNode::Win { winning_move: Some(token), after } => {
             let (next, next_line) = play(game, pos, line, token)?;
             match after.as_deref() {
@@ -231,7 +237,8 @@ fn solve_leaf<B: Bits>(game: &Game<B>, leaf: &Leaf<B>) -> (Outcome, u64) {
 
 /// Whether the side to move, whose legal moves are `moves`, wins.
 fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], buffers: &mut [Vec<PlacementId>], positions: &mut u64) -> bool {
-    let Some((child, rest)) = buffers.split_first_mut() else { return false };
+    // One buffer per piece left: a game cannot last longer.
+    let (child, rest) = buffers.split_first_mut().expect("one move buffer per remaining piece");
     for &id in moves {
         game.moves_after(moves, id, child);
         *positions += 1;

@@ -22,9 +22,12 @@ fn brute_force_wins(game: &Game<Bitboard>, pos: &mut Position<Bitboard>) -> bool
 }
 
 fn solve_with(game: &Game<Bitboard>, pos: &Position<Bitboard>, order: MoveOrder, threads: usize) -> Outcome {
+    solve_config(game, pos, SolveConfig { order, ..SolveConfig::default() }, threads)
+}
+
+fn solve_config(game: &Game<Bitboard>, pos: &Position<Bitboard>, config: SolveConfig, threads: usize) -> Outcome {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let tt = TranspositionTable::new(4);
-    let config = SolveConfig { order, ..SolveConfig::default() };
     let report = pool.install(|| solve(game, pos, &config, &tt, &Progress::default()));
     if report.outcome == Outcome::Win {
         // The reported move really wins: the position after it is lost.
@@ -59,13 +62,20 @@ fn setup(w: usize, h: usize, order: usize, choices: &[usize]) -> (Game<Bitboard>
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(60))]
+    #![proptest_config(ProptestConfig::with_cases(120))]
 
     #[test]
-    fn solver_equals_brute_force((w, h, order, choices) in position(), strategy in 0usize..4) {
+    fn solver_equals_brute_force((w, h, order, choices) in position(), strategy in 0usize..4, endgame in 0usize..3, sort_plies in 0usize..4) {
         let (game, pos) = setup(w, h, order, &choices);
         let expected = outcome_of(brute_force_wins(&game, &mut pos.clone()));
-        prop_assert_eq!(solve_with(&game, &pos, MoveOrder::ALL[strategy], 1), expected);
+        let config = SolveConfig {
+            order: MoveOrder::ALL[strategy],
+            endgame_max: [0, 8, 64][endgame],
+            sort_plies,
+            tt_min_moves: 1 + sort_plies * 3,
+            ..SolveConfig::default()
+        };
+        prop_assert_eq!(solve_config(&game, &pos, config, 1), expected);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod movelist;
 pub mod order;
 pub mod parallel;
 pub mod search;
+pub mod small;
 pub mod stats;
 pub mod tt;
 
@@ -54,6 +55,12 @@ pub struct SolveConfig {
     pub order: MoveOrder,
     /// Plies below the root whose children are searched in parallel.
     pub split_plies: usize,
+    /// Plies below the root whose moves are sorted by reply count (orders `best` and `replies`).
+    pub sort_plies: usize,
+    /// Nodes with fewer moves skip the transposition table (searching them is cheaper than a probe).
+    pub tt_min_moves: usize,
+    /// Nodes with at most this many moves (up to 64) are solved by the endgame kernel; 0 turns it off.
+    pub endgame_max: usize,
     /// Stop after about this many positions.
     pub position_budget: Option<u64>,
     /// Stop after about this long.
@@ -62,7 +69,15 @@ pub struct SolveConfig {
 
 impl Default for SolveConfig {
     fn default() -> SolveConfig {
-        SolveConfig { order: MoveOrder::default(), split_plies: 2, position_budget: None, time_budget: None }
+        SolveConfig {
+            order: MoveOrder::default(),
+            split_plies: 2,
+            sort_plies: order::SORT_PLIES,
+            tt_min_moves: search::TT_MIN_MOVES,
+            endgame_max: small::MAX_MOVES,
+            position_budget: None,
+            time_budget: None,
+        }
     }
 }
 
@@ -126,6 +141,9 @@ pub struct Context<'a, B> {
     order: MoveOrder,
     piece_order: Vec<u8>,
     split_plies: usize,
+    sort_plies: usize,
+    tt_min_moves: usize,
+    endgame_max: usize,
     threads: usize,
     position_budget: u64,
     deadline: Option<Instant>,
@@ -142,6 +160,9 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             order: config.order,
             piece_order: config.order.piece_order(game.pieces()),
             split_plies: config.split_plies.max(1),
+            sort_plies: config.sort_plies,
+            tt_min_moves: config.tt_min_moves.max(1),
+            endgame_max: config.endgame_max.min(small::MAX_MOVES),
             threads: rayon::current_num_threads(),
             position_budget: config.position_budget.unwrap_or(u64::MAX),
             deadline: config.time_budget.map(|t| Instant::now() + t),
@@ -186,10 +207,20 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         over
     }
 
+    /// A fresh transposition frame for an endgame subtree, if any are left.
+    fn next_frame(&self) -> Option<u64> {
+        self.tt.next_frame()
+    }
+
+    /// Whether a node `ply` plies below the root sorts its moves by reply count.
+    fn sorts_by_replies(&self, ply: usize) -> bool {
+        self.order.sorts_by_replies(ply, self.sort_plies)
+    }
+
     /// The node's moves as `(piece, mask)` in the strategy's order.
     fn ordered_moves(&self, list: &MoveList<B>, ply: usize) -> Vec<(u8, B)> {
         let mut moves: Vec<(u8, B)> = list.moves().collect();
-        if self.order.sorts_by_replies(ply) {
+        if self.sorts_by_replies(ply) {
             moves.sort_by_cached_key(|&(piece, mask)| list.count_child(piece, mask));
         } else if self.order.by_cells() {
             moves.sort_by_key(|&(_, mask)| mask.first());

@@ -14,7 +14,7 @@ use std::str::FromStr;
 
 use crate::pieces::PieceSet;
 
-/// How many plies below a search's root get sorted by reply count.
+/// How many plies below a search's root get sorted by reply count, by default.
 pub const SORT_PLIES: usize = 2;
 
 /// A move ordering strategy.
@@ -45,9 +45,10 @@ impl MoveOrder {
         order
     }
 
-    /// Whether a node `ply` plies below the search root sorts its moves by reply count.
-    pub fn sorts_by_replies(self, ply: usize) -> bool {
-        matches!(self, MoveOrder::Replies | MoveOrder::Best) && ply < SORT_PLIES
+    /// Whether a node `ply` plies below the search root sorts its moves by
+    /// reply count, when the first `sort_plies` plies are sorted.
+    pub fn sorts_by_replies(self, ply: usize, sort_plies: usize) -> bool {
+        matches!(self, MoveOrder::Replies | MoveOrder::Best) && ply < sort_plies
     }
 
     /// Whether nodes take their moves cell by cell.

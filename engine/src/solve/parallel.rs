@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 use crate::bitboard::Bits;
 use crate::solve::movelist::MoveList;
-use crate::solve::search::{Searcher, TT_MIN_MOVES, TopResult};
+use crate::solve::search::{Searcher, TopResult};
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
 use crate::solve::{Context, Outcome, Scope};
@@ -44,7 +44,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     if ply >= ctx.split_plies || list.len() < PARALLEL_MIN_MOVES {
         return Searcher::new(ctx, scope, ply).solve_top(list);
     }
-    let key = (ply > 0 && list.len() >= TT_MIN_MOVES).then(|| TtKey::new(list.reach(), list.pieces()));
+    let key = (ply > 0 && list.len() >= ctx.tt_min_moves).then(|| TtKey::new(list.reach(), list.pieces()));
     let mut probe_stats = Stats::default();
     if let Some(key) = &key {
         probe_stats.tt_probes = 1;
@@ -65,12 +65,13 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
             s.spawn(|_| {
                 let mut child = MoveList::with_capacity(list.len());
                 loop {
+                    let index = next.fetch_add(1, Relaxed);
+                    let Some(&(piece, mask)) = moves.get(index) else { break };
                     if node_scope.is_cancelled() || ctx.limit_reached() {
+                        // This child will not be searched: the node cannot be a loss.
                         any_unknown.store(true, Relaxed);
                         break;
                     }
-                    let index = next.fetch_add(1, Relaxed);
-                    let Some(&(piece, mask)) = moves.get(index) else { break };
                     child.fill_child(list, piece, mask);
                     let mut result = if child.is_empty() {
                         TopResult { outcome: Outcome::Loss, best: None, tries: 0, stats: Stats::default() }

@@ -13,12 +13,13 @@
 //! needs no side.
 //!
 //! Each entry is two `AtomicU64`s written with Hyatt's XOR trick: word 0
-//! holds `check ^ data` and word 1 holds `data`, so a torn entry (two threads
-//! writing at once) fails the check instead of giving a wrong value. No
-//! locks are taken. On boards of up to 64 cells with up to 48 pieces the key
-//! is stored exactly (`check` is the reach bitboard itself, and `data` holds
-//! the piece set), so a hit is never a different position. Wider boards
-//! store a 64-bit hash of `reach` as the check.
+//! holds `check ^ mix(data)` and word 1 holds `data`, so a torn entry (two
+//! threads writing at once) fails the check, except with probability about
+//! 2^-64, instead of giving a wrong value. No locks are taken. On boards of up
+//! to 64 cells with up to 47 pieces the key is stored whole (`check` is the
+//! reach bitboard itself and `data` holds the piece set), so, torn entries
+//! aside, a hit is never a different position. Wider boards store a 64-bit
+//! hash of `reach` as the check, and larger piece sets a hash of the set.
 //!
 //! Each bucket has two entries. The first keeps whichever entry took more
 //! work to compute (work = log2 of the positions searched below it). The
@@ -67,19 +68,50 @@ impl TtKey {
     /// The key of the position whose legal placements cover `reach` and belong to `pieces`.
     #[inline]
     pub fn new<B: TtCheck>(reach: B, pieces: u64) -> TtKey {
-        let check = reach.check_word();
-        // Sets of more than 48 pieces fold their high bits in: still a valid
-        // key, only no longer exact.
-        let folded = (pieces & PIECE_MASK) ^ (pieces >> PIECE_BITS);
-        let hash = Bitboard(check ^ folded.rotate_left(17)).hash64();
-        TtKey { check, pieces: folded, hash }
+        let mut check = reach.check_word();
+        let mut word = pieces;
+        if pieces >> (PIECE_BITS - 1) != 0 {
+            // Piece ids 47 and up do not fit the stored word: hash the whole
+            // set into the check and the word (no longer exact, like wide boards).
+            let mixed = Bitboard(pieces).hash64();
+            check ^= mixed;
+            word = mixed & (LOCAL_BIT - 1);
+        }
+        let hash = Bitboard(check ^ word.rotate_left(17)).hash64();
+        TtKey { check, pieces: word, hash }
     }
+}
+
+impl TtKey {
+    /// The key of endgame position `set` in subtree `frame` (see
+    /// [`crate::solve::small`]; frames come from [`TranspositionTable::next_frame`]).
+    /// Never equal to a [`TtKey::new`] key: their piece words lack `LOCAL_BIT`.
+    #[inline]
+    pub fn local(set: u64, frame: u64) -> TtKey {
+        debug_assert!(frame < LOCAL_BIT);
+        let pieces = LOCAL_BIT | frame;
+        let hash = Bitboard(set ^ pieces.rotate_left(17)).hash64();
+        TtKey { check: set, pieces, hash }
+    }
+}
+
+/// Marks the piece word of an endgame key: [`TtKey::new`] never sets it.
+const LOCAL_BIT: u64 = 1 << (PIECE_BITS - 1);
+
+/// Mixes a data word before it is XORed into the check word: a torn entry
+/// (word 0 of one store, word 1 of another) then yields a random-looking
+/// check instead of a structured one that could equal a real key.
+#[inline]
+fn scramble(data: u64) -> u64 {
+    Bitboard(data).hash64()
 }
 
 /// A shared, fixed-size, lock-free table of solved positions.
 pub struct TranspositionTable {
     words: Vec<AtomicU64>,
     bucket_mask: u64,
+    /// The next endgame frame: unique over every search that shares the table.
+    frames: AtomicU64,
 }
 
 impl TranspositionTable {
@@ -91,7 +123,14 @@ impl TranspositionTable {
         let buckets = (megabytes * 1024 * 1024 / Self::BUCKET_BYTES).max(1);
         let buckets = 1usize << (usize::BITS - 1 - buckets.leading_zeros());
         let words = (0..buckets * 4).map(|_| AtomicU64::new(0)).collect();
-        TranspositionTable { words, bucket_mask: buckets as u64 - 1 }
+        TranspositionTable { words, bucket_mask: buckets as u64 - 1, frames: AtomicU64::new(0) }
+    }
+
+    /// A frame number for an endgame subtree, unique among all searches
+    /// sharing this table; `None` once the 2^47 frames are spent.
+    pub fn next_frame(&self) -> Option<u64> {
+        let frame = self.frames.fetch_add(1, Relaxed);
+        (frame < LOCAL_BIT).then_some(frame)
     }
 
     /// The table's size in bytes.
@@ -117,7 +156,7 @@ impl TranspositionTable {
         let base = self.bucket(key);
         for entry in [base, base + 2] {
             let data = self.words[entry + 1].load(Relaxed);
-            let check = self.words[entry].load(Relaxed) ^ data;
+            let check = self.words[entry].load(Relaxed) ^ scramble(data);
             if data & OCCUPIED_BIT != 0 && check == key.check && data & PIECE_MASK == key.pieces {
                 return Some(data & WIN_BIT != 0);
             }
@@ -133,9 +172,10 @@ impl TranspositionTable {
         let data = OCCUPIED_BIT | work << WORK_SHIFT | if win { WIN_BIT } else { 0 } | key.pieces;
         let kept_data = self.words[base + 1].load(Relaxed);
         let kept_work = (kept_data >> WORK_SHIFT) & 63;
-        let same = (self.words[base].load(Relaxed) ^ kept_data) == key.check && kept_data & PIECE_MASK == key.pieces;
+        let same =
+            (self.words[base].load(Relaxed) ^ scramble(kept_data)) == key.check && kept_data & PIECE_MASK == key.pieces;
         let entry = if same || kept_data & OCCUPIED_BIT == 0 || work >= kept_work { base } else { base + 2 };
-        self.words[entry].store(key.check ^ data, Relaxed);
+        self.words[entry].store(key.check ^ scramble(data), Relaxed);
         self.words[entry + 1].store(data, Relaxed);
     }
 }
