@@ -65,7 +65,6 @@ pub fn bench(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             order,
             sort_plies: args.sort_plies,
             tt_min_moves: args.tt_min_moves,
-            endgame_max: args.endgame_max,
             time_budget: Some(Duration::from_secs_f64(args.max_seconds)),
             ..SolveConfig::default()
         };

@@ -136,9 +136,6 @@ pub struct SolveArgs {
     /// Nodes with fewer moves than this skip the transposition table.
     #[arg(long, default_value_t = golomb_engine::solve::search::TT_MIN_MOVES)]
     pub tt_min_moves: usize,
-    /// Nodes with at most this many moves (up to 64) use the endgame kernel; 0 turns it off.
-    #[arg(long, default_value_t = golomb_engine::solve::small::MAX_MOVES)]
-    pub endgame_max: usize,
     /// Stop after about this many positions (the answer is then "unknown").
     #[arg(long)]
     pub max_positions: Option<u64>,
@@ -187,9 +184,6 @@ pub struct BenchArgs {
     /// Nodes with fewer moves than this skip the transposition table.
     #[arg(long, default_value_t = golomb_engine::solve::search::TT_MIN_MOVES)]
     pub tt_min_moves: usize,
-    /// Nodes with at most this many moves (up to 64) use the endgame kernel; 0 turns it off.
-    #[arg(long, default_value_t = golomb_engine::solve::small::MAX_MOVES)]
-    pub endgame_max: usize,
     /// Give up on a position after this many seconds (it then counts as unsolved).
     #[arg(long, default_value_t = 60.0)]
     pub max_seconds: f64,

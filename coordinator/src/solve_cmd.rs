@@ -35,7 +35,6 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, out: &mut dyn W
         split_plies: args.split_plies,
         sort_plies: args.sort_plies,
         tt_min_moves: args.tt_min_moves,
-        endgame_max: args.endgame_max,
         position_budget: args.max_positions,
         time_budget: args.max_seconds.map(Duration::from_secs_f64),
     };

@@ -65,12 +65,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
 
     #[test]
-    fn solver_equals_brute_force((w, h, order, choices) in position(), strategy in 0usize..4, endgame in 0usize..3, sort_plies in 0usize..4) {
+    fn solver_equals_brute_force((w, h, order, choices) in position(), strategy in 0usize..4, sort_plies in 0usize..6) {
         let (game, pos) = setup(w, h, order, &choices);
         let expected = outcome_of(brute_force_wins(&game, &mut pos.clone()));
         let config = SolveConfig {
             order: MoveOrder::ALL[strategy],
-            endgame_max: [0, 8, 64][endgame],
             sort_plies,
             tt_min_moves: 1 + sort_plies * 3,
             ..SolveConfig::default()

@@ -19,7 +19,6 @@ pub mod movelist;
 pub mod order;
 pub mod parallel;
 pub mod search;
-pub mod small;
 pub mod stats;
 pub mod tt;
 
@@ -59,8 +58,6 @@ pub struct SolveConfig {
     pub sort_plies: usize,
     /// Nodes with fewer moves skip the transposition table (searching them is cheaper than a probe).
     pub tt_min_moves: usize,
-    /// Nodes with at most this many moves (up to 64) are solved by the endgame kernel; 0 turns it off.
-    pub endgame_max: usize,
     /// Stop after about this many positions.
     pub position_budget: Option<u64>,
     /// Stop after about this long.
@@ -74,7 +71,6 @@ impl Default for SolveConfig {
             split_plies: 2,
             sort_plies: order::SORT_PLIES,
             tt_min_moves: search::TT_MIN_MOVES,
-            endgame_max: small::MAX_MOVES,
             position_budget: None,
             time_budget: None,
         }
@@ -143,7 +139,6 @@ pub struct Context<'a, B> {
     split_plies: usize,
     sort_plies: usize,
     tt_min_moves: usize,
-    endgame_max: usize,
     threads: usize,
     position_budget: u64,
     deadline: Option<Instant>,
@@ -162,7 +157,6 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             split_plies: config.split_plies.max(1),
             sort_plies: config.sort_plies,
             tt_min_moves: config.tt_min_moves.max(1),
-            endgame_max: config.endgame_max.min(small::MAX_MOVES),
             threads: rayon::current_num_threads(),
             position_budget: config.position_budget.unwrap_or(u64::MAX),
             deadline: config.time_budget.map(|t| Instant::now() + t),
@@ -205,11 +199,6 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             self.stopped.store(true, Relaxed);
         }
         over
-    }
-
-    /// A fresh transposition frame for an endgame subtree, if any are left.
-    fn next_frame(&self) -> Option<u64> {
-        self.tt.next_frame()
     }
 
     /// Whether a node `ply` plies below the root sorts its moves by reply count.

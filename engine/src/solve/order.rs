@@ -15,7 +15,7 @@ use std::str::FromStr;
 use crate::pieces::PieceSet;
 
 /// How many plies below a search's root get sorted by reply count, by default.
-pub const SORT_PLIES: usize = 2;
+pub const SORT_PLIES: usize = 4;
 
 /// A move ordering strategy.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]

@@ -10,7 +10,6 @@
 
 use crate::bitboard::Bits;
 use crate::solve::movelist::MoveList;
-use crate::solve::small::{self, Endgame};
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
 use crate::solve::{Context, Outcome, Scope};
@@ -46,7 +45,6 @@ pub struct Searcher<'c, B: Bits> {
     unflushed: u64,
     win_move: Option<(u8, B)>,
     top_tries: u64,
-    endgame: Endgame,
 }
 
 impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
@@ -63,7 +61,6 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             unflushed: 0,
             win_move: None,
             top_tries: 0,
-            endgame: Endgame::default(),
         }
     }
 
@@ -106,79 +103,13 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             }
         }
         let before = self.stats.positions;
-        // The top node searches its list, so that it knows its winning move.
-        let (outcome, tries) = if ply > 0 && list.len() <= self.ctx.endgame_max {
-            (self.search_endgame(ply), 0)
-        } else {
-            self.search_moves(ply)
-        };
+        let (outcome, tries) = self.search_moves(ply);
         if ply == 0 {
             self.top_tries = tries;
         }
         if let Some(key) = &key
             && outcome != Outcome::Unknown
         {
-            let work = 64 - (self.stats.positions - before).leading_zeros();
-            self.ctx.tt.store(key, outcome == Outcome::Win, work);
-        }
-        outcome
-    }
-
-    /// Solves the node at `ply` with the endgame kernel ([`small`]).
-    fn search_endgame(&mut self, ply: usize) -> Outcome {
-        let set = self.endgame.load(&self.lists[ply]);
-        let frame = self.ctx.next_frame();
-        self.endgame_value(set, frame)
-    }
-
-    /// The value of the endgame position `set` (non-empty) of subtree `frame`.
-    fn endgame_value(&mut self, set: u64, frame: Option<u64>) -> Outcome {
-        if self.unflushed >= POLL_INTERVAL && self.should_stop() {
-            return Outcome::Unknown;
-        }
-        let key = frame.filter(|_| set.count_ones() >= small::TT_MIN_MOVES).map(|f| TtKey::local(set, f));
-        if let Some(key) = &key {
-            self.stats.tt_probes += 1;
-            if let Some(win) = self.ctx.tt.probe(key) {
-                self.stats.tt_hits += 1;
-                return if win { Outcome::Win } else { Outcome::Loss };
-            }
-        }
-        let before = self.stats.positions;
-        // Each move keyed by the number of replies it leaves (high bits) and its
-        // number (low 6 bits), so sorting the keys sorts fewest replies first.
-        // A move that leaves none wins at once.
-        let mut order = [0u16; small::MAX_MOVES];
-        let mut n = 0;
-        let mut rest = set;
-        while rest != 0 {
-            let i = rest.trailing_zeros() as u16;
-            rest &= rest - 1;
-            let replies = self.endgame.after(set, i as usize).count_ones() as u16;
-            if replies == 0 {
-                self.stats.positions += 1;
-                self.unflushed += 1;
-                return Outcome::Win;
-            }
-            order[n] = replies << 6 | i;
-            n += 1;
-        }
-        let order = &mut order[..n];
-        order.sort_unstable();
-        let mut outcome = Outcome::Loss;
-        for &key in order.iter() {
-            self.stats.positions += 1;
-            self.unflushed += 1;
-            match self.endgame_value(self.endgame.after(set, (key & 63) as usize), frame) {
-                Outcome::Loss => {
-                    outcome = Outcome::Win;
-                    break;
-                }
-                Outcome::Unknown => return Outcome::Unknown,
-                Outcome::Win => {}
-            }
-        }
-        if let Some(key) = &key {
             let work = 64 - (self.stats.positions - before).leading_zeros();
             self.ctx.tt.store(key, outcome == Outcome::Win, work);
         }

@@ -16,7 +16,7 @@
 //! holds `check ^ mix(data)` and word 1 holds `data`, so a torn entry (two
 //! threads writing at once) fails the check, except with probability about
 //! 2^-64, instead of giving a wrong value. No locks are taken. On boards of up
-//! to 64 cells with up to 47 pieces the key is stored whole (`check` is the
+//! to 64 cells with up to 48 pieces the key is stored whole (`check` is the
 //! reach bitboard itself and `data` holds the piece set), so, torn entries
 //! aside, a hit is never a different position. Wider boards store a 64-bit
 //! hash of `reach` as the check, and larger piece sets a hash of the set.
@@ -70,33 +70,17 @@ impl TtKey {
     pub fn new<B: TtCheck>(reach: B, pieces: u64) -> TtKey {
         let mut check = reach.check_word();
         let mut word = pieces;
-        if pieces >> (PIECE_BITS - 1) != 0 {
-            // Piece ids 47 and up do not fit the stored word: hash the whole
+        if pieces >> PIECE_BITS != 0 {
+            // Piece ids 48 and up do not fit the stored word: hash the whole
             // set into the check and the word (no longer exact, like wide boards).
             let mixed = Bitboard(pieces).hash64();
             check ^= mixed;
-            word = mixed & (LOCAL_BIT - 1);
+            word = mixed & PIECE_MASK;
         }
         let hash = Bitboard(check ^ word.rotate_left(17)).hash64();
         TtKey { check, pieces: word, hash }
     }
 }
-
-impl TtKey {
-    /// The key of endgame position `set` in subtree `frame` (see
-    /// [`crate::solve::small`]; frames come from [`TranspositionTable::next_frame`]).
-    /// Never equal to a [`TtKey::new`] key: their piece words lack `LOCAL_BIT`.
-    #[inline]
-    pub fn local(set: u64, frame: u64) -> TtKey {
-        debug_assert!(frame < LOCAL_BIT);
-        let pieces = LOCAL_BIT | frame;
-        let hash = Bitboard(set ^ pieces.rotate_left(17)).hash64();
-        TtKey { check: set, pieces, hash }
-    }
-}
-
-/// Marks the piece word of an endgame key: [`TtKey::new`] never sets it.
-const LOCAL_BIT: u64 = 1 << (PIECE_BITS - 1);
 
 /// Mixes a data word before it is XORed into the check word: a torn entry
 /// (word 0 of one store, word 1 of another) then yields a random-looking
@@ -110,8 +94,6 @@ fn scramble(data: u64) -> u64 {
 pub struct TranspositionTable {
     words: Vec<AtomicU64>,
     bucket_mask: u64,
-    /// The next endgame frame: unique over every search that shares the table.
-    frames: AtomicU64,
 }
 
 impl TranspositionTable {
@@ -123,14 +105,7 @@ impl TranspositionTable {
         let buckets = (megabytes * 1024 * 1024 / Self::BUCKET_BYTES).max(1);
         let buckets = 1usize << (usize::BITS - 1 - buckets.leading_zeros());
         let words = (0..buckets * 4).map(|_| AtomicU64::new(0)).collect();
-        TranspositionTable { words, bucket_mask: buckets as u64 - 1, frames: AtomicU64::new(0) }
-    }
-
-    /// A frame number for an endgame subtree, unique among all searches
-    /// sharing this table; `None` once the 2^47 frames are spent.
-    pub fn next_frame(&self) -> Option<u64> {
-        let frame = self.frames.fetch_add(1, Relaxed);
-        (frame < LOCAL_BIT).then_some(frame)
+        TranspositionTable { words, bucket_mask: buckets as u64 - 1 }
     }
 
     /// The table's size in bytes.
