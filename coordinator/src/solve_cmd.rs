@@ -91,7 +91,7 @@ fn write_proof<B: Bits + TtCheck>(
     config: &SolveConfig,
     tt: &TranspositionTable,
     pool: &rayon::ThreadPool,
-    report: &SolveReport,
+    report: &SolveReport<B>,
     args: &SolveArgs,
     path: &std::path::Path,
 ) -> anyhow::Result<serde_json::Value> {
@@ -99,7 +99,8 @@ fn write_proof<B: Bits + TtCheck>(
     let start = std::time::Instant::now();
     let plies = args.proof_plies.unwrap_or_else(|| proof::default_plies(report.outcome));
     let moves = game.line_name(line);
-    let tree = pool.install(|| proof::build_tree(game, pos, &moves, report.outcome, plies, config, tt))?;
+    let source = proof::ProofSource { game, config, tt, known: &report.winning_moves };
+    let tree = pool.install(|| proof::build_tree(&source, pos, &moves, report.outcome, plies))?;
     let board = game.board();
     let file = proof::ProofFile {
         format: proof::FORMAT.to_string(),
@@ -131,9 +132,9 @@ fn write_proof<B: Bits + TtCheck>(
     }))
 }
 
-fn print_report(
+fn print_report<B>(
     out: &mut dyn Write,
-    report: &SolveReport,
+    report: &SolveReport<B>,
     side: golomb_engine::Player,
     best: Option<&str>,
 ) -> anyhow::Result<()> {

@@ -26,10 +26,11 @@
 use rayon::prelude::*;
 
 use crate::bitboard::Bits;
-use crate::game::Game;
+use crate::game::{Game, PlacementId};
 use crate::position::Position;
+use crate::solve::movelist::MoveList;
 use crate::solve::tt::TtCheck;
-use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable, WinningMoves, solve};
 
 /// The format name in every proof file.
 pub const FORMAT: &str = "golomb-proof";
@@ -113,31 +114,56 @@ pub fn default_plies(root: Outcome) -> usize {
     if root == Outcome::Win { 3 } else { 2 }
 }
 
-/// Builds the proof tree of `pos` down to `plies` plies, solving the nodes
-/// on the way with `config` and the shared `tt` (warm from the main search).
+/// What a proof is built from: the game, the search settings, the shared
+/// table (warm from the main search) and the winning moves it recorded.
+pub struct ProofSource<'a, B> {
+    /// The game.
+    pub game: &'a Game<B>,
+    /// Settings for the searches that find winning moves not yet known.
+    pub config: &'a SolveConfig,
+    /// The transposition table shared with the main search.
+    pub tt: &'a TranspositionTable,
+    /// Winning moves the main search recorded.
+    pub known: &'a WinningMoves<B>,
+}
+
+impl<B: Bits + TtCheck> ProofSource<'_, B> {
+    /// A winning move at `pos` (known to be won): recorded, or found by a new search.
+    fn winning_move(&self, pos: &Position<B>, line: &str) -> Result<PlacementId, ProofError> {
+        let all_pieces: Vec<u8> = (0..self.game.pieces().len() as u8).collect();
+        let list = MoveList::at(self.game, pos, &all_pieces);
+        if let Some(&id) = self.known.get(&(list.reach(), list.pieces()))
+            && pos.allows(self.game.placement(id))
+        {
+            return Ok(id);
+        }
+        let report = solve(self.game, pos, self.config, self.tt, &Progress::default());
+        match (report.outcome, report.best) {
+            (Outcome::Win, Some(best)) => Ok(best),
+            (Outcome::Unknown, _) => Err(ProofError::Unfinished(line.to_string())),
+            _ => Err(ProofError::Contradiction(line.to_string())),
+        }
+    }
+}
+
+/// Builds the proof tree of `pos`, whose value is `value`, down to `plies` plies.
 pub fn build_tree<B: Bits + TtCheck>(
-    game: &Game<B>,
+    source: &ProofSource<'_, B>,
     pos: &Position<B>,
     line: &str,
     value: Outcome,
     plies: usize,
-    config: &SolveConfig,
-    tt: &TranspositionTable,
 ) -> Result<ProofNode, ProofError> {
+    let game = source.game;
     match value {
         Outcome::Win if plies == 0 => Ok(ProofNode::Win { winning_move: None, after: None }),
         Outcome::Win => {
-            let report = solve(game, pos, config, tt, &Progress::default());
-            let best = match (report.outcome, report.best) {
-                (Outcome::Win, Some(best)) => best,
-                (Outcome::Unknown, _) => return Err(ProofError::Unfinished(line.to_string())),
-                _ => return Err(ProofError::Contradiction(line.to_string())),
-            };
+            let best = source.winning_move(pos, line)?;
             let name = game.move_name(best);
             let after = if plies >= 2 {
                 let next = pos.after(game.placement(best));
                 let next_line = join(line, &name);
-                Some(Box::new(build_tree(game, &next, &next_line, Outcome::Loss, plies - 1, config, tt)?))
+                Some(Box::new(build_tree(source, &next, &next_line, Outcome::Loss, plies - 1)?))
             } else {
                 None
             };
@@ -151,7 +177,7 @@ pub fn build_tree<B: Bits + TtCheck>(
                 .map(|id| {
                     let name = game.move_name(id);
                     let next = pos.after(game.placement(id));
-                    let after = build_tree(game, &next, &join(line, &name), Outcome::Win, plies - 1, config, tt)?;
+                    let after = build_tree(source, &next, &join(line, &name), Outcome::Win, plies - 1)?;
                     Ok(ProofReply { reply: name, after })
                 })
                 .collect::<Result<Vec<_>, ProofError>>()?;

@@ -17,7 +17,8 @@ fn proof_of(game: &Game<Bitboard>, moves: &str, plies: Option<usize>) -> ProofFi
     let report = solve(game, &pos, &config, &tt, &Progress::default());
     let plies = plies.unwrap_or_else(|| proof::default_plies(report.outcome));
     let line = game.line_name(&line);
-    let tree = proof::build_tree(game, &pos, &line, report.outcome, plies, &config, &tt).unwrap();
+    let source = proof::ProofSource { game, config: &config, tt: &tt, known: &report.winning_moves };
+    let tree = proof::build_tree(&source, &pos, &line, report.outcome, plies).unwrap();
     ProofFile {
         format: proof::FORMAT.into(),
         version: proof::VERSION,

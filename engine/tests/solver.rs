@@ -105,3 +105,53 @@ fn interrupted_searches_say_unknown() {
     let report = solve(&game, &Position::empty(), &SolveConfig::default(), &tt, &cancelled);
     assert_eq!(report.outcome, Outcome::Unknown);
 }
+
+/// The same position on the `u64` and the `[u64; 4]` bitboards.
+fn widths_agree_on(w: usize, h: usize, order: usize, choices: &[usize]) {
+    use golomb_engine::WideBitboard;
+    let (narrow, pos) = setup(w, h, order, choices);
+    let wide = Game::<WideBitboard>::new(Board::new(w, h).unwrap(), PieceSet::of_order(order)).unwrap();
+    // Replay the same choices: both games number their placements alike.
+    let mut wide_pos = Position::empty();
+    for &c in choices {
+        let moves = wide.legal_moves(&wide_pos);
+        if moves.is_empty() {
+            break;
+        }
+        wide_pos.play(&wide, moves[c % moves.len()]).unwrap();
+    }
+    assert_eq!(wide_pos.used(), pos.used());
+    let tt = TranspositionTable::new(4);
+    let config = SolveConfig::default();
+    let from_wide = solve(&wide, &wide_pos, &config, &tt, &Progress::default()).outcome;
+    assert_eq!(from_wide, solve_with(&narrow, &pos, MoveOrder::Best, 1), "{w}x{h} {choices:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn wide_bitboards_solve_like_narrow_ones((w, h, order, choices) in position()) {
+        widths_agree_on(w, h, order, &choices);
+    }
+}
+
+#[test]
+fn boards_wider_than_64_cells_solve() {
+    use golomb_engine::WideBitboard;
+    // 9x9 tetrominoes: a position only the wide bitboard holds, checked against brute force.
+    let game = Game::<WideBitboard>::new(Board::new(9, 9).unwrap(), PieceSet::of_order(4)).unwrap();
+    let (pos, _) = game.play_line(Position::empty(), "I:a1,b1,c1,d1;O:e5,f5,e6,f6;T:a9,b9,c9,b8").unwrap();
+    fn brute(game: &Game<WideBitboard>, pos: &mut Position<WideBitboard>) -> bool {
+        game.legal_moves(pos).into_iter().any(|id| {
+            let p = *game.placement(id);
+            pos.play_unchecked(&p);
+            let opponent_wins = brute(game, pos);
+            pos.undo(&p);
+            !opponent_wins
+        })
+    }
+    let tt = TranspositionTable::new(4);
+    let report = solve(&game, &pos, &SolveConfig::default(), &tt, &Progress::default());
+    assert_eq!(report.outcome, outcome_of(brute(&game, &mut pos.clone())));
+}

@@ -22,6 +22,7 @@ pub mod search;
 pub mod stats;
 pub mod tt;
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -90,9 +91,14 @@ pub struct Progress {
     pub cancel: AtomicBool,
 }
 
+/// Winning moves the search found at its parallel nodes (the root and the
+/// plies just below it), keyed by the node's transposition key parts
+/// `(reach, pieces)`; proofs start from these before solving anything again.
+pub type WinningMoves<B> = HashMap<(B, u64), PlacementId>;
+
 /// What a search found.
 #[derive(Clone, Debug)]
-pub struct SolveReport {
+pub struct SolveReport<B> {
     /// The value for the side to move.
     pub outcome: Outcome,
     /// A winning move, when the outcome is a win.
@@ -103,6 +109,8 @@ pub struct SolveReport {
     pub elapsed: Duration,
     /// Worker threads used.
     pub threads: usize,
+    /// The winning moves known at the nodes near the root.
+    pub winning_moves: WinningMoves<B>,
 }
 
 /// A cancellation scope: cancelled when it or any ancestor is.
@@ -144,6 +152,7 @@ pub struct Context<'a, B> {
     deadline: Option<Instant>,
     stopped: AtomicBool,
     buffers: Mutex<Vec<Buffers<B>>>,
+    wins: Mutex<Vec<((B, u64), (u8, B))>>,
 }
 
 impl<'a, B: Bits + TtCheck> Context<'a, B> {
@@ -162,6 +171,7 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             deadline: config.time_budget.map(|t| Instant::now() + t),
             stopped: AtomicBool::new(false),
             buffers: Mutex::new(Vec::new()),
+            wins: Mutex::new(Vec::new()),
         }
     }
 
@@ -177,6 +187,11 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
 
     fn return_buffers(&self, lists: Vec<MoveList<B>>, orders: Vec<Vec<(u32, u8, u32)>>) {
         self.buffers.lock().unwrap_or_else(|e| e.into_inner()).push((lists, orders));
+    }
+
+    /// Notes that playing `best` wins at the node whose moves are `list`.
+    fn record_win(&self, list: &MoveList<B>, best: (u8, B)) {
+        self.wins.lock().unwrap_or_else(|e| e.into_inner()).push(((list.reach(), list.pieces()), best));
     }
 
     fn flush_positions(&self, count: u64) {
@@ -225,7 +240,7 @@ pub fn solve<B: Bits + TtCheck>(
     config: &SolveConfig,
     tt: &TranspositionTable,
     progress: &Progress,
-) -> SolveReport {
+) -> SolveReport<B> {
     let start = Instant::now();
     let ctx = Context::new(game, tt, progress, config);
     let root = MoveList::at(game, pos, &ctx.piece_order);
@@ -234,5 +249,19 @@ pub fn solve<B: Bits + TtCheck>(
     let mut result = parallel::solve_node(&ctx, &root, 0, &scope);
     result.stats.positions += 1;
     let best = result.best.and_then(|(piece, mask)| game.find_placement(piece as usize, mask));
-    SolveReport { outcome: result.outcome, best, stats: result.stats, elapsed: start.elapsed(), threads: ctx.threads }
+    let winning_moves = ctx
+        .wins
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .filter_map(|(key, (piece, mask))| Some((key, game.find_placement(piece as usize, mask)?)))
+        .collect();
+    SolveReport {
+        outcome: result.outcome,
+        best,
+        stats: result.stats,
+        elapsed: start.elapsed(),
+        threads: ctx.threads,
+        winning_moves,
+    }
 }

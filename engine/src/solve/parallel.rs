@@ -111,6 +111,9 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         None if state.unknown || any_unknown.load(Relaxed) => (Outcome::Unknown, None, next.load(Relaxed) as u64),
         None => (Outcome::Loss, None, moves.len() as u64),
     };
+    if let Some(best) = best {
+        ctx.record_win(list, best);
+    }
     if let Some(key) = &key
         && outcome != Outcome::Unknown
     {
