@@ -45,7 +45,8 @@ pub fn verify(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out)?;
         return Ok(());
     }
-    writeln!(out, "verified: {:?} for the side to move after `{}`", proof.value, proof.moves)?;
+    let root = if proof.moves.is_empty() { "the empty board".to_string() } else { format!("`{}`", proof.moves) };
+    writeln!(out, "verified: {:?} for the side to move at {root}", proof.value)?;
     writeln!(
         out,
         "checker re-solved {} positions, examining {} positions in {:.2} s",

@@ -118,3 +118,28 @@ fn tampered_proofs_are_rejected_at_the_right_position() {
     bad.version = 99;
     assert!(matches!(verify(&g, &bad), Err(VerifyError::Format(_))));
 }
+
+#[test]
+fn recorded_winning_moves_are_legal_winning_moves() {
+    use golomb_engine::solve::movelist::MoveList;
+    let g = game(6, 5);
+    let tt = TranspositionTable::new(8);
+    let report = solve(&g, &Position::empty(), &SolveConfig::default(), &tt, &Progress::default());
+    assert_eq!(report.outcome, Outcome::Win);
+    assert!(!report.winning_moves.is_empty());
+    let all: Vec<u8> = (0..12).collect();
+    let root = MoveList::at(&g, &Position::empty(), &all);
+    assert_eq!(report.winning_moves.get(&(root.reach(), root.pieces())), report.best.as_ref());
+    // Every recorded move is legal at some position with that key and wins there:
+    // check the ones recorded for the root's children.
+    for id in g.legal_moves(&Position::empty()) {
+        let child = Position::empty().after(g.placement(id));
+        let list = MoveList::at(&g, &child, &all);
+        if let Some(&answer) = report.winning_moves.get(&(list.reach(), list.pieces())) {
+            assert!(child.allows(g.placement(answer)));
+            let after = child.after(g.placement(answer));
+            let fresh = TranspositionTable::new(1);
+            assert_eq!(solve(&g, &after, &SolveConfig::default(), &fresh, &Progress::default()).outcome, Outcome::Loss);
+        }
+    }
+}

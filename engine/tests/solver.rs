@@ -4,7 +4,7 @@
 
 use golomb_engine::solve::order::MoveOrder;
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
-use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
+use golomb_engine::{Bitboard, Bits, Board, Game, PieceSet, Position};
 use proptest::prelude::*;
 
 /// Whether the side to move wins, by trying every move: obviously right, slow.
@@ -48,8 +48,8 @@ fn position() -> impl Strategy<Value = (usize, usize, usize, Vec<usize>)> {
         .prop_filter("at most 30 cells", |(w, h, _, _)| w * h <= 30)
 }
 
-fn setup(w: usize, h: usize, order: usize, choices: &[usize]) -> (Game<Bitboard>, Position<Bitboard>) {
-    let game = Game::<Bitboard>::new(Board::new(w, h).unwrap(), PieceSet::of_order(order)).unwrap();
+fn setup<B: Bits>(w: usize, h: usize, order: usize, choices: &[usize]) -> (Game<B>, Position<B>) {
+    let game = Game::<B>::new(Board::new(w, h).unwrap(), PieceSet::of_order(order)).unwrap();
     let mut pos = Position::empty();
     for &c in choices {
         let moves = game.legal_moves(&pos);
@@ -66,7 +66,7 @@ proptest! {
 
     #[test]
     fn solver_equals_brute_force((w, h, order, choices) in position(), strategy in 0usize..4, sort_plies in 0usize..6) {
-        let (game, pos) = setup(w, h, order, &choices);
+        let (game, pos) = setup::<Bitboard>(w, h, order, &choices);
         let expected = outcome_of(brute_force_wins(&game, &mut pos.clone()));
         let config = SolveConfig {
             order: MoveOrder::ALL[strategy],
@@ -79,13 +79,13 @@ proptest! {
 
     #[test]
     fn parallel_equals_sequential((w, h, order, choices) in position()) {
-        let (game, pos) = setup(w, h, order, &choices);
+        let (game, pos) = setup::<Bitboard>(w, h, order, &choices);
         prop_assert_eq!(solve_with(&game, &pos, MoveOrder::Best, 1), solve_with(&game, &pos, MoveOrder::Best, 3));
     }
 
     #[test]
     fn symmetric_positions_get_equal_values((w, h, order, choices) in position(), pick in 0usize..8) {
-        let (game, pos) = setup(w, h, order, &choices);
+        let (game, pos) = setup::<Bitboard>(w, h, order, &choices);
         let sym = pick % game.board().symmetries().len();
         let image = game.symmetric_position(sym, &pos);
         prop_assert_eq!(solve_with(&game, &pos, MoveOrder::Best, 2), solve_with(&game, &image, MoveOrder::Best, 2));
@@ -109,17 +109,9 @@ fn interrupted_searches_say_unknown() {
 /// The same position on the `u64` and the `[u64; 4]` bitboards.
 fn widths_agree_on(w: usize, h: usize, order: usize, choices: &[usize]) {
     use golomb_engine::WideBitboard;
-    let (narrow, pos) = setup(w, h, order, choices);
-    let wide = Game::<WideBitboard>::new(Board::new(w, h).unwrap(), PieceSet::of_order(order)).unwrap();
-    // Replay the same choices: both games number their placements alike.
-    let mut wide_pos = Position::empty();
-    for &c in choices {
-        let moves = wide.legal_moves(&wide_pos);
-        if moves.is_empty() {
-            break;
-        }
-        wide_pos.play(&wide, moves[c % moves.len()]).unwrap();
-    }
+    let (narrow, pos) = setup::<Bitboard>(w, h, order, choices);
+    // The same choices: both games number their placements alike.
+    let (wide, wide_pos) = setup::<WideBitboard>(w, h, order, choices);
     assert_eq!(wide_pos.used(), pos.used());
     let tt = TranspositionTable::new(4);
     let config = SolveConfig::default();

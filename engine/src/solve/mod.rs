@@ -91,10 +91,12 @@ pub struct Progress {
     pub cancel: AtomicBool,
 }
 
-/// Winning moves the search found at its parallel nodes (the root and the
-/// plies just below it), keyed by the node's transposition key parts
-/// `(reach, pieces)`; proofs start from these before solving anything again.
-pub type WinningMoves<B> = HashMap<(B, u64), PlacementId>;
+/// A node's transposition key parts: the cells its moves cover and the pieces that have one.
+pub type NodeKey<B> = (B, u64);
+
+/// Winning moves the search found at the nodes near the root, keyed by
+/// [`NodeKey`]; proofs start from these before solving anything again.
+pub type WinningMoves<B> = HashMap<NodeKey<B>, PlacementId>;
 
 /// What a search found.
 #[derive(Clone, Debug)]
@@ -152,7 +154,8 @@ pub struct Context<'a, B> {
     deadline: Option<Instant>,
     stopped: AtomicBool,
     buffers: Mutex<Vec<Buffers<B>>>,
-    wins: Mutex<Vec<((B, u64), (u8, B))>>,
+    /// Winning moves near the root, as `(node, (piece, mask))`.
+    wins: Mutex<Vec<(NodeKey<B>, (u8, B))>>,
 }
 
 impl<'a, B: Bits + TtCheck> Context<'a, B> {

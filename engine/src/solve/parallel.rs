@@ -42,7 +42,14 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     scope: &'c Scope<'c>,
 ) -> TopResult<B> {
     if ply >= ctx.split_plies || list.len() < PARALLEL_MIN_MOVES {
-        return Searcher::new(ctx, scope, ply).solve_top(list);
+        let result = Searcher::new(ctx, scope, ply).solve_top(list);
+        // The first sequential ply is still near the root: keep its winning moves for proofs.
+        if ply <= ctx.split_plies
+            && let Some(best) = result.best
+        {
+            ctx.record_win(list, best);
+        }
+        return result;
     }
     let key = (ply > 0 && list.len() >= ctx.tt_min_moves).then(|| TtKey::new(list.reach(), list.pieces()));
     let mut probe_stats = Stats::default();
