@@ -137,6 +137,9 @@ impl<'p> Scope<'p> {
     }
 }
 
+/// A winning move found near the root: the node and the move as `(piece, mask)`.
+type RecordedWin<B> = (NodeKey<B>, (u8, B));
+
 type Buffers<B> = (Vec<MoveList<B>>, Vec<Vec<(u32, u8, u32)>>);
 
 /// Everything the threads of one search share.
@@ -154,8 +157,7 @@ pub struct Context<'a, B> {
     deadline: Option<Instant>,
     stopped: AtomicBool,
     buffers: Mutex<Vec<Buffers<B>>>,
-    /// Winning moves near the root, as `(node, (piece, mask))`.
-    wins: Mutex<Vec<(NodeKey<B>, (u8, B))>>,
+    wins: Mutex<Vec<RecordedWin<B>>>,
 }
 
 impl<'a, B: Bits + TtCheck> Context<'a, B> {
