@@ -14,7 +14,7 @@ use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
 use serde_json::json;
 
 use crate::cli::BenchArgs;
-use crate::solve_cmd::thread_pool;
+use crate::setup::thread_pool;
 
 /// The benchmark positions: one move list a line, `#` starts a comment.
 const POSITIONS: &str = include_str!("bench_positions.txt");

@@ -3,13 +3,12 @@
 use std::io::Write;
 use std::time::Instant;
 
-use anyhow::Context;
 use golomb_engine::Bits;
 use golomb_engine::perft;
-use golomb_engine::{Game, PieceSet, Position, with_game};
+use golomb_engine::{Game, PieceSet, with_game};
 use serde_json::json;
 
-use crate::cli::{InfoArgs, MovesArgs, PerftArgs, PiecesArgs, PositionArgs};
+use crate::cli::{InfoArgs, MovesArgs, PerftArgs, PiecesArgs};
 use crate::setup;
 
 /// Writes `value` as pretty JSON and a newline.
@@ -112,11 +111,6 @@ fn info_of<B: Bits>(game: &Game<B>, json: bool, out: &mut dyn Write) -> anyhow::
     Ok(())
 }
 
-/// Parses `--moves` into the position it leads to.
-fn position_of<B: Bits>(game: &Game<B>, args: &PositionArgs) -> anyhow::Result<(Position<B>, Vec<u32>)> {
-    game.play_line(Position::empty(), &args.moves).context("bad --moves")
-}
-
 /// `golomb moves`: the legal moves at a position.
 pub fn moves(args: &MovesArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let game = setup::game(&args.position.game)?;
@@ -124,7 +118,7 @@ pub fn moves(args: &MovesArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 fn moves_of<B: Bits>(game: &Game<B>, args: &MovesArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let (pos, _) = position_of(game, &args.position)?;
+    let (pos, _) = setup::position(game, &args.position.moves)?;
     let moves = game.legal_moves(&pos);
     let side = pos.side_to_move();
     if args.json {
@@ -150,20 +144,18 @@ fn moves_of<B: Bits>(game: &Game<B>, args: &MovesArgs, out: &mut dyn Write) -> a
 /// `golomb perft`: the number of move sequences of length `--depth`.
 pub fn perft(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let game = setup::game(&args.position.game)?;
-    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
-    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-    with_game!(&game, g => perft_of(g, args, threads, &pool, out))
+    let pool = setup::thread_pool(args.threads)?;
+    with_game!(&game, g => perft_of(g, args, &pool, out))
 }
 
 fn perft_of<B: Bits>(
     game: &Game<B>,
     args: &PerftArgs,
-    threads: usize,
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let (pos, _) = position_of(game, &args.position)?;
+    let (pos, _) = setup::position(game, &args.position.moves)?;
+    let threads = pool.current_num_threads();
     let start = Instant::now();
     let count = if threads == 1 {
         perft::perft(game, &pos, args.depth)

@@ -21,15 +21,8 @@ pub fn solve(args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     with_game!(&game, g => solve_in(g, args, out))
 }
 
-/// Builds the rayon pool for `--threads`.
-pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    let threads = threads.unwrap_or_else(rayon::current_num_threads);
-    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
-    Ok(rayon::ThreadPoolBuilder::new().num_threads(threads).build()?)
-}
-
 fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let (pos, line) = game.play_line(Position::empty(), &args.position.moves).context("bad --moves")?;
+    let (pos, line) = setup::position(game, &args.position.moves)?;
     let config = SolveConfig {
         order: args.order,
         split_plies: args.split_plies,
@@ -38,7 +31,7 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, out: &mut dyn W
         position_budget: args.max_positions,
         time_budget: args.max_seconds.map(Duration::from_secs_f64),
     };
-    let pool = thread_pool(args.threads)?;
+    let pool = setup::thread_pool(args.threads)?;
     let tt = TranspositionTable::new(args.tt_mb);
     let progress = Progress::default();
     let report = with_progress(&progress, false, || pool.install(|| run_solver(game, &pos, &config, &tt, &progress)));

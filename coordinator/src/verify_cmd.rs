@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::cli::{GameArgs, VerifyArgs};
 use crate::setup;
-use crate::solve_cmd::thread_pool;
+use crate::setup::thread_pool;
 
 /// Runs `golomb verify`: prints "verified" or fails naming the first bad position.
 pub fn verify(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
