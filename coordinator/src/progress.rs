@@ -14,10 +14,7 @@ const FIRST_LINE_AFTER: Duration = Duration::from_secs(2);
 const EVERY: Duration = Duration::from_secs(5);
 
 /// Prints progress lines for `progress` while `work` runs, then returns its result.
-pub fn with_progress<R: Send>(progress: &Progress, quiet: bool, work: impl FnOnce() -> R + Send) -> R {
-    if quiet {
-        return work();
-    }
+pub fn with_progress<R: Send>(progress: &Progress, work: impl FnOnce() -> R + Send) -> R {
     let (done_tx, done_rx) = mpsc::channel::<()>();
     thread::scope(|s| {
         s.spawn(move || {

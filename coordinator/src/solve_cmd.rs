@@ -34,7 +34,7 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, out: &mut dyn W
     let pool = setup::thread_pool(args.threads)?;
     let tt = TranspositionTable::new(args.tt_mb);
     let progress = Progress::default();
-    let report = with_progress(&progress, false, || pool.install(|| run_solver(game, &pos, &config, &tt, &progress)));
+    let report = with_progress(&progress, || pool.install(|| run_solver(game, &pos, &config, &tt, &progress)));
     let best = report.best.map(|id| game.move_name(id));
     let proof = match &args.proof {
         Some(path) => Some(write_proof(game, &pos, &line, &config, &tt, &pool, &report, args, path)?),
