@@ -187,7 +187,8 @@ pub fn build_tree<B: Bits + TtCheck>(
     }
 }
 
-fn join(line: &str, name: &str) -> String {
+/// `line` with the move `name` appended (`;`-separated).
+pub(crate) fn join(line: &str, name: &str) -> String {
     if line.is_empty() { name.to_string() } else { format!("{line};{name}") }
 }
 

@@ -226,13 +226,21 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         self.order.sorts_by_replies(ply, self.sort_plies)
     }
 
+    /// Whether a node `ply` plies below the root reorders its list (by replies or by cells).
+    fn reorders(&self, ply: usize) -> bool {
+        self.sorts_by_replies(ply) || self.order.by_cells()
+    }
+
+    /// The key a reordering node sorts its moves by, smallest first (the sort is stable).
+    fn sort_key(&self, list: &MoveList<B>, ply: usize, piece: u8, mask: B) -> u32 {
+        if self.sorts_by_replies(ply) { list.count_child(piece, mask) as u32 } else { mask.first().unwrap_or(0) as u32 }
+    }
+
     /// The node's moves as `(piece, mask)` in the strategy's order.
     fn ordered_moves(&self, list: &MoveList<B>, ply: usize) -> Vec<(u8, B)> {
         let mut moves: Vec<(u8, B)> = list.moves().collect();
-        if self.sorts_by_replies(ply) {
-            moves.sort_by_cached_key(|&(piece, mask)| list.count_child(piece, mask));
-        } else if self.order.by_cells() {
-            moves.sort_by_key(|&(_, mask)| mask.first());
+        if self.reorders(ply) {
+            moves.sort_by_cached_key(|&(piece, mask)| self.sort_key(list, ply, piece, mask));
         }
         moves
     }

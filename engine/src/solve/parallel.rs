@@ -9,7 +9,7 @@
 //! Nodes deeper than `split_plies` run the sequential [`Searcher`].
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use crate::bitboard::Bits;
 use crate::solve::movelist::MoveList;
@@ -66,7 +66,6 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     let node_scope = Scope::below(scope);
     let next = AtomicUsize::new(0);
     let state = Mutex::new(NodeState::<B>::default());
-    let any_unknown = AtomicBool::new(false);
     rayon::scope(|s| {
         for _ in 0..ctx.threads {
             s.spawn(|_| {
@@ -76,7 +75,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
                     let Some(&(piece, mask)) = moves.get(index) else { break };
                     if node_scope.is_cancelled() || ctx.limit_reached() {
                         // This child will not be searched: the node cannot be a loss.
-                        any_unknown.store(true, Relaxed);
+                        state.lock().unwrap_or_else(|e| e.into_inner()).unknown = true;
                         break;
                     }
                     child.fill_child(list, piece, mask);
@@ -115,7 +114,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     stats.merge(&probe_stats);
     let (outcome, best, tries) = match state.winner {
         Some((index, best)) => (Outcome::Win, Some(best), index as u64 + 1),
-        None if state.unknown || any_unknown.load(Relaxed) => (Outcome::Unknown, None, next.load(Relaxed) as u64),
+        None if state.unknown => (Outcome::Unknown, None, next.load(Relaxed) as u64),
         None => (Outcome::Loss, None, moves.len() as u64),
     };
     if let Some(best) = best {

@@ -130,7 +130,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
     fn search_moves(&mut self, ply: usize) -> (Outcome, u64) {
         let depth = ply + self.ply_offset;
         let mut tries = 0;
-        if self.ctx.sorts_by_replies(depth) || self.ctx.order.by_cells() {
+        if self.ctx.reorders(depth) {
             self.sort_moves(ply, depth);
             for k in 0..self.orders[ply].len() {
                 let (_, piece, index) = self.orders[ply][k];
@@ -170,16 +170,10 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         let list = &self.lists[ply];
         let order = &mut self.orders[ply];
         order.clear();
-        let by_replies = self.ctx.sorts_by_replies(depth);
         for seg in list.segments() {
             for index in seg.start..seg.end {
                 let mask = list.masks()[index as usize];
-                let key = if by_replies {
-                    list.count_child(seg.piece, mask) as u32
-                } else {
-                    mask.first().unwrap_or(0) as u32
-                };
-                order.push((key, seg.piece, index));
+                order.push((self.ctx.sort_key(list, depth, seg.piece, mask), seg.piece, index));
             }
         }
         // Stable: equal keys keep list order.
