@@ -16,6 +16,7 @@ pub mod position;
 pub mod proof;
 pub mod shape;
 pub mod solve;
+pub mod split;
 pub mod verify;
 
 pub use bitboard::{Bitboard, Bits, WideBitboard};

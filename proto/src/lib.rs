@@ -1,8 +1,25 @@
-//! The wire vocabulary between the coordinator and its workers.
+//! The gRPC wire vocabulary between the Golomb coordinator, its workers and
+//! its users: the generated `golomb.v1` messages and services ([`pb`]), the
+//! protocol version a worker must speak, id newtypes ([`ids`]) and every
+//! conversion between wire and engine types ([`convert`]).
 //!
-//! This crate will hold `proto/golomb/v1/*.proto`, the tonic/prost code
-//! generated from them at build time into `OUT_DIR` (with the pure-Rust
-//! `protox` compiler, so no system `protoc` is needed), id newtypes, the
-//! protocol version checked when a worker registers, and every conversion
-//! between wire and engine types. It is empty until the cluster issues land:
-//! the engine and its command line come first.
+//! The code is generated at build time from `golomb/v1/golomb.proto` by the
+//! pure-Rust `protox` compiler, so no system `protoc` is needed.
+
+pub mod convert;
+pub mod ids;
+
+/// The generated `golomb.v1` messages, clients and servers.
+#[allow(missing_docs, clippy::all)]
+pub mod pb {
+    tonic::include_proto!("golomb.v1");
+}
+
+/// The protocol version workers send when they register; a different one is refused.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The coordinator's default address.
+pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:7117";
+
+pub use convert::{SpecError, ValidSpec};
+pub use ids::{JobId, UnitId, WorkerId};

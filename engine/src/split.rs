@@ -1,0 +1,296 @@
+//! Cutting a game tree into work units for the cluster.
+//!
+//! A job's tree is expanded a few plies below its root ([`split`]). Positions
+//! equal under the board's symmetries, or reached by moves in another order,
+//! become one node ([`position_key`]), so the expansion is a DAG. Children
+//! are listed fewest replies first (Orman's order), and each node gets a
+//! rank, the path of child indices by which it was first reached: leasing
+//! units in rank order works through the tree depth first, so early wins
+//! prune what comes after them. The nodes at the cut depth are the work
+//! units; a unit that runs too long is cut again one ply lower with
+//! [`children`].
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::bitboard::Bits;
+use crate::game::{Game, PlacementId};
+use crate::position::Position;
+
+/// The deepest cut a job may ask for.
+pub const MAX_SPLIT_DEPTH: u32 = 4;
+
+/// What a job wants to know about its root.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Goal {
+    /// The root's value, with a winning move when it is a win.
+    Solve,
+    /// The value of every child of the root (every opening, every reply...).
+    Classify,
+}
+
+impl Goal {
+    /// The goal's name, as parsed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Goal::Solve => "solve",
+            Goal::Classify => "classify",
+        }
+    }
+}
+
+impl fmt::Display for Goal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A goal name that is not one of ours.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown goal `{0}`: expected `solve` or `classify`")]
+pub struct UnknownGoal(pub String);
+
+impl FromStr for Goal {
+    type Err = UnknownGoal;
+    fn from_str(text: &str) -> Result<Goal, UnknownGoal> {
+        match text {
+            "solve" => Ok(Goal::Solve),
+            "classify" => Ok(Goal::Classify),
+            other => Err(UnknownGoal(other.to_string())),
+        }
+    }
+}
+
+/// A split that cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SplitError {
+    /// The depth is outside `0..=MAX_SPLIT_DEPTH`, or 0 for a goal that needs the root's children.
+    #[error("split depth {depth} is out of range: {goal} needs {min} to {max}")]
+    DepthOutOfRange {
+        /// The depth asked for.
+        depth: u32,
+        /// The job's goal.
+        goal: Goal,
+        /// The smallest allowed depth.
+        min: u32,
+        /// The largest allowed depth.
+        max: u32,
+    },
+    /// The expansion would hold more nodes than allowed.
+    #[error("split depth {depth} makes more than {limit} nodes; ask for a smaller depth")]
+    TooLarge {
+        /// The depth asked for.
+        depth: u32,
+        /// The node limit.
+        limit: usize,
+    },
+}
+
+/// The smallest split depth a goal allows: classify needs the root's children as nodes.
+pub fn min_depth(goal: Goal) -> u32 {
+    match goal {
+        Goal::Solve => 0,
+        Goal::Classify => 1,
+    }
+}
+
+/// Checks a split depth against the goal's range.
+pub fn check_depth(goal: Goal, depth: u32) -> Result<(), SplitError> {
+    let (min, max) = (min_depth(goal), MAX_SPLIT_DEPTH);
+    if depth < min || depth > max {
+        return Err(SplitError::DepthOutOfRange { depth, goal, min, max });
+    }
+    Ok(())
+}
+
+/// A key equal for positions equal under the board's symmetries: the
+/// canonical occupied cells in hex, then the used pieces.
+pub fn position_key<B: Bits>(game: &Game<B>, pos: &Position<B>) -> String {
+    let canonical = game.canonical(pos);
+    let mut bytes = vec![0u8; game.board().cells().div_ceil(8)];
+    for cell in canonical.occupied().cells() {
+        bytes[cell / 8] |= 1 << (cell % 8);
+    }
+    let hex: String = bytes.iter().rev().map(|b| format!("{b:02x}")).collect();
+    format!("{hex}:{:x}", canonical.used())
+}
+
+/// The symmetry that maps `from` onto `to`, if they are images of each other.
+pub fn symmetry_between<B: Bits>(game: &Game<B>, from: &Position<B>, to: &Position<B>) -> Option<usize> {
+    (0..game.board().symmetries().len()).find(|&s| game.symmetric_position(s, from) == *to)
+}
+
+/// One child of a position.
+#[derive(Copy, Clone, Debug)]
+pub struct Child<B> {
+    /// The move that leads to it.
+    pub placement: PlacementId,
+    /// The position after the move.
+    pub position: Position<B>,
+    /// The number of legal moves there (0: the side to move there has lost).
+    pub replies: usize,
+}
+
+/// The children of `pos`, fewest replies first (ties in placement order).
+pub fn children<B: Bits>(game: &Game<B>, pos: &Position<B>) -> Vec<Child<B>> {
+    let mut out: Vec<Child<B>> = game
+        .legal_moves(pos)
+        .into_iter()
+        .map(|placement| {
+            let position = pos.after(game.placement(placement));
+            Child { placement, position, replies: game.count_moves(&position) }
+        })
+        .collect();
+    out.sort_by_key(|c| c.replies);
+    out
+}
+
+/// A node of a split: a position some plies below the root.
+#[derive(Clone, Debug)]
+pub struct SplitNode<B> {
+    /// The position.
+    pub position: Position<B>,
+    /// The moves from the root that first reached it.
+    pub line: Vec<PlacementId>,
+    /// Plies below the root.
+    pub depth: u32,
+    /// [`position_key`] of the position.
+    pub key: String,
+    /// The path of child indices that first reached it; leasing in rank order is depth first.
+    pub rank: Vec<u16>,
+    /// Its legal moves and the node each leads to (empty below the cut).
+    pub children: Vec<(PlacementId, usize)>,
+    /// The number of legal moves (0: a lost leaf that needs no unit).
+    pub replies: usize,
+}
+
+impl<B> SplitNode<B> {
+    /// Whether this node is a work unit: at the cut, with moves left.
+    pub fn is_unit(&self, cut: u32) -> bool {
+        self.depth == cut && self.replies > 0
+    }
+}
+
+/// The expansion of a root to a depth: `nodes[0]` is the root.
+#[derive(Clone, Debug)]
+pub struct SplitTree<B> {
+    /// Every node, each parent before its children, in rank order per depth.
+    pub nodes: Vec<SplitNode<B>>,
+    /// The cut depth.
+    pub depth: u32,
+}
+
+/// Expands `root` `depth` plies, merging positions
+/// equal under symmetry, refusing to make more than `max_nodes` nodes.
+pub fn split<B: Bits>(
+    game: &Game<B>,
+    root: &Position<B>,
+    depth: u32,
+    max_nodes: usize,
+) -> Result<SplitTree<B>, SplitError> {
+    let root_node = SplitNode {
+        position: *root,
+        line: Vec::new(),
+        depth: 0,
+        key: position_key(game, root),
+        rank: Vec::new(),
+        children: Vec::new(),
+        replies: game.count_moves(root),
+    };
+    let mut index: HashMap<String, usize> = HashMap::from([(root_node.key.clone(), 0)]);
+    let mut nodes = vec![root_node];
+    let mut level = vec![0usize];
+    for ply in 1..=depth {
+        let mut next = Vec::new();
+        for &parent in &level {
+            let mut edges = Vec::new();
+            for (i, child) in children(game, &nodes[parent].position).into_iter().enumerate() {
+                let key = position_key(game, &child.position);
+                let id = match index.get(&key) {
+                    Some(&id) => id,
+                    None => {
+                        if nodes.len() >= max_nodes {
+                            return Err(SplitError::TooLarge { depth, limit: max_nodes });
+                        }
+                        let mut line = nodes[parent].line.clone();
+                        line.push(child.placement);
+                        let mut rank = nodes[parent].rank.clone();
+                        rank.push(u16::try_from(i).unwrap_or(u16::MAX));
+                        index.insert(key.clone(), nodes.len());
+                        next.push(nodes.len());
+                        nodes.push(SplitNode {
+                            position: child.position,
+                            line,
+                            depth: ply,
+                            key,
+                            rank,
+                            children: Vec::new(),
+                            replies: child.replies,
+                        });
+                        nodes.len() - 1
+                    }
+                };
+                edges.push((child.placement, id));
+            }
+            nodes[parent].children = edges;
+        }
+        level = next.into_iter().filter(|&id| nodes[id].replies > 0).collect();
+    }
+    Ok(SplitTree { nodes, depth })
+}
+
+/// The rank as bytes that sort like the path (big-endian, for a database index).
+pub fn rank_bytes(rank: &[u16]) -> Vec<u8> {
+    rank.iter().flat_map(|r| r.to_be_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitboard::Bitboard;
+    use crate::board::Board;
+    use crate::pieces::PieceSet;
+
+    fn game(w: usize, h: usize) -> Game<Bitboard> {
+        Game::new(Board::new(w, h).unwrap(), PieceSet::of_order(5)).unwrap()
+    }
+
+    #[test]
+    fn openings_of_8x8_merge_to_296() {
+        let g = game(8, 8);
+        let tree = split(&g, &Position::empty(), 1, 10_000).unwrap();
+        assert_eq!(tree.nodes[0].children.len(), 2308);
+        assert_eq!(tree.nodes.len(), 1 + 296);
+        assert!(tree.nodes[1..].iter().all(|n| n.is_unit(1)));
+    }
+
+    #[test]
+    fn two_plies_merge_transpositions_and_keep_every_edge() {
+        let g = game(5, 5);
+        let tree = split(&g, &Position::empty(), 2, 100_000).unwrap();
+        for node in &tree.nodes {
+            if node.depth < 2 && node.replies > 0 {
+                assert_eq!(node.children.len(), node.replies);
+            }
+            for &(id, child) in &node.children {
+                let after = node.position.after(g.placement(id));
+                assert_eq!(position_key(&g, &after), tree.nodes[child].key);
+                assert!(symmetry_between(&g, &tree.nodes[child].position, &g.canonical(&after)).is_some());
+            }
+        }
+        let ranks: Vec<_> = tree.nodes.iter().filter(|n| n.depth == 2).map(|n| rank_bytes(&n.rank)).collect();
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]), "nodes of a level come in rank order");
+        assert!(matches!(split(&g, &Position::empty(), 2, 50), Err(SplitError::TooLarge { .. })));
+    }
+
+    #[test]
+    fn depth_and_goal_are_checked() {
+        assert_eq!("classify".parse(), Ok(Goal::Classify));
+        assert!("prove".parse::<Goal>().is_err());
+        assert!(check_depth(Goal::Classify, 0).is_err());
+        assert!(check_depth(Goal::Solve, 0).is_ok());
+        assert!(check_depth(Goal::Solve, 5).is_err());
+    }
+}
