@@ -9,6 +9,8 @@ mod bench_cmd;
 pub mod cli;
 mod commands;
 mod progress;
+pub mod server;
 mod setup;
 mod solve_cmd;
+pub mod store;
 mod verify_cmd;

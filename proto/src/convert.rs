@@ -3,7 +3,9 @@
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::{self, Goal, SplitError, UnknownGoal};
-use golomb_engine::{AnyGame, Board, BoardError, BoardSpec, GameError, LineError, PieceSet, PieceSetError, PieceSetSpec};
+use golomb_engine::{
+    AnyGame, Board, BoardError, BoardSpec, GameError, LineError, PieceSet, PieceSetError, PieceSetSpec,
+};
 use golomb_engine::{Position, with_game};
 
 use crate::pb;

@@ -6,6 +6,7 @@
 //! The code is generated at build time from `golomb/v1/golomb.proto` by the
 //! pure-Rust `protox` compiler, so no system `protoc` is needed.
 
+pub mod auth;
 pub mod convert;
 pub mod ids;
 

@@ -1,7 +1,52 @@
-//! The worker side of the cluster.
+//! A Golomb worker: connects to a coordinator, registers, leases work units,
+//! solves them on a rayon pool, heartbeats, reports, and shuts down cleanly.
 //!
-//! This crate will hold the `golomb-worker` binary and its library: connect
-//! to a coordinator, register, lease work units, solve them on a rayon pool
-//! with the engine's solver, heartbeat while solving, report results with
-//! statistics and proofs, and shut down cleanly. The library will also be
-//! used in-process by `golomb run`. It is empty until the cluster issues land.
+//! [`run`] is the whole worker; the `golomb-worker` binary parses its
+//! options and calls it, and `golomb run` calls it in-process next to an
+//! embedded coordinator. Workers share nothing but the coordinator, so any
+//! number may join or leave at any time.
+
+mod busy;
+mod run;
+mod solver;
+
+pub use busy::BusyClock;
+pub use run::{WorkerConfig, WorkerSummary, run};
+pub use solver::{UnitOutcome, UnitSolver};
+
+/// Logs to stderr (never stdout, which carries command output), without
+/// colours unless stderr is a terminal; `RUST_LOG` picks the level (default `info`).
+pub fn init_tracing() {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
+}
+
+/// Cancels `shutdown` on Ctrl-C or SIGTERM.
+pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken) {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => {
+                let _ = ctrl_c.await;
+                shutdown.cancel();
+                return;
+            }
+        };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+    tracing::info!("stopping: no new units; giving back the running ones");
+    shutdown.cancel();
+}

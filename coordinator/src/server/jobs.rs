@@ -1,0 +1,105 @@
+//! The `Jobs` service: what users ask.
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use golomb_proto::{ValidSpec, pb};
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use super::status::invalid_spec;
+use super::{Shared, plan, views};
+
+/// The `Jobs` service over the shared store.
+pub struct JobsService(pub Shared);
+
+type StatusStream = Pin<Box<dyn Stream<Item = Result<pb::JobStatus, Status>> + Send>>;
+
+fn ended(state: &str) -> bool {
+    matches!(state, "done" | "cancelled" | "failed")
+}
+
+#[tonic::async_trait]
+impl pb::jobs_server::Jobs for JobsService {
+    async fn submit(&self, request: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitResponse>, Status> {
+        let spec = request.into_inner().spec.ok_or_else(|| invalid_spec(golomb_proto::SpecError::Missing))?;
+        let (valid, nodes) = tokio::task::spawn_blocking(move || {
+            let valid = ValidSpec::new(&spec)?;
+            let nodes = plan::job_nodes(&valid)?;
+            Ok::<_, golomb_proto::SpecError>((valid, nodes))
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(invalid_spec)?;
+        let units = nodes.iter().filter(|n| n.unit).count();
+        let spec = valid.spec.clone();
+        let job_id = self.0.store(move |s| s.create_job(&spec, &nodes)).await?;
+        tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.goal, valid.spec.moves);
+        Ok(Response::new(pb::SubmitResponse { job_id }))
+    }
+
+    async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::JobStatus>, Status> {
+        let job = request.into_inner().job_id;
+        let row = self.0.store(move |s| s.job(job)).await?;
+        Ok(Response::new(views::job_status(&row)))
+    }
+
+    async fn list_jobs(&self, _: Request<pb::ListJobsRequest>) -> Result<Response<pb::ListJobsResponse>, Status> {
+        let rows = self.0.store(|s| s.jobs()).await?;
+        Ok(Response::new(pb::ListJobsResponse { jobs: rows.iter().map(views::job_status).collect() }))
+    }
+
+    async fn results(&self, request: Request<pb::ResultsRequest>) -> Result<Response<pb::JobResults>, Status> {
+        let job = request.into_inner().job_id;
+        let (row, children) = self.0.store(move |s| s.results(job)).await?;
+        let spec = row.spec.clone();
+        let children = tokio::task::spawn_blocking(move || plan::child_results(&spec, &children))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(|e| Status::internal(format!("stored job {job} no longer parses: {e}")))?;
+        Ok(Response::new(pb::JobResults { status: Some(views::job_status(&row)), children }))
+    }
+
+    async fn cancel(&self, request: Request<pb::CancelRequest>) -> Result<Response<pb::JobStatus>, Status> {
+        let job = request.into_inner().job_id;
+        let row = self.0.store(move |s| s.cancel_job(job)).await?;
+        tracing::info!("job {job} cancelled");
+        Ok(Response::new(views::job_status(&row)))
+    }
+
+    async fn list_workers(
+        &self,
+        _: Request<pb::ListWorkersRequest>,
+    ) -> Result<Response<pb::ListWorkersResponse>, Status> {
+        let rows = self.0.store(|s| s.workers()).await?;
+        Ok(Response::new(pb::ListWorkersResponse { workers: rows.iter().map(views::worker_info).collect() }))
+    }
+
+    type WatchStream = StatusStream;
+
+    async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<StatusStream>, Status> {
+        let request = request.into_inner();
+        let (job, interval) = (request.job_id, Duration::from_millis(request.interval_ms.clamp(100, 60_000).into()));
+        let first = self.0.store(move |s| s.job(job)).await?;
+        let shared = self.0.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        tokio::spawn(async move {
+            let mut row = first;
+            loop {
+                let stop = ended(&row.state);
+                if tx.send(Ok(views::job_status(&row))).await.is_err() || stop {
+                    return;
+                }
+                tokio::time::sleep(interval).await;
+                row = match shared.store(move |s| s.job(job)).await {
+                    Ok(row) => row,
+                    Err(status) => {
+                        let _ = tx.send(Err(status)).await;
+                        return;
+                    }
+                };
+            }
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
+    }
+}

@@ -1,0 +1,121 @@
+//! The scheduler's use of the engine: cutting a new job's tree into units,
+//! cutting a long unit into its children, and naming results in the root's
+//! own terms (merged children get their winning move mapped by symmetry).
+
+use golomb_engine::split::{self, Child, position_key, rank_bytes};
+use golomb_engine::{Bits, Game, Position, with_game};
+use golomb_proto::{SpecError, ValidSpec, convert, pb};
+
+use crate::store::{ChildRow, NewNode};
+
+/// The most nodes one job's split may make.
+pub const MAX_NODES: usize = 2_000_000;
+
+/// `line` with `name` appended (`;`-separated).
+fn join(line: &str, name: &str) -> String {
+    if line.is_empty() { name.to_string() } else { format!("{line};{name}") }
+}
+
+/// The split tree of a valid job, as store rows (`[0]` is the root).
+pub fn job_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
+    with_game!(&valid.game, g => {
+        let (root, _) = g.play_line(Position::empty(), &valid.spec.moves)?;
+        let tree = split::split(g, &root, valid.spec.split_depth, MAX_NODES)?;
+        Ok(tree
+            .nodes
+            .iter()
+            .map(|n| NewNode {
+                key: n.key.clone(),
+                line: join(&valid.spec.moves, &g.line_name(&n.line)),
+                depth: n.depth,
+                rank: rank_bytes(&n.rank),
+                replies: n.replies as u32,
+                unit: n.is_unit(tree.depth),
+                children: n.children.iter().map(|&(id, child)| (g.move_name(id), child)).collect(),
+            })
+            .collect())
+    })
+}
+
+/// The children of a unit's node as store rows, each with its move: one ply further down.
+pub fn unit_children(
+    spec: &pb::JobSpec,
+    line: &str,
+    rank: &[u8],
+    depth: u32,
+) -> Result<Vec<(String, NewNode)>, SpecError> {
+    let game = convert::game(&spec.rules, &spec.board, &spec.blocked, &spec.pieces)?;
+    with_game!(&game, g => {
+        let (pos, _) = g.play_line(Position::empty(), line)?;
+        Ok(split::children(g, &pos)
+            .into_iter()
+            .enumerate()
+            .map(|(i, Child { placement, position, replies })| {
+                let name = g.move_name(placement);
+                let mut rank = rank.to_vec();
+                rank.extend(u16::try_from(i).unwrap_or(u16::MAX).to_be_bytes());
+                let node = NewNode {
+                    key: position_key(g, &position),
+                    line: join(line, &name),
+                    depth: depth + 1,
+                    rank,
+                    replies: replies as u32,
+                    unit: replies > 0,
+                    children: Vec::new(),
+                };
+                (name, node)
+            })
+            .collect())
+    })
+}
+
+/// The wire form of the root's children: merged ones name the move they
+/// equal and carry its winning move mapped onto their own position.
+pub fn child_results(spec: &pb::JobSpec, rows: &[ChildRow]) -> Result<Vec<pb::ChildResult>, SpecError> {
+    let game = convert::game(&spec.rules, &spec.board, &spec.blocked, &spec.pieces)?;
+    with_game!(&game, g => {
+        let (root, _) = g.play_line(Position::empty(), &spec.moves)?;
+        rows.iter().map(|row| child_result(g, &root, &spec.moves, row)).collect()
+    })
+}
+
+/// A stored move that no longer parses (the store and the engine disagree).
+fn bad_move(reason: golomb_engine::NotationError) -> SpecError {
+    SpecError::Moves(golomb_engine::LineError::Notation { index: 1, reason })
+}
+
+fn child_result<B: Bits>(
+    game: &Game<B>,
+    root: &Position<B>,
+    root_line: &str,
+    row: &ChildRow,
+) -> Result<pb::ChildResult, SpecError> {
+    let value = match row.value.as_deref() {
+        Some("win") => pb::Value::Win,
+        Some("loss") => pb::Value::Loss,
+        _ => pb::Value::Unknown,
+    };
+    let own_line = join(root_line, &row.mv);
+    let merged = own_line != row.node_line;
+    let mut winning_move = row.best.clone().unwrap_or_default();
+    let mut same_as = String::new();
+    if merged {
+        same_as = row.node_line.rsplit(';').next().unwrap_or_default().to_string();
+        let mv = game.parse_move(&row.mv).map_err(bad_move)?;
+        let mine = root.after(game.placement(mv));
+        let (theirs, _) = game.play_line(Position::empty(), &row.node_line)?;
+        if let (Some(best), Some(s)) = (row.best.as_deref(), split::symmetry_between(game, &theirs, &mine)) {
+            let best = game.parse_move(best).map_err(bad_move)?;
+            winning_move = game.move_name(game.symmetric_placement(s, best));
+        }
+    }
+    Ok(pb::ChildResult {
+        r#move: row.mv.clone(),
+        value: value as i32,
+        winning_move,
+        same_as,
+        positions: row.positions,
+        seconds: row.seconds,
+        replies: row.replies,
+    })
+}

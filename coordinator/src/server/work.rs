@@ -1,0 +1,121 @@
+//! The `Work` service: what workers ask.
+
+use golomb_proto::{PROTOCOL_VERSION, convert, pb};
+use tonic::{Request, Response, Status};
+
+use super::status::invalid_spec;
+use super::{Shared, plan};
+use crate::store::{Completion, HeartbeatUnit};
+
+/// The `Work` service over the shared store.
+pub struct WorkService(pub Shared);
+
+#[tonic::async_trait]
+impl pb::work_server::Work for WorkService {
+    async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterResponse>, Status> {
+        let r = request.into_inner();
+        if r.protocol_version != PROTOCOL_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "worker speaks protocol version {}, this coordinator speaks {PROTOCOL_VERSION}: upgrade the older one",
+                r.protocol_version
+            )));
+        }
+        if r.threads == 0 {
+            return Err(Status::invalid_argument("a worker needs at least one thread"));
+        }
+        let (name, host) = (r.name.clone(), r.host.clone());
+        let worker_id = self.0.store(move |s| s.register_worker(&name, &host, r.threads)).await?;
+        tracing::info!("worker {worker_id} ({}, {} threads) registered", r.name, r.threads);
+        let config = &self.0.config;
+        Ok(Response::new(pb::RegisterResponse {
+            worker_id,
+            lease_seconds: config.lease_seconds,
+            heartbeat_seconds: config.heartbeat_seconds(),
+        }))
+    }
+
+    async fn lease(&self, request: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseResponse>, Status> {
+        let r = request.into_inner();
+        let lease = self.0.config.lease_seconds;
+        let max = r.max_units.clamp(1, 256);
+        let leased = self.0.store(move |s| s.lease(r.worker_id, max, lease)).await?;
+        let units = leased
+            .into_iter()
+            .map(|u| pb::Unit {
+                unit_id: u.unit,
+                job_id: u.job,
+                rules: u.spec.rules,
+                board: u.spec.board,
+                blocked: u.spec.blocked,
+                pieces: u.spec.pieces,
+                moves: u.line,
+                split_after_seconds: u.spec.split_after_seconds,
+            })
+            .collect();
+        Ok(Response::new(pb::LeaseResponse { units }))
+    }
+
+    async fn heartbeat(
+        &self,
+        request: Request<pb::HeartbeatRequest>,
+    ) -> Result<Response<pb::HeartbeatResponse>, Status> {
+        let r = request.into_inner();
+        let units: Vec<HeartbeatUnit> =
+            r.units.iter().map(|u| HeartbeatUnit { unit: u.unit_id, positions: u.positions }).collect();
+        let lease = self.0.config.lease_seconds;
+        let busy = r.busy.clamp(0.0, 1.0);
+        let stop_units = self.0.store(move |s| s.heartbeat(r.worker_id, &units, busy, lease)).await?;
+        Ok(Response::new(pb::HeartbeatResponse { stop_units }))
+    }
+
+    async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteResponse>, Status> {
+        let r = request.into_inner();
+        let stats = r.stats.unwrap_or_default();
+        let value = convert::value_name(r.value).map(str::to_string);
+        if value.is_none() && r.error.is_empty() {
+            return Err(Status::invalid_argument("a completion needs a value (win or loss) or an error"));
+        }
+        let completion = Completion {
+            unit: r.unit_id,
+            worker: r.worker_id,
+            best: (!r.winning_move.is_empty()).then(|| r.winning_move.clone()),
+            value,
+            positions: stats.positions,
+            seconds: stats.seconds,
+            error: (!r.error.is_empty()).then(|| r.error.clone()),
+        };
+        let conflict = self.0.store(move |s| s.complete(&completion)).await?;
+        if conflict {
+            tracing::error!(
+                "unit {}: worker {} reported a value that disagrees with the recorded one",
+                r.unit_id,
+                r.worker_id
+            );
+        }
+        Ok(Response::new(pb::CompleteResponse { conflict }))
+    }
+
+    async fn give_back(&self, request: Request<pb::GiveBackRequest>) -> Result<Response<pb::GiveBackResponse>, Status> {
+        let r = request.into_inner();
+        if !r.split {
+            let units = r.unit_ids.clone();
+            self.0.store(move |s| s.give_back(r.worker_id, &units)).await?;
+            return Ok(Response::new(pb::GiveBackResponse {}));
+        }
+        for unit in r.unit_ids {
+            let worker = r.worker_id;
+            let Some((spec, line, rank, depth)) = self.0.store(move |s| s.unit_to_split(worker, unit)).await? else {
+                continue;
+            };
+            let children = tokio::task::spawn_blocking(move || plan::unit_children(&spec, &line, &rank, depth))
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(invalid_spec)?;
+            let count = children.len();
+            if self.0.store(move |s| s.split_unit(worker, unit, &children)).await? {
+                tracing::info!("unit {unit} ran too long: split into {count} children");
+            }
+        }
+        Ok(Response::new(pb::GiveBackResponse {}))
+    }
+}

@@ -1,0 +1,309 @@
+//! Jobs: creating one with its split tree, reading its progress and answer, cancelling it.
+
+use golomb_proto::pb;
+use rusqlite::{OptionalExtension, Row, Transaction, params};
+
+use super::{Store, StoreError, now};
+
+/// A node of a new job's tree, as the store keeps it.
+#[derive(Clone, Debug)]
+pub struct NewNode {
+    /// [`golomb_engine::split::position_key`] of its position.
+    pub key: String,
+    /// Moves from the empty board.
+    pub line: String,
+    /// Plies below the job's root.
+    pub depth: u32,
+    /// The rank bytes (depth-first order).
+    pub rank: Vec<u8>,
+    /// Its number of legal moves.
+    pub replies: u32,
+    /// Whether it is handed to workers.
+    pub unit: bool,
+    /// Its moves, each with the index (in the same list) of the node it leads to.
+    pub children: Vec<(String, usize)>,
+}
+
+/// Counts of a job's units by state.
+#[derive(Clone, Debug, Default)]
+pub struct UnitCountsRow {
+    /// Waiting for a worker.
+    pub pending: u64,
+    /// Held by a worker.
+    pub leased: u64,
+    /// Solved.
+    pub done: u64,
+    /// Failed too often.
+    pub failed: u64,
+    /// No longer needed.
+    pub cancelled: u64,
+    /// Split into children.
+    pub split: u64,
+}
+
+/// A job as stored, with its progress.
+#[derive(Clone, Debug)]
+pub struct JobRow {
+    /// Its id.
+    pub id: u64,
+    /// Its spec.
+    pub spec: pb::JobSpec,
+    /// `pending`, `running`, `done`, `cancelled` or `failed`.
+    pub state: String,
+    /// The root's value, once known.
+    pub value: Option<String>,
+    /// The root's winning move, when it is a win.
+    pub best: Option<String>,
+    /// Unit counts.
+    pub units: UnitCountsRow,
+    /// Positions searched (finished units and running ones).
+    pub positions: u64,
+    /// Seconds from submission to now (or to the end).
+    pub elapsed: f64,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Disagreeing results recorded.
+    pub conflicts: u64,
+    /// Distinct workers holding its units.
+    pub workers: u64,
+    /// Root children decided, and in all.
+    pub children: (u64, u64),
+}
+
+/// One child of a job's root.
+#[derive(Clone, Debug)]
+pub struct ChildRow {
+    /// The move from the root.
+    pub mv: String,
+    /// The line of the node it leads to (differs from root + move when merged).
+    pub node_line: String,
+    /// The node's value.
+    pub value: Option<String>,
+    /// The node's winning move (in the node's own line).
+    pub best: Option<String>,
+    /// The node's number of legal moves.
+    pub replies: u32,
+    /// Positions searched by the units below the node.
+    pub positions: u64,
+    /// Solver seconds of the units below the node.
+    pub seconds: f64,
+}
+
+fn spec_from_row(row: &Row<'_>) -> rusqlite::Result<pb::JobSpec> {
+    Ok(pb::JobSpec {
+        rules: row.get("rules")?,
+        board: row.get("board")?,
+        blocked: row.get("blocked")?,
+        pieces: row.get("pieces")?,
+        moves: row.get("moves")?,
+        goal: row.get("goal")?,
+        split_depth: row.get("split_depth")?,
+        split_after_seconds: row.get("split_after")?,
+    })
+}
+
+impl Store {
+    /// Stores a job and its split tree (`nodes[0]` the root), and decides
+    /// what the tree already decides (lost leaves). Returns the job id.
+    pub fn create_job(&mut self, spec: &pb::JobSpec, nodes: &[NewNode]) -> Result<u64, StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, state, created)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9)",
+            params![
+                spec.rules,
+                spec.board,
+                spec.blocked,
+                spec.pieces,
+                spec.moves,
+                spec.goal,
+                spec.split_depth,
+                spec.split_after_seconds,
+                now()
+            ],
+        )?;
+        let job = tx.last_insert_rowid();
+        let mut ids = Vec::with_capacity(nodes.len());
+        {
+            let mut node_stmt =
+                tx.prepare("INSERT INTO nodes (job, key, line, depth, rank, replies) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+            let mut unit_stmt =
+                tx.prepare("INSERT INTO units (job, node, rank, state) VALUES (?1, ?2, ?3, 'pending')")?;
+            for node in nodes {
+                node_stmt.execute(params![job, node.key, node.line, node.depth, node.rank, node.replies])?;
+                let id = tx.last_insert_rowid();
+                if node.unit {
+                    unit_stmt.execute(params![job, id, node.rank])?;
+                }
+                ids.push(id);
+            }
+            let mut edge_stmt = tx.prepare("INSERT INTO edges (parent, ord, child, move) VALUES (?1, ?2, ?3, ?4)")?;
+            for (node, &id) in nodes.iter().zip(&ids) {
+                for (ord, (mv, child)) in node.children.iter().enumerate() {
+                    edge_stmt.execute(params![id, ord as i64, ids[*child], mv])?;
+                }
+            }
+        }
+        tx.execute("UPDATE jobs SET root = ?1 WHERE id = ?2", params![ids[0], job])?;
+        for (node, &id) in nodes.iter().zip(&ids) {
+            if node.replies == 0 {
+                super::tree::decide(&tx, id, "loss", None)?;
+            }
+        }
+        super::tree::finish_if_answered(&tx, job)?;
+        tx.commit()?;
+        Ok(job as u64)
+    }
+
+    /// The unfinished or finished job with exactly this spec, newest first (for `golomb run` to resume).
+    pub fn find_job(&self, spec: &pb::JobSpec) -> Result<Option<u64>, StoreError> {
+        let id = self
+            .conn
+            .query_row(
+                "SELECT id FROM jobs WHERE rules = ?1 AND board = ?2 AND blocked = ?3 AND pieces = ?4 AND moves = ?5
+                 AND goal = ?6 AND split_depth = ?7 AND state IN ('pending', 'running', 'done')
+                 ORDER BY id DESC LIMIT 1",
+                params![spec.rules, spec.board, spec.blocked, spec.pieces, spec.moves, spec.goal, spec.split_depth],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional()?;
+        Ok(id.map(|id| id as u64))
+    }
+
+    /// A job's spec, state and progress.
+    pub fn job(&self, job: u64) -> Result<JobRow, StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let row = job_row(&tx, job)?;
+        tx.commit()?;
+        Ok(row)
+    }
+
+    /// Every job, newest first.
+    pub fn jobs(&self) -> Result<Vec<JobRow>, StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let ids: Vec<i64> = tx
+            .prepare("SELECT id FROM jobs ORDER BY id DESC")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let rows = ids.into_iter().map(|id| job_row(&tx, id as u64)).collect::<Result<_, _>>()?;
+        tx.commit()?;
+        Ok(rows)
+    }
+
+    /// A job and the children of its root, in the root's move order.
+    pub fn results(&self, job: u64) -> Result<(JobRow, Vec<ChildRow>), StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let row = job_row(&tx, job)?;
+        let mut stmt = tx.prepare(
+            "SELECT e.move, n.line, n.value, n.best, n.replies,
+                    (SELECT COALESCE(SUM(u.positions + u.progress), 0) FROM units u
+                      WHERE u.job = n.job AND substr(u.rank, 1, length(n.rank)) = n.rank),
+                    (SELECT COALESCE(SUM(u.seconds), 0) FROM units u
+                      WHERE u.job = n.job AND substr(u.rank, 1, length(n.rank)) = n.rank)
+             FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
+             WHERE j.id = ?1 ORDER BY e.ord",
+        )?;
+        let children = stmt
+            .query_map([job as i64], |r| {
+                Ok(ChildRow {
+                    mv: r.get(0)?,
+                    node_line: r.get(1)?,
+                    value: r.get(2)?,
+                    best: r.get(3)?,
+                    replies: r.get(4)?,
+                    positions: r.get::<_, i64>(5)? as u64,
+                    seconds: r.get(6)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        drop(stmt);
+        tx.commit()?;
+        Ok((row, children))
+    }
+
+    /// Cancels a job that has not ended: its pending and leased units stop.
+    pub fn cancel_job(&mut self, job: u64) -> Result<JobRow, StoreError> {
+        let tx = self.conn.transaction()?;
+        job_row(&tx, job)?;
+        tx.execute(
+            "UPDATE jobs SET state = 'cancelled', finished = ?2 WHERE id = ?1 AND state IN ('pending', 'running')",
+            params![job as i64, now()],
+        )?;
+        tx.execute(
+            "UPDATE units SET state = 'cancelled', deadline = NULL WHERE job = ?1 AND state IN ('pending', 'leased')",
+            [job as i64],
+        )?;
+        let row = job_row(&tx, job)?;
+        tx.commit()?;
+        Ok(row)
+    }
+}
+
+/// Reads a job with its progress inside a transaction.
+pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreError> {
+    let found = tx
+        .query_row(
+            "SELECT j.*, n.value AS root_value, n.best AS root_best FROM jobs j LEFT JOIN nodes n ON n.id = j.root
+             WHERE j.id = ?1",
+            [job as i64],
+            |r| {
+                let spec = spec_from_row(r)?;
+                let created: f64 = r.get("created")?;
+                let finished: Option<f64> = r.get("finished")?;
+                Ok((
+                    spec,
+                    r.get::<_, String>("state")?,
+                    r.get::<_, Option<String>>("root_value")?,
+                    r.get::<_, Option<String>>("root_best")?,
+                    finished.unwrap_or_else(now) - created,
+                    r.get::<_, Option<String>>("error")?,
+                ))
+            },
+        )
+        .optional()?;
+    let (spec, state, value, best, elapsed, error) = found.ok_or(StoreError::NoJob(job))?;
+    let mut units = UnitCountsRow::default();
+    let mut stmt = tx.prepare_cached("SELECT state, COUNT(*) FROM units WHERE job = ?1 GROUP BY state")?;
+    for row in stmt.query_map([job as i64], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))? {
+        let (state, count) = row?;
+        match state.as_str() {
+            "pending" => units.pending = count,
+            "leased" => units.leased = count,
+            "done" => units.done = count,
+            "failed" => units.failed = count,
+            "cancelled" => units.cancelled = count,
+            _ => units.split = count,
+        }
+    }
+    let (positions, workers): (i64, i64) = tx.query_row(
+        "SELECT COALESCE(SUM(positions + progress), 0), COUNT(DISTINCT CASE WHEN state = 'leased' THEN worker END)
+         FROM units WHERE job = ?1",
+        [job as i64],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let conflicts: i64 = tx.query_row(
+        "SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1",
+        [job as i64],
+        |r| r.get(0),
+    )?;
+    let children: (i64, i64) = tx.query_row(
+        "SELECT COUNT(n.value), COUNT(*) FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
+         WHERE j.id = ?1",
+        [job as i64],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(JobRow {
+        id: job,
+        spec,
+        state,
+        value,
+        best,
+        units,
+        positions: positions as u64,
+        elapsed,
+        error,
+        conflicts: conflicts as u64,
+        workers: workers as u64,
+        children: (children.0 as u64, children.1 as u64),
+    })
+}

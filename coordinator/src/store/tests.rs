@@ -1,0 +1,138 @@
+//! The store's tree logic on small hand-made trees.
+
+use super::*;
+
+fn spec(goal: &str) -> pb::JobSpec {
+    pb::JobSpec {
+        rules: "golomb".into(),
+        board: "8x8".into(),
+        pieces: "pentominoes".into(),
+        goal: goal.into(),
+        split_depth: 1,
+        ..Default::default()
+    }
+}
+
+use golomb_proto::pb;
+
+fn node(key: &str, depth: u32, rank: &[u8], unit: bool, children: &[(&str, usize)]) -> NewNode {
+    NewNode {
+        key: key.into(),
+        line: key.into(),
+        depth,
+        rank: rank.to_vec(),
+        replies: if unit || !children.is_empty() { 3 } else { 0 },
+        unit,
+        children: children.iter().map(|&(m, c)| (m.to_string(), c)).collect(),
+    }
+}
+
+/// root -> a, b, c, all units.
+fn flat(goal: &str) -> (Store, u64, u64, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let nodes = [
+        node("root", 0, &[], false, &[("ma", 1), ("mb", 2), ("mc", 3)]),
+        node("a", 1, &[0], true, &[]),
+        node("b", 1, &[1], true, &[]),
+        node("c", 1, &[2], true, &[]),
+    ];
+    let job = store.create_job(&spec(goal), &nodes).unwrap();
+    let worker = store.register_worker("w", "h", 2).unwrap();
+    (store, job, worker, dir)
+}
+
+fn done(store: &mut Store, worker: u64, unit: u64, value: &str) -> bool {
+    store
+        .complete(&Completion {
+            unit,
+            worker,
+            value: Some(value.into()),
+            best: None,
+            positions: 10,
+            seconds: 0.5,
+            error: None,
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_losing_child_decides_a_solve_and_cancels_the_rest() {
+    let (mut store, job, worker, _dir) = flat("solve");
+    let units = store.lease(worker, 10, 60.0).unwrap();
+    assert_eq!(units.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+    done(&mut store, worker, units[0].unit, "win");
+    assert_eq!(store.job(job).unwrap().value, None);
+    done(&mut store, worker, units[1].unit, "loss");
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state.as_str(), row.value.as_deref(), row.best.as_deref()), ("done", Some("win"), Some("mb")));
+    assert_eq!((row.units.done, row.units.cancelled), (2, 1));
+    assert_eq!(
+        store.heartbeat(worker, &[HeartbeatUnit { unit: units[2].unit, positions: 5 }], 0.5, 60.0).unwrap(),
+        [units[2].unit]
+    );
+}
+
+#[test]
+fn classify_decides_every_child_and_duplicates_must_agree() {
+    let (mut store, job, worker, _dir) = flat("classify");
+    let units = store.lease(worker, 10, 60.0).unwrap();
+    done(&mut store, worker, units[1].unit, "loss");
+    assert_eq!(store.job(job).unwrap().state, "running");
+    assert!(!done(&mut store, worker, units[1].unit, "loss"), "an equal duplicate is accepted");
+    assert!(done(&mut store, worker, units[1].unit, "win"), "a disagreeing one is a conflict");
+    done(&mut store, worker, units[0].unit, "win");
+    done(&mut store, worker, units[2].unit, "win");
+    let (row, children) = store.results(job).unwrap();
+    assert_eq!((row.state.as_str(), row.value.as_deref(), row.conflicts), ("done", Some("win"), 1));
+    let values: Vec<_> = children.iter().map(|c| c.value.as_deref().unwrap()).collect();
+    assert_eq!(values, ["win", "loss", "win"]);
+    assert_eq!(children[0].positions, 10);
+}
+
+#[test]
+fn expired_leases_return_then_fail() {
+    let (mut store, job, worker, _dir) = flat("solve");
+    for _ in 0..MAX_ATTEMPTS {
+        assert_eq!(store.lease(worker, 1, -1.0).unwrap().len(), 1);
+        assert_eq!(store.expire_leases().unwrap(), 1);
+    }
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state.as_str(), row.units.failed), ("failed", 1));
+    assert!(row.error.unwrap().contains("expired"));
+}
+
+#[test]
+fn a_merged_node_stays_needed_while_one_parent_needs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let nodes = [
+        node("root", 0, &[], false, &[("ma", 1), ("mb", 2)]),
+        node("a", 1, &[0], false, &[("mx", 3), ("my", 4)]),
+        node("b", 1, &[1], false, &[("my", 4), ("mz", 5)]),
+        node("x", 2, &[0, 0], true, &[]),
+        node("y", 2, &[0, 1], true, &[]),
+        node("z", 2, &[1, 1], true, &[]),
+    ];
+    let job = store.create_job(&spec("solve"), &nodes).unwrap();
+    let worker = store.register_worker("w", "h", 1).unwrap();
+    let units = store.lease(worker, 10, 60.0).unwrap();
+    done(&mut store, worker, units[0].unit, "loss");
+    assert_eq!(store.job(job).unwrap().units.cancelled, 0, "y is still needed by b");
+    done(&mut store, worker, units[2].unit, "loss");
+    let row = store.job(job).unwrap();
+    assert_eq!((row.value.as_deref(), row.units.cancelled), (Some("loss"), 1));
+}
+
+#[test]
+fn foreign_files_are_refused_and_reopening_keeps_results() {
+    let (mut store, job, worker, dir) = flat("classify");
+    let units = store.lease(worker, 1, 60.0).unwrap();
+    done(&mut store, worker, units[0].unit, "win");
+    drop(store);
+    let store = Store::open(&dir.path().join("t.db")).unwrap();
+    assert_eq!(store.job(job).unwrap().units.done, 1);
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
+    assert!(matches!(Store::open(&other), Err(StoreError::Foreign { .. })));
+}

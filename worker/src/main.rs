@@ -1,0 +1,67 @@
+//! `golomb-worker`: joins a coordinator and solves work units until stopped
+//! with Ctrl-C or SIGTERM.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use golomb_worker::WorkerConfig;
+use tokio_util::sync::CancellationToken;
+
+/// A Golomb worker: leases work units from a coordinator and solves them.
+#[derive(Debug, Parser)]
+#[command(name = "golomb-worker", version, about)]
+struct Args {
+    /// The coordinator's URL.
+    #[arg(long, default_value = golomb_proto::DEFAULT_COORDINATOR)]
+    coordinator: String,
+    /// Solver threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// A name for `golomb workers` (default: the host name and process id).
+    #[arg(long)]
+    name: Option<String>,
+    /// A file holding the coordinator's token (default: the GOLOMB_TOKEN variable).
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Transposition table size in megabytes.
+    #[arg(long, default_value_t = 1024)]
+    tt_mb: usize,
+}
+
+fn main() -> ExitCode {
+    golomb_worker::init_tracing();
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let token = golomb_proto::auth::load_token(args.token_file.as_deref())?;
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let config = WorkerConfig {
+        coordinator: args.coordinator,
+        threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        name: args.name.unwrap_or_else(|| format!("{}-{}", host.trim(), std::process::id())),
+        token,
+        tt_mb: args.tt_mb,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let shutdown = CancellationToken::new();
+        tokio::spawn(golomb_worker::stop_on_signal(shutdown.clone()));
+        let summary = golomb_worker::run(config, shutdown).await?;
+        tracing::info!(
+            "stopped: {} units, {} positions, solving {:.0}% of {:.1} s",
+            summary.units,
+            summary.positions,
+            100.0 * summary.busy_seconds / summary.wall_seconds.max(1e-9),
+            summary.wall_seconds
+        );
+        anyhow::Ok(())
+    })
+}

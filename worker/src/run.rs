@@ -1,0 +1,352 @@
+//! The worker's life: register, then lease, solve, report until told to
+//! stop; heartbeats run on their own task.
+//!
+//! Solving happens on a rayon pool, never on a tokio thread; finished units
+//! come back through a channel. Reports that cannot be delivered (the
+//! coordinator is away) wait in an outbox and are sent again, so a
+//! coordinator restart loses no result. The channel reconnects by itself;
+//! calls that fail for transport reasons are retried with backoff.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use golomb_engine::solve::{Outcome, Progress};
+use golomb_proto::auth::SendToken;
+use golomb_proto::pb::work_client::WorkClient;
+use golomb_proto::{PROTOCOL_VERSION, convert, pb};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tonic::Code;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Channel, Endpoint};
+
+use crate::busy::BusyClock;
+use crate::solver::{UnitOutcome, UnitSolver};
+
+type Client = WorkClient<InterceptedService<Channel, SendToken>>;
+
+/// How to run a worker.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// The coordinator's URL, like `http://127.0.0.1:7117`.
+    pub coordinator: String,
+    /// Solver threads.
+    pub threads: usize,
+    /// A name shown by `golomb workers`.
+    pub name: String,
+    /// The coordinator's token, if it has one.
+    pub token: Option<String>,
+    /// Transposition table size in megabytes.
+    pub tt_mb: usize,
+}
+
+/// What a worker did, returned when it stops.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerSummary {
+    /// Units solved and reported.
+    pub units: u64,
+    /// Positions searched in them.
+    pub positions: u64,
+    /// Seconds during which some unit was being solved.
+    pub busy_seconds: f64,
+    /// Seconds the worker ran.
+    pub wall_seconds: f64,
+}
+
+/// A unit being solved.
+struct Running {
+    progress: Arc<Progress>,
+}
+
+/// What the worker still has to tell the coordinator.
+enum Report {
+    Complete(pb::CompleteRequest),
+    GiveBack(pb::GiveBackRequest),
+}
+
+/// State shared with the heartbeat task and the solver threads.
+struct Shared {
+    worker_id: AtomicU64,
+    running: Mutex<HashMap<u64, Running>>,
+    busy: BusyClock,
+}
+
+impl Shared {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Running>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Errors worth retrying: the coordinator is away or the connection broke.
+fn transient(status: &tonic::Status) -> bool {
+    matches!(
+        status.code(),
+        Code::Unavailable | Code::Unknown | Code::DeadlineExceeded | Code::Cancelled | Code::Internal
+    )
+}
+
+/// Runs a worker until `shutdown` is cancelled: then it stops leasing, gives
+/// its units back, delivers what it can, and returns its summary.
+pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::Result<WorkerSummary> {
+    anyhow::ensure!(config.threads >= 1, "--threads must be at least 1");
+    let endpoint = Endpoint::from_shared(config.coordinator.clone())
+        .with_context(|| format!("bad coordinator URL `{}`", config.coordinator))?
+        .connect_timeout(Duration::from_secs(5));
+    let mut client = WorkClient::with_interceptor(endpoint.connect_lazy(), SendToken::new(config.token.as_deref())?);
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new().num_threads(config.threads).thread_name(|i| format!("solver-{i}")).build()?,
+    );
+    let solver = Arc::new(UnitSolver::new(config.tt_mb));
+    let shared = Arc::new(Shared {
+        worker_id: AtomicU64::new(0),
+        running: Mutex::new(HashMap::new()),
+        busy: BusyClock::default(),
+    });
+    let Some(heartbeat_every) = register(&mut client, &config, &shared, &shutdown).await? else {
+        return Ok(WorkerSummary::default());
+    };
+    let heartbeats = tokio::spawn(heartbeat_loop(client.clone(), shared.clone(), heartbeat_every, shutdown.clone()));
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(pb::Unit, UnitOutcome)>();
+    let mut outbox: VecDeque<Report> = VecDeque::new();
+    let mut summary = WorkerSummary::default();
+    let capacity = config.threads + 1;
+    let mut idle = Duration::from_millis(50);
+    while !shutdown.is_cancelled() {
+        if !deliver(&mut client, &config, &shared, &mut outbox).await? {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = shutdown.cancelled() => {}
+            }
+            continue;
+        }
+        let free = capacity.saturating_sub(shared.running().len());
+        let mut leased = 0;
+        if free > 0 {
+            let request = pb::LeaseRequest { worker_id: shared.worker_id.load(Relaxed), max_units: free as u32 };
+            match client.lease(request).await {
+                Ok(response) => {
+                    for unit in response.into_inner().units {
+                        leased += 1;
+                        start(unit, &pool, &solver, &shared, &done_tx);
+                    }
+                }
+                Err(status) if status.code() == Code::NotFound => {
+                    register(&mut client, &config, &shared, &shutdown).await?;
+                }
+                Err(status) if transient(&status) => tracing::debug!("lease failed: {status}"),
+                Err(status) => bail!("the coordinator refused a lease: {status}"),
+            }
+        }
+        idle = if leased > 0 { Duration::from_millis(50) } else { (idle * 2).min(Duration::from_secs(1)) };
+        let wait = if leased > 0 && leased == free { Duration::ZERO } else { idle };
+        tokio::select! {
+            Some(done) = done_rx.recv() => {
+                collect(done, &mut outbox, &mut summary);
+                while let Ok(done) = done_rx.try_recv() {
+                    collect(done, &mut outbox, &mut summary);
+                }
+            }
+            _ = tokio::time::sleep(wait) => {}
+            _ = shutdown.cancelled() => {}
+        }
+    }
+    // Shutting down: stop every unit, give them back, deliver what is left.
+    let stopping: Vec<u64> = {
+        let running = shared.running();
+        running.values().for_each(|r| r.progress.cancel.store(true, Relaxed));
+        running.keys().copied().collect()
+    };
+    drop(done_tx);
+    while !shared.running().is_empty() {
+        match done_rx.recv().await {
+            Some(done) => collect(done, &mut outbox, &mut summary),
+            None => break,
+        }
+    }
+    while let Ok(done) = done_rx.try_recv() {
+        collect(done, &mut outbox, &mut summary);
+    }
+    if !stopping.is_empty() {
+        let worker_id = shared.worker_id.load(Relaxed);
+        outbox.push_back(Report::GiveBack(pb::GiveBackRequest { worker_id, unit_ids: stopping, split: false }));
+    }
+    let flushed = tokio::time::timeout(Duration::from_secs(5), async {
+        while !outbox.is_empty() {
+            if !deliver(&mut client, &config, &shared, &mut outbox).await? {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+        }
+        anyhow::Ok(())
+    })
+    .await;
+    if !matches!(flushed, Ok(Ok(()))) {
+        tracing::warn!("{} reports could not be delivered before exit; their leases will expire", outbox.len());
+    }
+    heartbeats.abort();
+    let (busy, wall) = shared.busy.totals();
+    summary.busy_seconds = busy.as_secs_f64();
+    summary.wall_seconds = wall.as_secs_f64();
+    Ok(summary)
+}
+
+/// Registers (again), retrying while the coordinator is away; returns the
+/// heartbeat interval, or `None` if shut down first. A refusal is an error.
+async fn register(
+    client: &mut Client,
+    config: &WorkerConfig,
+    shared: &Shared,
+    shutdown: &CancellationToken,
+) -> anyhow::Result<Option<Duration>> {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default();
+    let mut backoff = Duration::from_millis(200);
+    loop {
+        let request = pb::RegisterRequest {
+            protocol_version: PROTOCOL_VERSION,
+            name: config.name.clone(),
+            host: host.clone(),
+            threads: config.threads as u32,
+        };
+        match client.register(request).await {
+            Ok(response) => {
+                let response = response.into_inner();
+                shared.worker_id.store(response.worker_id, Relaxed);
+                tracing::info!("registered with {} as worker {}", config.coordinator, response.worker_id);
+                return Ok(Some(Duration::from_secs_f64(response.heartbeat_seconds.clamp(0.1, 60.0))));
+            }
+            Err(status) if transient(&status) => {
+                tracing::warn!("cannot reach {} ({}); retrying in {:?}", config.coordinator, status.message(), backoff);
+            }
+            Err(status) => bail!("the coordinator refused this worker: {}", status.message()),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(backoff) => {}
+            _ = shutdown.cancelled() => return Ok(None),
+        }
+        backoff = (backoff * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// Starts solving `unit` on the pool; its outcome comes back on `done`.
+fn start(
+    unit: pb::Unit,
+    pool: &rayon::ThreadPool,
+    solver: &Arc<UnitSolver>,
+    shared: &Arc<Shared>,
+    done: &mpsc::UnboundedSender<(pb::Unit, UnitOutcome)>,
+) {
+    let progress = Arc::new(Progress::default());
+    shared.running().insert(unit.unit_id, Running { progress: progress.clone() });
+    let (solver, shared, done) = (solver.clone(), shared.clone(), done.clone());
+    pool.spawn(move || {
+        shared.busy.start();
+        let outcome = solver.solve(&unit, &progress);
+        shared.busy.stop();
+        shared.running().remove(&unit.unit_id);
+        let _ = done.send((unit, outcome));
+    });
+}
+
+/// Turns a finished unit into the report the coordinator needs.
+fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Report>, summary: &mut WorkerSummary) {
+    let worker_id = 0; // filled in when delivered
+    let report = match outcome {
+        UnitOutcome::Solved { value, best, stats } => {
+            summary.units += 1;
+            summary.positions += stats.positions;
+            tracing::debug!("unit {} ({}): {:?} in {:.2} s", unit.unit_id, unit.moves, value, stats.seconds);
+            Report::Complete(pb::CompleteRequest {
+                worker_id,
+                unit_id: unit.unit_id,
+                value: convert::value(value),
+                winning_move: if value == Outcome::Win { best.unwrap_or_default() } else { String::new() },
+                stats: Some(stats),
+                error: String::new(),
+            })
+        }
+        UnitOutcome::Failed(error) => {
+            tracing::warn!("unit {} ({}) failed: {error}", unit.unit_id, unit.moves);
+            Report::Complete(pb::CompleteRequest {
+                worker_id,
+                unit_id: unit.unit_id,
+                value: convert::value(Outcome::Unknown),
+                error,
+                ..Default::default()
+            })
+        }
+        UnitOutcome::TooLong => {
+            tracing::info!("unit {} ran past its time: giving it back to be split", unit.unit_id);
+            Report::GiveBack(pb::GiveBackRequest { worker_id, unit_ids: vec![unit.unit_id], split: true })
+        }
+        UnitOutcome::Stopped => return,
+    };
+    outbox.push_back(report);
+}
+
+/// Sends the outbox in order; returns `false` if the coordinator is away (the rest stays queued).
+async fn deliver(
+    client: &mut Client,
+    config: &WorkerConfig,
+    shared: &Shared,
+    outbox: &mut VecDeque<Report>,
+) -> anyhow::Result<bool> {
+    while let Some(report) = outbox.front_mut() {
+        let worker_id = shared.worker_id.load(Relaxed);
+        let sent = match report {
+            Report::Complete(request) => {
+                request.worker_id = worker_id;
+                client.complete(request.clone()).await.map(|r| {
+                    if r.into_inner().conflict {
+                        tracing::error!("unit {}: our result disagrees with the one recorded", request.unit_id);
+                    }
+                })
+            }
+            Report::GiveBack(request) => {
+                request.worker_id = worker_id;
+                client.give_back(request.clone()).await.map(|_| ())
+            }
+        };
+        match sent {
+            Ok(()) => {}
+            Err(status) if transient(&status) => {
+                tracing::warn!("cannot reach {} ({}); will retry", config.coordinator, status.message());
+                return Ok(false);
+            }
+            Err(status) if status.code() == Code::Unauthenticated => bail!("the coordinator refused us: {status}"),
+            Err(status) => tracing::warn!("the coordinator refused a report: {}", status.message()),
+        }
+        outbox.pop_front();
+    }
+    Ok(true)
+}
+
+/// Extends the leases of the running units every `every`, and stops the ones the coordinator names.
+async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, every: Duration, shutdown: CancellationToken) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = shutdown.cancelled() => return,
+        }
+        let units: Vec<pb::UnitProgress> = shared
+            .running()
+            .iter()
+            .map(|(&unit_id, r)| pb::UnitProgress { unit_id, positions: r.progress.positions.load(Relaxed) })
+            .collect();
+        let request =
+            pb::HeartbeatRequest { worker_id: shared.worker_id.load(Relaxed), units, busy: shared.busy.share() };
+        match client.heartbeat(request).await {
+            Ok(response) => {
+                let running = shared.running();
+                for id in response.into_inner().stop_units {
+                    if let Some(r) = running.get(&id) {
+                        tracing::info!("unit {id} is no longer needed: stopping it");
+                        r.progress.cancel.store(true, Relaxed);
+                    }
+                }
+            }
+            Err(status) => tracing::debug!("heartbeat failed: {status}"),
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Solving one unit on the worker's rayon pool, with a transposition table
+//! kept across units of the same game.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::{AnyGame, Position, with_game};
+use golomb_proto::pb;
+
+/// How a unit ended.
+#[derive(Clone, Debug)]
+pub enum UnitOutcome {
+    /// Solved: the value, a winning move for a win, and statistics.
+    Solved {
+        /// The value for the side to move.
+        value: Outcome,
+        /// A winning move in notation.
+        best: Option<String>,
+        /// Positions, time, table use.
+        stats: pb::UnitStats,
+    },
+    /// Stopped from outside (cancelled or shutting down): nothing to report.
+    Stopped,
+    /// Ran past the unit's time limit: give it back to be split.
+    TooLong,
+    /// The unit could not be solved here (a bad game or position).
+    Failed(String),
+}
+
+/// The game and table of the units most recently solved.
+struct Cached {
+    key: (String, String, String, String),
+    game: Arc<AnyGame>,
+    tt: Arc<TranspositionTable>,
+}
+
+/// Solves units, reusing the game tables and transposition table while units share a game.
+pub struct UnitSolver {
+    tt_mb: usize,
+    cached: Mutex<Option<Cached>>,
+}
+
+impl UnitSolver {
+    /// A solver whose transposition table takes `tt_mb` megabytes.
+    pub fn new(tt_mb: usize) -> UnitSolver {
+        UnitSolver { tt_mb, cached: Mutex::new(None) }
+    }
+
+    /// The game of `unit` and its table, built when the game changes.
+    fn game(&self, unit: &pb::Unit) -> Result<(Arc<AnyGame>, Arc<TranspositionTable>), String> {
+        let key = (unit.rules.clone(), unit.board.clone(), unit.blocked.clone(), unit.pieces.clone());
+        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cached.as_ref().filter(|c| c.key == key) {
+            return Ok((c.game.clone(), c.tt.clone()));
+        }
+        let game = golomb_proto::convert::game(&unit.rules, &unit.board, &unit.blocked, &unit.pieces)
+            .map_err(|e| e.to_string())?;
+        let c = Cached { key, game: Arc::new(game), tt: Arc::new(TranspositionTable::new(self.tt_mb)) };
+        let out = (c.game.clone(), c.tt.clone());
+        *cached = Some(c);
+        Ok(out)
+    }
+
+    /// Solves `unit` on the current rayon pool, publishing progress to `progress`.
+    pub fn solve(&self, unit: &pb::Unit, progress: &Progress) -> UnitOutcome {
+        let (game, tt) = match self.game(unit) {
+            Ok(found) => found,
+            Err(err) => return UnitOutcome::Failed(err),
+        };
+        let config = SolveConfig {
+            time_budget: (unit.split_after_seconds > 0.0).then(|| Duration::from_secs_f64(unit.split_after_seconds)),
+            ..SolveConfig::default()
+        };
+        with_game!(&*game, g => {
+            let pos = match g.play_line(Position::empty(), &unit.moves) {
+                Ok((pos, _)) => pos,
+                Err(err) => return UnitOutcome::Failed(format!("bad unit position: {err}")),
+            };
+            let report = solve(g, &pos, &config, &tt, progress);
+            match report.outcome {
+                Outcome::Unknown if progress.cancel.load(std::sync::atomic::Ordering::Relaxed) => UnitOutcome::Stopped,
+                Outcome::Unknown => UnitOutcome::TooLong,
+                value => UnitOutcome::Solved {
+                    value,
+                    best: report.best.map(|id| g.move_name(id)),
+                    stats: pb::UnitStats {
+                        positions: report.stats.positions,
+                        seconds: report.elapsed.as_secs_f64(),
+                        threads: report.threads as u32,
+                        tt_hits: report.stats.tt_hits,
+                        tt_probes: report.stats.tt_probes,
+                    },
+                },
+            }
+        })
+    }
+}
