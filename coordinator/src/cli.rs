@@ -4,6 +4,7 @@ use std::io::Write;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::cluster_cli::{CancelArgs, ResultsArgs, RunArgs, ServeArgs, StatusArgs, SubmitArgs, WorkersArgs};
 use crate::commands;
 
 /// Golomb: solve polyomino games and puzzles by exhaustive search.
@@ -32,6 +33,20 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Benchmark the solver on fixed 8x8 positions, and compare move orders.
     Bench(BenchArgs),
+    /// Run a job on this machine: an embedded coordinator and a worker on all cores.
+    Run(RunArgs),
+    /// Run the coordinator: jobs, units and results in a SQLite file, served over gRPC.
+    Serve(ServeArgs),
+    /// Submit a job to a coordinator.
+    Submit(SubmitArgs),
+    /// Show a job's progress (or every job's).
+    Status(StatusArgs),
+    /// Show a job's results: the value of every child of its root.
+    Results(ResultsArgs),
+    /// List the workers a coordinator knows.
+    Workers(WorkersArgs),
+    /// Cancel a job.
+    Cancel(CancelArgs),
 }
 
 /// Options of `golomb pieces`.
@@ -205,5 +220,12 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Solve(args) => crate::solve_cmd::solve(&args, out),
         Command::Verify(args) => crate::verify_cmd::verify(&args, out),
         Command::Bench(args) => crate::bench_cmd::bench(&args, out),
+        Command::Run(args) => crate::run_cmd::run(&args, out),
+        Command::Serve(args) => crate::serve_cmd::serve(&args, out),
+        Command::Submit(args) => crate::client_cmd::submit(&args, out),
+        Command::Status(args) => crate::client_cmd::status(&args, out),
+        Command::Results(args) => crate::client_cmd::results(&args, out),
+        Command::Workers(args) => crate::client_cmd::workers(&args, out),
+        Command::Cancel(args) => crate::client_cmd::cancel(&args, out),
     }
 }

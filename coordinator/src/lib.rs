@@ -7,8 +7,13 @@
 
 mod bench_cmd;
 pub mod cli;
+mod client_cmd;
+pub mod cluster_cli;
 mod commands;
 mod progress;
+mod report;
+mod run_cmd;
+mod serve_cmd;
 pub mod server;
 mod setup;
 mod solve_cmd;

@@ -75,7 +75,7 @@ pub async fn bind(
     config: ServerConfig,
     listen: &str,
     shutdown: CancellationToken,
-) -> anyhow::Result<(SocketAddr, impl std::future::Future<Output = anyhow::Result<()>>)> {
+) -> anyhow::Result<(SocketAddr, impl std::future::Future<Output = anyhow::Result<()>> + Send + use<>)> {
     let store = Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
     let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     let addr = listener.local_addr()?;

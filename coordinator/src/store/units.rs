@@ -324,6 +324,15 @@ impl Store {
         Ok(expired.len())
     }
 
+    /// Puts every leased unit back in the queue: for `golomb run`, whose
+    /// file has no other workers, so leases left in it belong to a run that is gone.
+    pub fn requeue_leased(&mut self) -> Result<usize, StoreError> {
+        Ok(self.conn.execute(
+            "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0 WHERE state = 'leased'",
+            [],
+        )?)
+    }
+
     /// Every worker, with its work.
     pub fn workers(&self) -> Result<Vec<WorkerRow>, StoreError> {
         let t = now();

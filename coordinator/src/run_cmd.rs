@@ -1,0 +1,133 @@
+//! `golomb run`: one machine, one command. An embedded coordinator on a
+//! local SQLite file and an in-process worker on all cores, with a progress
+//! bar; run it again with the same file and it resumes where it stopped.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use golomb_proto::{ValidSpec, pb};
+use golomb_worker::{WorkerConfig, WorkerSummary};
+use indicatif::{ProgressBar, ProgressStyle};
+use tokio_util::sync::CancellationToken;
+
+use crate::client_cmd::{self, Client, refused};
+use crate::cluster_cli::{ClientArgs, RunArgs};
+use crate::report;
+use crate::server::{ServerConfig, bind};
+use crate::store::Store;
+
+/// Lease length of the embedded coordinator: its only local worker dies with it.
+const LEASE_SECONDS: f64 = 10.0;
+
+/// Runs `golomb run`.
+pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let spec = client_cmd::job_spec(&args.job);
+    let valid = ValidSpec::new(&spec).context("invalid job")?;
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+    let existing = {
+        let mut store = Store::open(&args.db).with_context(|| format!("cannot open {}", args.db.display()))?;
+        // Leases in this file belonged to an earlier run of this command, which is gone.
+        store.requeue_leased()?;
+        store.find_job(&valid.spec)?
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let shutdown = CancellationToken::new();
+        let config = ServerConfig { db: args.db.clone(), token: None, lease_seconds: LEASE_SECONDS };
+        let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
+        let server = tokio::spawn(server);
+        let url = format!("http://{addr}");
+        let mut client = client_cmd::connect(&ClientArgs { coordinator: url.clone(), token_file: None }).await?;
+        let job = match existing {
+            Some(job) => {
+                eprintln!("resuming job {job} from {}", args.db.display());
+                job
+            }
+            None => {
+                client
+                    .submit(pb::SubmitRequest { spec: Some(valid.spec.clone()) })
+                    .await
+                    .map_err(refused)?
+                    .into_inner()
+                    .job_id
+            }
+        };
+        let worker_stop = CancellationToken::new();
+        let worker_config =
+            WorkerConfig { coordinator: url, threads, name: "embedded".into(), token: None, tt_mb: args.tt_mb };
+        let worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
+        let interrupt = CancellationToken::new();
+        tokio::spawn(golomb_worker::stop_on_signal(interrupt.clone()));
+        let finished = follow(&mut client, job, args.quiet, &interrupt).await?;
+        worker_stop.cancel();
+        let summary = worker.await.context("the worker task failed")??;
+        let results = client.results(pb::ResultsRequest { job_id: job }).await.map_err(refused)?.into_inner();
+        shutdown.cancel();
+        server.await.context("the coordinator task failed")??;
+        if !finished {
+            eprintln!(
+                "interrupted: finished units are saved in {}; run the same command again to resume",
+                args.db.display()
+            );
+        }
+        print_summary(&summary);
+        if args.json {
+            let mut value = report::results_json(&results);
+            value["local_worker"] = serde_json::json!({
+                "threads": threads, "units": summary.units, "positions": summary.positions,
+                "busy_seconds": summary.busy_seconds, "wall_seconds": summary.wall_seconds,
+            });
+            serde_json::to_writer_pretty(&mut *out, &value)?;
+            writeln!(out)?;
+        } else {
+            report::write_results(out, &results)?;
+        }
+        anyhow::ensure!(finished || !interrupt.is_cancelled(), "interrupted before the job finished");
+        Ok(())
+    })
+}
+
+/// Shows the job's progress until it ends (true) or the user interrupts (false).
+async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &CancellationToken) -> anyhow::Result<bool> {
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(1) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units, {msg}, ETA {eta}")?
+            .progress_chars("=> "),
+    );
+    loop {
+        let s = client.get_job(pb::GetJobRequest { job_id: job }).await.map_err(refused)?.into_inner();
+        let u = s.units.clone().unwrap_or_default();
+        bar.set_length(u.done + u.pending + u.leased + u.failed);
+        bar.set_position(u.done + u.failed);
+        let value = golomb_proto::convert::value_name(s.value).unwrap_or("value unknown");
+        bar.set_message(format!(
+            "{} children decided, {} positions at {}/s, {value}",
+            s.children_decided,
+            report::si(s.positions as f64),
+            report::si(s.positions_per_second)
+        ));
+        if matches!(s.state.as_str(), "done" | "cancelled" | "failed") {
+            bar.finish();
+            return Ok(true);
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+            _ = interrupt.cancelled() => {
+                bar.abandon();
+                return Ok(false);
+            }
+        }
+    }
+}
+
+fn print_summary(summary: &WorkerSummary) {
+    eprintln!(
+        "local worker: {} units, {} positions, solving {:.1}% of {} (the rest waiting on the coordinator)",
+        summary.units,
+        report::si(summary.positions as f64),
+        100.0 * summary.busy_seconds / summary.wall_seconds.max(1e-9),
+        report::duration(summary.wall_seconds)
+    );
+}

@@ -1,0 +1,38 @@
+//! `golomb serve`: run the coordinator until Ctrl-C or SIGTERM.
+
+use std::io::Write;
+
+use golomb_proto::auth::load_token;
+use tokio_util::sync::CancellationToken;
+
+use crate::cluster_cli::ServeArgs;
+use crate::server::{ServerConfig, bind};
+
+/// Runs `golomb serve`.
+pub fn serve(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.lease_seconds.is_finite() && args.lease_seconds >= 0.3,
+        "--lease-seconds must be at least 0.3"
+    );
+    golomb_worker::init_tracing();
+    let config = ServerConfig {
+        db: args.db.clone(),
+        token: load_token(args.token_file.as_deref())?,
+        lease_seconds: args.lease_seconds,
+    };
+    let secured = config.token.is_some();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let shutdown = CancellationToken::new();
+        let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
+        writeln!(
+            out,
+            "coordinator on http://{addr} (database {}, {})",
+            args.db.display(),
+            if secured { "token required" } else { "no token" }
+        )?;
+        out.flush()?;
+        tokio::spawn(golomb_worker::stop_on_signal(shutdown));
+        server.await
+    })
+}
