@@ -8,6 +8,7 @@
 
 pub mod bitboard;
 pub mod board;
+pub mod exact_cover;
 pub mod game;
 pub mod notation;
 pub mod perft;
@@ -16,6 +17,8 @@ pub mod position;
 pub mod proof;
 pub mod shape;
 pub mod solve;
+pub mod stars;
+pub mod tiling;
 pub mod verify;
 
 pub use bitboard::{Bitboard, Bits, WideBitboard};
