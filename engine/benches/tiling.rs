@@ -8,7 +8,7 @@ use golomb_engine::{Bitboard, Board, Game, PieceSet};
 
 fn main() {
     let game = Game::<Bitboard>::new(Board::new(6, 10).expect("6x10 board"), PieceSet::of_order(5)).expect("game");
-    let runs = 10;
+    let runs = 30;
     let mut best = f64::INFINITY;
     let mut count = Default::default();
     for _ in 0..runs {

@@ -40,6 +40,13 @@ pub enum ExactCoverError {
         /// The repeated item.
         item: ItemId,
     },
+    /// An option made of secondary items only would never be needed: Algorithm X
+    /// never chooses one, so it is refused rather than silently ignored.
+    #[error("option {option} has no primary item")]
+    NoPrimaryItem {
+        /// The option being added.
+        option: usize,
+    },
     /// A primary item must be covered at least once.
     #[error("a primary item must be covered at least once, not 0 times")]
     ZeroMultiplicity,
@@ -88,7 +95,7 @@ impl ExactCover {
         self.bound.len() as ItemId - 1
     }
 
-    /// Adds an option covering `items` (each at most once in the list).
+    /// Adds an option covering `items`: each at most once in the list, at least one primary.
     pub fn add_option(&mut self, items: &[ItemId]) -> Result<OptionId, ExactCoverError> {
         let option = self.options();
         for (i, &item) in items.iter().enumerate() {
@@ -98,6 +105,9 @@ impl ExactCover {
             if items[..i].contains(&item) {
                 return Err(ExactCoverError::RepeatedItem { option, item });
             }
+        }
+        if !items.iter().any(|&item| self.primary[item as usize]) {
+            return Err(ExactCoverError::NoPrimaryItem { option });
         }
         self.items.extend_from_slice(items);
         self.offsets.push(self.items.len());
@@ -362,6 +372,8 @@ mod tests {
         assert_eq!(p.add_option(&[1]), Err(ExactCoverError::UnknownItem { option: 0, item: 1, items: 1 }));
         assert_eq!(p.add_option(&[0, 0]), Err(ExactCoverError::RepeatedItem { option: 0, item: 0 }));
         assert_eq!(p.add_primary(0), Err(ExactCoverError::ZeroMultiplicity));
+        let s = p.add_secondary();
+        assert_eq!(p.add_option(&[s]), Err(ExactCoverError::NoPrimaryItem { option: 0 }));
     }
 
     /// Brute force: every subset of options, checked directly.
@@ -391,6 +403,7 @@ mod tests {
             let options: Vec<Vec<ItemId>> = raw
                 .into_iter()
                 .map(|o| o.into_iter().map(|i| i % items).collect::<std::collections::BTreeSet<_>>().into_iter().collect())
+                .filter(|o: &Vec<ItemId>| o.iter().any(|&i| (i as usize) < needs.len()))
                 .collect();
             let refs: Vec<&[ItemId]> = options.iter().map(Vec::as_slice).collect();
             let p = problem(&needs, secondary, &refs);

@@ -48,17 +48,18 @@ impl<'t, B: TileBits, V: Visit> Kernel<'t, B, V> {
             return self.visit.solution(&self.placed);
         };
         let t = self.tables;
+        let groups = t.fitting_groups(cell, empty);
         let mut pieces = remaining;
         while pieces != 0 {
             let piece = pieces.trailing_zeros() as usize;
             pieces &= pieces - 1;
-            for k in t.at(cell, piece) {
+            for k in t.at(cell, piece, groups) {
                 let mask = t.masks[k];
                 if !mask.is_subset(empty) {
                     continue;
                 }
                 let next = empty.difference(mask);
-                if t.prunes() && t.has_dead_region(next) {
+                if t.prunes() && t.cuts_dead_region(next, mask) {
                     continue;
                 }
                 self.placed.push(k as u32);
@@ -77,7 +78,7 @@ pub(crate) fn children<B: TileBits>(t: &Tables<B>, empty: B, remaining: u64) -> 
     let Some(cell) = empty.first() else { return Vec::new() };
     let mut out = Vec::new();
     for piece in (0..t.pieces).filter(|p| remaining >> p & 1 == 1) {
-        for k in t.at(cell, piece) {
+        for k in t.all_at(cell, piece) {
             let mask = t.masks[k];
             if mask.is_subset(empty) {
                 let next = empty.difference(mask);
