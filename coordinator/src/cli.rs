@@ -32,6 +32,10 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Benchmark the solver on fixed 8x8 positions, and compare move orders.
     Bench(BenchArgs),
+    /// Count or draw the tilings of a board by a piece set.
+    Tile(crate::tile_cmd::TileArgs),
+    /// Solve a star puzzle (k stars per row, column and region, none touching).
+    Stars(crate::stars_cmd::StarsArgs),
 }
 
 /// Options of `golomb pieces`.
@@ -205,5 +209,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Solve(args) => crate::solve_cmd::solve(&args, out),
         Command::Verify(args) => crate::verify_cmd::verify(&args, out),
         Command::Bench(args) => crate::bench_cmd::bench(&args, out),
+        Command::Tile(args) => crate::tile_cmd::tile(&args, out),
+        Command::Stars(args) => crate::stars_cmd::stars(&args, out),
     }
 }

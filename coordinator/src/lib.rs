@@ -11,4 +11,6 @@ mod commands;
 mod progress;
 mod setup;
 mod solve_cmd;
+mod stars_cmd;
+mod tile_cmd;
 mod verify_cmd;
