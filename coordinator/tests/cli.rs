@@ -196,7 +196,8 @@ fn stars_solves_puzzle_files() {
         std::fs::write(&path, text).unwrap();
         path.to_str().unwrap().to_string()
     };
-    let unique = write("unique.txt", "HHHEECCC\nHEEEECCC\nAAEEEDDD\nAAAEEDDD\nAAAFEDDD\nFFFFDDGG\nFFFFDDGG\nFFFFFBBG\n");
+    let unique =
+        write("unique.txt", "HHHEECCC\nHEEEECCC\nAAEEEDDD\nAAAEEDDD\nAAAFEDDD\nFFFFDDGG\nFFFFDDGG\nFFFFFBBG\n");
     let solved = json(&["stars", &unique, "--json"]);
     assert_eq!(solved["count"], 1);
     assert_eq!(solved["solutions"][0][0], ".*......");

@@ -329,11 +329,7 @@ mod tests {
     #[test]
     fn knuths_example_has_one_solution() {
         // Items a..g; the example of "Dancing Links" (Knuth, 2000).
-        let p = problem(
-            &[1; 7],
-            0,
-            &[&[2, 4], &[0, 3, 6], &[1, 2, 5], &[0, 3, 5], &[1, 6], &[3, 4, 6]],
-        );
+        let p = problem(&[1; 7], 0, &[&[2, 4], &[0, 3, 6], &[1, 2, 5], &[0, 3, 5], &[1, 6], &[3, 4, 6]]);
         assert_eq!(solutions(&p), vec![vec![0, 3, 4]]);
     }
 

@@ -144,8 +144,11 @@ impl StarPuzzle {
         }
         for row in 0..n {
             for col in 0..n {
-                let mut items: Vec<ItemId> =
-                    vec![row as ItemId, (n + col) as ItemId, (2 * n) as ItemId + ItemId::from(self.regions[row * n + col])];
+                let mut items: Vec<ItemId> = vec![
+                    row as ItemId,
+                    (n + col) as ItemId,
+                    (2 * n) as ItemId + ItemId::from(self.regions[row * n + col]),
+                ];
                 // The windows holding this cell: top-left corner one up or left, or here.
                 for wr in (row.saturating_sub(1)..=row).filter(|&wr| wr < windows) {
                     for wc in (col.saturating_sub(1)..=col).filter(|&wc| wc < windows) {
@@ -204,7 +207,9 @@ impl StarSolution {
     /// The rows of the drawing: `*` for a star, `.` otherwise, top row first.
     pub fn rows(&self) -> Vec<String> {
         (0..self.size)
-            .map(|r| (0..self.size).map(|c| if self.cells.contains(&(r * self.size + c)) { '*' } else { '.' }).collect())
+            .map(|r| {
+                (0..self.size).map(|c| if self.cells.contains(&(r * self.size + c)) { '*' } else { '.' }).collect()
+            })
             .collect()
     }
 }

@@ -88,7 +88,13 @@ fn brute_force(regions: &[usize], n: usize, k: usize) -> u64 {
         .filter(|m| m.count_ones() as usize == k && m & (m >> 1) == 0)
         .map(|m| (0..n).filter(|c| m >> c & 1 == 1).collect())
         .collect();
-    fn go(r: usize, prev: &[usize], cols: &mut Vec<usize>, regs: &mut Vec<usize>, ctx: (&[Vec<usize>], &[usize], usize, usize)) -> u64 {
+    fn go(
+        r: usize,
+        prev: &[usize],
+        cols: &mut Vec<usize>,
+        regs: &mut Vec<usize>,
+        ctx: (&[Vec<usize>], &[usize], usize, usize),
+    ) -> u64 {
         let (rows, regions, n, k) = ctx;
         if r == n {
             return u64::from(cols.iter().all(|&c| c == k) && regs.iter().all(|&c| c == k));

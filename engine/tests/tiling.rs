@@ -103,10 +103,7 @@ fn each_piece_at_most_once_allows_subsets() {
     for ids in tiler.solutions(None) {
         assert_valid(&g, &ids, Each::AtMost);
     }
-    assert_eq!(
-        Tiler::new(&g, Each::Exactly).err(),
-        Some(TilingError::AreaMismatch { cells: 20, piece_cells: 60 })
-    );
+    assert_eq!(Tiler::new(&g, Each::Exactly).err(), Some(TilingError::AreaMismatch { cells: 20, piece_cells: 60 }));
     // Two pentominoes cannot tile 2x5 without using one piece twice.
     let strip = game::<Bitboard>("5x2", "", 5);
     assert_eq!(count(&strip, Each::AtMost).solutions, 0);
@@ -158,8 +155,9 @@ struct Case {
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    (2usize..=6, 2usize..=6, 3usize..=5, any::<u64>(), any::<bool>(), prop::collection::vec(0usize..1000, 36))
-        .prop_map(|(width, height, order, pieces, exactly, shuffle)| Case { width, height, order, pieces, exactly, shuffle })
+    (2usize..=6, 2usize..=6, 3usize..=5, any::<u64>(), any::<bool>(), prop::collection::vec(0usize..1000, 36)).prop_map(
+        |(width, height, order, pieces, exactly, shuffle)| Case { width, height, order, pieces, exactly, shuffle },
+    )
 }
 
 proptest! {

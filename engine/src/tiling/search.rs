@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use super::tables::{TileBits, Tables};
+use super::tables::{Tables, TileBits};
 
 /// What the kernel does with each tiling it finds.
 pub(crate) trait Visit {

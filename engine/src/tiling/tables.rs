@@ -35,26 +35,22 @@ impl TileBits for WideBitboard {
     #[inline]
     fn shift_up(self, n: usize) -> Self {
         let (words, bits) = (n / 64, n % 64);
-        let mut out = [0u64; 4];
-        for i in words..4 {
-            out[i] = self.0[i - words] << bits;
-            if bits > 0 && i > words {
-                out[i] |= self.0[i - words - 1] >> (64 - bits);
-            }
-        }
-        WideBitboard(out)
+        let a = self.0;
+        WideBitboard(std::array::from_fn(|i| {
+            let whole = if i >= words { a[i - words] << bits } else { 0 };
+            let carry = if bits > 0 && i > words { a[i - words - 1] >> (64 - bits) } else { 0 };
+            whole | carry
+        }))
     }
     #[inline]
     fn shift_down(self, n: usize) -> Self {
         let (words, bits) = (n / 64, n % 64);
-        let mut out = [0u64; 4];
-        for i in 0..4 - words {
-            out[i] = self.0[i + words] >> bits;
-            if bits > 0 && i + words + 1 < 4 {
-                out[i] |= self.0[i + words + 1] << (64 - bits);
-            }
-        }
-        WideBitboard(out)
+        let a = self.0;
+        WideBitboard(std::array::from_fn(|i| {
+            let whole = if i + words < 4 { a[i + words] >> bits } else { 0 };
+            let carry = if bits > 0 && i + words + 1 < 4 { a[i + words + 1] << (64 - bits) } else { 0 };
+            whole | carry
+        }))
     }
 }
 
@@ -150,10 +146,8 @@ impl<B: TileBits> Tables<B> {
         }
         let cells = 0..board.cells();
         let playable = B::from_cells(cells.clone().filter(|&c| !board.is_blocked(c)).map(layout));
-        let granule = (0..pieces)
-            .filter(|p| allowed >> p & 1 == 1)
-            .map(|p| game.pieces().piece(p).size() as u32)
-            .fold(0, gcd);
+        let granule =
+            (0..pieces).filter(|p| allowed >> p & 1 == 1).map(|p| game.pieces().piece(p).size() as u32).fold(0, gcd);
         Tables {
             pieces,
             masks: entries.iter().map(|e| e.2).collect(),
@@ -277,7 +271,10 @@ mod tests {
             let wide_up: Vec<usize> = wide.shift_up(n).cells().filter(|&c| c < 64).collect();
             assert_eq!(up, wide_up);
             assert_eq!(wide.shift_up(n).shift_down(n), wide);
-            assert_eq!(narrow.shift_down(n).cells().collect::<Vec<_>>(), wide.shift_down(n).cells().collect::<Vec<_>>());
+            assert_eq!(
+                narrow.shift_down(n).cells().collect::<Vec<_>>(),
+                wide.shift_down(n).cells().collect::<Vec<_>>()
+            );
         }
         let top = WideBitboard::from_cells([255, 130]);
         assert_eq!(top.shift_down(70).cells().collect::<Vec<_>>(), vec![60, 185]);
