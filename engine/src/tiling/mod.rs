@@ -3,7 +3,7 @@
 //! to the board's symmetries, or list them.
 //!
 //! The solver fills the first empty cell with each placement whose lowest
-//! cell it is ([`tables`] lays the board out so that cell is the lowest set
+//! cell it is (the tables lay the board out so that cell is the lowest set
 //! bit), and drops a branch as soon as an empty region has a size the pieces
 //! cannot fill. [`Tiler::exact_cover`] states the same problem for the
 //! generic [`crate::exact_cover`] solver, as an independent check.
