@@ -18,7 +18,9 @@ pub(crate) trait Visit {
 /// One depth-first search from a partial tiling.
 pub(crate) struct Kernel<'t, B, V> {
     tables: &'t Tables<B>,
-    placed: Vec<u32>,
+    /// The placements on the board, `placed[..depth]`: at most one per piece.
+    placed: [u32; 64],
+    depth: usize,
     /// Nodes visited so far.
     pub nodes: u64,
     /// The visitor.
@@ -28,9 +30,9 @@ pub(crate) struct Kernel<'t, B, V> {
 impl<'t, B: TileBits, V: Visit> Kernel<'t, B, V> {
     /// A kernel that starts from the placements `prefix` already on the board.
     pub fn new(tables: &'t Tables<B>, prefix: &[u32], visit: V) -> Self {
-        let mut placed = Vec::with_capacity(64);
-        placed.extend_from_slice(prefix);
-        Kernel { tables, placed, nodes: 0, visit }
+        let mut placed = [0; 64];
+        placed[..prefix.len()].copy_from_slice(prefix);
+        Kernel { tables, placed, depth: prefix.len(), nodes: 0, visit }
     }
 
     /// Searches every completion of the prefix: `empty` are the cells still to
@@ -45,7 +47,7 @@ impl<'t, B: TileBits, V: Visit> Kernel<'t, B, V> {
     fn search(&mut self, empty: B, remaining: u64) -> ControlFlow<()> {
         self.nodes += 1;
         let Some(cell) = empty.first() else {
-            return self.visit.solution(&self.placed);
+            return self.visit.solution(&self.placed[..self.depth]);
         };
         let t = self.tables;
         let groups = t.fitting_groups(cell, empty);
@@ -62,9 +64,10 @@ impl<'t, B: TileBits, V: Visit> Kernel<'t, B, V> {
                 if t.prunes() && t.cuts_dead_region(next, mask) {
                     continue;
                 }
-                self.placed.push(k as u32);
+                self.placed[self.depth] = k as u32;
+                self.depth += 1;
                 let flow = self.search(next, remaining & !(1 << piece));
-                self.placed.pop();
+                self.depth -= 1;
                 flow?;
             }
         }
