@@ -47,6 +47,10 @@ pub enum Command {
     Workers(WorkersArgs),
     /// Cancel a job.
     Cancel(CancelArgs),
+    /// Count or draw the tilings of a board by a piece set.
+    Tile(crate::tile_cmd::TileArgs),
+    /// Solve a star puzzle (k stars per row, column and region, none touching).
+    Stars(crate::stars_cmd::StarsArgs),
 }
 
 /// Options of `golomb pieces`.
@@ -227,5 +231,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Results(args) => crate::client_cmd::results(&args, out),
         Command::Workers(args) => crate::client_cmd::workers(&args, out),
         Command::Cancel(args) => crate::client_cmd::cancel(&args, out),
+        Command::Tile(args) => crate::tile_cmd::tile(&args, out),
+        Command::Stars(args) => crate::stars_cmd::stars(&args, out),
     }
 }

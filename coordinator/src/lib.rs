@@ -18,4 +18,6 @@ pub mod server;
 mod setup;
 mod solve_cmd;
 pub mod store;
+mod stars_cmd;
+mod tile_cmd;
 mod verify_cmd;

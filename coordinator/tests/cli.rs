@@ -155,3 +155,63 @@ fn solve_reports_statistics_and_stops_on_budget() {
     let text = String::from_utf8(golomb(&["solve", "--board", "4x4"]).stdout).unwrap();
     assert!(text.contains("value:        loss"), "{text}");
 }
+
+#[test]
+fn tile_counts_and_draws_pentomino_tilings() {
+    let holed = ["tile", "--board", "8x8", "--blocked", "d4,e4,d5,e5", "--count", "--json"];
+    let one = json(&[&holed[..], &["--threads", "1"]].concat());
+    let two = json(&[&holed[..], &["--threads", "2"]].concat());
+    for c in [&one, &two] {
+        assert_eq!((c["solutions"].as_u64(), c["solutions_up_to_symmetry"].as_u64()), (Some(520), Some(65)));
+        assert!(c["seconds"].as_f64().is_some());
+    }
+    let strip = json(&["tile", "--board", "20x3", "--count", "--json"]);
+    assert_eq!((strip["solutions"].as_u64(), strip["solutions_up_to_symmetry"].as_u64()), (Some(8), Some(2)));
+    let text = String::from_utf8(golomb(&["tile", "--board", "3x20", "--limit", "1"]).stdout).unwrap();
+    let rows: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(rows.len(), 20, "{text}");
+    assert!(rows.iter().all(|r| r.len() == 3 && r.chars().all(|c| "FILNPTUVWXYZ".contains(c))), "{text}");
+    assert!(text.contains("1 tilings shown (stopped at --limit)"), "{text}");
+    let drawn = json(&["tile", "--board", "3x20", "--json"]);
+    assert_eq!(drawn["shown"], 8);
+    assert_eq!(drawn["tilings"][0].as_array().unwrap().len(), 20);
+    let subsets = json(&["tile", "--board", "5x4", "--each", "at-most", "--count", "--json"]);
+    assert!(subsets["solutions"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn tile_rejects_impossible_requests() {
+    let message = failure(&["tile", "--board", "8x8", "--count"]);
+    assert!(message.contains("64 free cells") && message.contains("60"), "{message}");
+    assert!(failure(&["tile", "--board", "6x10", "--each", "twice"]).contains("twice"));
+    assert!(failure(&["tile", "--board", "6x10", "--blocked", "z9"]).contains("z9"));
+}
+
+#[test]
+fn stars_solves_puzzle_files() {
+    let dir = std::env::temp_dir().join(format!("golomb-stars-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let unique =
+        write("unique.txt", "HHHEECCC\nHEEEECCC\nAAEEEDDD\nAAAEEDDD\nAAAFEDDD\nFFFFDDGG\nFFFFDDGG\nFFFFFBBG\n");
+    let solved = json(&["stars", &unique, "--json"]);
+    assert_eq!(solved["count"], 1);
+    assert_eq!(solved["solutions"][0][0], ".*......");
+    let text = String::from_utf8(golomb(&["stars", &unique]).stdout).unwrap();
+    assert!(text.starts_with(".*......\n.....*..\n") && text.contains("1 solution"), "{text}");
+    let two = write("two.txt", "CCCDDAAA\nCCCDDAAA\nCCCDDBBB\nFFCBBBBB\nFFHHGGBB\nFFHHHGGB\nFEEHHGGB\nFEEEEGGG\n");
+    assert_eq!(json(&["stars", &two, "--stars", "2", "--json"])["count"], 1);
+    let none = write("none.txt", "AAABB\nCCCCC\nDDDDD\nEEEEE\nEEEEE\n");
+    let text = String::from_utf8(golomb(&["stars", &none]).stdout).unwrap();
+    assert_eq!(text.trim(), "no solution");
+    let ragged = write("ragged.txt", "ABC\nABC\nAB\n");
+    let message = failure(&["stars", &ragged]);
+    assert!(message.contains("line 3") && message.contains("ragged.txt"), "{message}");
+    assert!(failure(&["stars", &unique, "--stars", "9"]).contains("9 stars"));
+    assert!(failure(&["stars", dir.join("missing.txt").to_str().unwrap()]).contains("cannot read"));
+    std::fs::remove_dir_all(&dir).ok();
+}

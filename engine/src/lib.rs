@@ -8,6 +8,7 @@
 
 pub mod bitboard;
 pub mod board;
+pub mod exact_cover;
 pub mod game;
 pub mod notation;
 pub mod perft;
@@ -17,6 +18,8 @@ pub mod proof;
 pub mod shape;
 pub mod solve;
 pub mod split;
+pub mod stars;
+pub mod tiling;
 pub mod verify;
 
 pub use bitboard::{Bitboard, Bits, WideBitboard};
