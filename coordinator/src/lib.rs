@@ -17,7 +17,7 @@ mod serve_cmd;
 pub mod server;
 mod setup;
 mod solve_cmd;
-pub mod store;
 mod stars_cmd;
+pub mod store;
 mod tile_cmd;
 mod verify_cmd;

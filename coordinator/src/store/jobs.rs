@@ -239,6 +239,14 @@ impl Store {
     }
 }
 
+/// A job's spec alone (cheap: for leases).
+pub(super) fn job_spec(tx: &Transaction<'_>, job: i64) -> Result<pb::JobSpec, StoreError> {
+    tx.prepare_cached("SELECT * FROM jobs WHERE id = ?1")?
+        .query_row([job], spec_from_row)
+        .optional()?
+        .ok_or(StoreError::NoJob(job as u64))
+}
+
 /// Reads a job with its progress inside a transaction.
 pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreError> {
     let found = tx

@@ -109,9 +109,11 @@ impl Store {
             .collect::<Result<_, _>>()?;
         let mut units = Vec::with_capacity(leased.len());
         for (unit, job, node) in leased {
-            tx.execute("UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'pending'", [job])?;
-            let line: String = tx.query_row("SELECT line FROM nodes WHERE id = ?1", [node], |r| r.get(0))?;
-            let spec = super::jobs::job_row(&tx, job as u64)?.spec;
+            tx.prepare_cached("UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'pending'")?
+                .execute([job])?;
+            let line: String =
+                tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
+            let spec = super::jobs::job_spec(&tx, job)?;
             units.push(LeasedUnit { unit: unit as u64, job: job as u64, spec, line });
         }
         units.sort_by_key(|u| u.unit);
@@ -231,7 +233,7 @@ impl Store {
             )
             .optional()?;
         let out = match found {
-            Some((job, line, rank, depth)) => Some((super::jobs::job_row(&tx, job as u64)?.spec, line, rank, depth)),
+            Some((job, line, rank, depth)) => Some((super::jobs::job_spec(&tx, job)?, line, rank, depth)),
             None => None,
         };
         tx.commit()?;
