@@ -84,7 +84,7 @@ pub fn status(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 return write_json(out, &jobs.iter().map(report::status_json).collect());
             }
             for s in &jobs {
-                let u = s.units.clone().unwrap_or_default();
+                let u = s.units.unwrap_or_default();
                 let value = golomb_proto::convert::value_name(s.value).unwrap_or("-");
                 writeln!(
                     out,

@@ -32,7 +32,7 @@ pub fn duration(seconds: f64) -> String {
 
 /// A job's status as JSON.
 pub fn status_json(s: &pb::JobStatus) -> Value {
-    let u = s.units.clone().unwrap_or_default();
+    let u = s.units.unwrap_or_default();
     let spec = s.spec.clone().unwrap_or_default();
     json!({
         "job": s.job_id,
@@ -67,7 +67,7 @@ pub fn job_title(s: &pb::JobStatus) -> String {
 
 /// A job's status as text.
 pub fn write_status(out: &mut dyn Write, s: &pb::JobStatus) -> anyhow::Result<()> {
-    let u = s.units.clone().unwrap_or_default();
+    let u = s.units.unwrap_or_default();
     writeln!(out, "{}", job_title(s))?;
     writeln!(out, "state:     {}", s.state)?;
     let value = match value_name(s.value) {

@@ -98,7 +98,7 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
     );
     loop {
         let s = client.get_job(pb::GetJobRequest { job_id: job }).await.map_err(refused)?.into_inner();
-        let u = s.units.clone().unwrap_or_default();
+        let u = s.units.unwrap_or_default();
         bar.set_length(u.done + u.pending + u.leased + u.failed);
         bar.set_position(u.done + u.failed);
         let value = golomb_proto::convert::value_name(s.value).unwrap_or("value unknown");

@@ -24,7 +24,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OptionalExtension};
 
 pub use jobs::{ChildRow, JobRow, NewNode, UnitCountsRow};
-pub use units::{Completion, HeartbeatUnit, LeasedUnit, WorkerRow};
+pub use units::{Completion, HeartbeatUnit, LeasedUnit, SplitTarget, WorkerRow};
 
 /// The schema version this code writes and reads.
 pub const SCHEMA_VERSION: i64 = 1;

@@ -49,6 +49,19 @@ pub struct Completion {
     pub error: Option<String>,
 }
 
+/// A unit as [`Store::complete`] reads it.
+struct UnitRecord {
+    job: i64,
+    node: i64,
+    state: String,
+    value: Option<String>,
+    attempts: i64,
+    worker: Option<i64>,
+}
+
+/// What splitting a unit needs: its job's spec, and its node's line, rank and depth.
+pub type SplitTarget = (pb::JobSpec, String, Vec<u8>, u32);
+
 /// A worker as stored, with its work.
 #[derive(Clone, Debug)]
 pub struct WorkerRow {
@@ -156,14 +169,24 @@ impl Store {
     pub fn complete(&mut self, c: &Completion) -> Result<bool, StoreError> {
         let _ = self.touch_worker(c.worker);
         let tx = self.conn.transaction()?;
-        let found: Option<(i64, i64, String, Option<String>, i64, Option<i64>)> = tx
+        let found = tx
             .query_row(
                 "SELECT job, node, state, value, attempts, worker FROM units WHERE id = ?1",
                 [c.unit as i64],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+                |r| {
+                    Ok(UnitRecord {
+                        job: r.get(0)?,
+                        node: r.get(1)?,
+                        state: r.get(2)?,
+                        value: r.get(3)?,
+                        attempts: r.get(4)?,
+                        worker: r.get(5)?,
+                    })
+                },
             )
             .optional()?;
-        let (job, node, state, recorded, attempts, holder) = found.ok_or(StoreError::NoUnit(c.unit))?;
+        let UnitRecord { job, node, state, value: recorded, attempts, worker: holder } =
+            found.ok_or(StoreError::NoUnit(c.unit))?;
         let Some(value) = c.value.as_deref() else {
             let error = c.error.clone().unwrap_or_else(|| "the worker sent no value".into());
             if state == "leased" && holder == Some(c.worker as i64) {
@@ -218,11 +241,7 @@ impl Store {
     }
 
     /// The job, line, rank and depth of a unit a worker holds (to split it); `None` if it does not hold it.
-    pub fn unit_to_split(
-        &self,
-        worker: u64,
-        unit: u64,
-    ) -> Result<Option<(pb::JobSpec, String, Vec<u8>, u32)>, StoreError> {
+    pub fn unit_to_split(&self, worker: u64, unit: u64) -> Result<Option<SplitTarget>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         let found: Option<(i64, String, Vec<u8>, u32)> = tx
             .query_row(
