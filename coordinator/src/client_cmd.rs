@@ -46,6 +46,7 @@ pub fn job_spec(job: &JobArgs) -> pb::JobSpec {
         goal: job.goal.clone(),
         split_depth: job.split_depth,
         split_after_seconds: job.split_after,
+        each: if job.goal == "count" { job.each.clone() } else { String::new() },
     }
 }
 

@@ -24,10 +24,14 @@ pub struct JobArgs {
     /// The root position.
     #[command(flatten)]
     pub position: PositionArgs,
-    /// `solve` (the root's value and a winning move) or `classify` (the value of every child of the root).
+    /// `solve` (the root's value and a winning move), `classify` (the value of every child of the root)
+    /// or `count` (the tilings of the board by the pieces).
     #[arg(long, default_value = "solve")]
     pub goal: String,
-    /// Plies below the root at which the tree is cut into work units (0 to 4).
+    /// For `count`: each piece `exactly` once or `at-most` once.
+    #[arg(long, default_value = "exactly")]
+    pub each: String,
+    /// Plies below the root at which the tree is cut into work units (0 to 4); for `count`, placements.
     #[arg(long, default_value_t = 1)]
     pub split_depth: u32,
     /// Give a unit back to be split into its children after this many seconds (0: never).

@@ -51,9 +51,12 @@ pub fn status_json(s: &pb::JobStatus) -> Value {
         "workers": s.workers,
         "conflicts": s.conflicts,
         "error": (!s.error.is_empty()).then_some(&s.error),
+        "solutions": (spec.goal == "count").then_some(s.solutions),
+        "solutions_up_to_symmetry": (spec.goal == "count").then_some(s.solutions_up_to_symmetry),
         "spec": {
             "board": spec.board, "blocked": spec.blocked, "pieces": spec.pieces, "moves": spec.moves,
             "goal": spec.goal, "split_depth": spec.split_depth, "split_after": spec.split_after_seconds,
+            "each": (!spec.each.is_empty()).then_some(&spec.each),
         },
     })
 }
@@ -67,16 +70,20 @@ pub fn job_title(s: &pb::JobStatus) -> String {
 
 /// A job's status as text.
 pub fn write_status(out: &mut dyn Write, s: &pb::JobStatus) -> anyhow::Result<()> {
-    let u = s.units.unwrap_or_default();
     writeln!(out, "{}", job_title(s))?;
     writeln!(out, "state:     {}", s.state)?;
-    let value = match value_name(s.value) {
-        Some("win") => format!("win for the side to move, with {}", s.winning_move),
-        Some(v) => format!("{v} for the side to move"),
-        None => "not known yet".to_string(),
-    };
-    writeln!(out, "value:     {value}")?;
-    writeln!(out, "children:  {} of {} decided", s.children_decided, s.children_total)?;
+    if s.spec.as_ref().is_some_and(|spec| spec.goal == "count") {
+        writeln!(
+            out,
+            "tilings:   {} ({} up to symmetry){}",
+            s.solutions,
+            s.solutions_up_to_symmetry,
+            if s.state == "done" { "" } else { " so far" }
+        )?;
+    } else {
+        write_value(out, s)?;
+    }
+    let u = s.units.unwrap_or_default();
     writeln!(
         out,
         "units:     {} done, {} leased, {} pending, {} failed, {} cancelled, {} split",
@@ -97,6 +104,18 @@ pub fn write_status(out: &mut dyn Write, s: &pb::JobStatus) -> anyhow::Result<()
     if !s.error.is_empty() {
         writeln!(out, "error:     {}", s.error)?;
     }
+    Ok(())
+}
+
+/// A game job's value and how many children of its root are decided.
+fn write_value(out: &mut dyn Write, s: &pb::JobStatus) -> anyhow::Result<()> {
+    let value = match value_name(s.value) {
+        Some("win") => format!("win for the side to move, with {}", s.winning_move),
+        Some(v) => format!("{v} for the side to move"),
+        None => "not known yet".to_string(),
+    };
+    writeln!(out, "value:     {value}")?;
+    writeln!(out, "children:  {} of {} decided", s.children_decided, s.children_total)?;
     Ok(())
 }
 
@@ -126,27 +145,25 @@ pub fn results_json(r: &pb::JobResults) -> Value {
 pub fn write_results(out: &mut dyn Write, r: &pb::JobResults) -> anyhow::Result<()> {
     let status = r.status.clone().unwrap_or_default();
     write_status(out, &status)?;
+    if r.children.is_empty() {
+        return Ok(());
+    }
     writeln!(out)?;
     writeln!(
         out,
-        "{:<4} {:<22} {:>7} {:<7} {:<22} {:>10} {:>9}",
-        "#", "move", "replies", "value", "winning answer", "positions", "seconds"
+        "{:<5} {:<24} {:>7} {:<5} {:<24} {:<24} {:>10} {:>8}",
+        "#", "move", "replies", "value", "winning answer", "same as", "positions", "seconds"
     )?;
     for (i, c) in r.children.iter().enumerate() {
-        let value = value_name(c.value).unwrap_or("?");
-        let answer = if c.same_as.is_empty() {
-            c.winning_move.clone()
-        } else {
-            format!("{} (as {})", c.winning_move, c.same_as)
-        };
         writeln!(
             out,
-            "{:<4} {:<22} {:>7} {:<7} {:<22} {:>10} {:>9.2}",
+            "{:<5} {:<24} {:>7} {:<5} {:<24} {:<24} {:>10} {:>8.2}",
             i + 1,
             c.r#move,
             c.replies,
-            value,
-            answer,
+            value_name(c.value).unwrap_or("?"),
+            c.winning_move,
+            c.same_as,
             si(c.positions as f64),
             c.seconds
         )?;

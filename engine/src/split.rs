@@ -29,6 +29,8 @@ pub enum Goal {
     Solve,
     /// The value of every child of the root (every opening, every reply...).
     Classify,
+    /// The tilings of the board by the pieces (a puzzle, not a game).
+    Count,
 }
 
 impl Goal {
@@ -37,6 +39,7 @@ impl Goal {
         match self {
             Goal::Solve => "solve",
             Goal::Classify => "classify",
+            Goal::Count => "count",
         }
     }
 }
@@ -49,7 +52,7 @@ impl fmt::Display for Goal {
 
 /// A goal name that is not one of ours.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown goal `{0}`: expected `solve` or `classify`")]
+#[error("unknown goal `{0}`: expected `solve`, `classify` or `count`")]
 pub struct UnknownGoal(pub String);
 
 impl FromStr for Goal {
@@ -58,6 +61,7 @@ impl FromStr for Goal {
         match text {
             "solve" => Ok(Goal::Solve),
             "classify" => Ok(Goal::Classify),
+            "count" => Ok(Goal::Count),
             other => Err(UnknownGoal(other.to_string())),
         }
     }
@@ -91,7 +95,7 @@ pub enum SplitError {
 /// The smallest split depth a goal allows: classify needs the root's children as nodes.
 pub fn min_depth(goal: Goal) -> u32 {
     match goal {
-        Goal::Solve => 0,
+        Goal::Solve | Goal::Count => 0,
         Goal::Classify => 1,
     }
 }

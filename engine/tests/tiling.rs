@@ -192,3 +192,26 @@ proptest! {
         prop_assert_eq!(Tiler::with_pieces(&wide, each, allowed).unwrap().count(), fast);
     }
 }
+
+#[test]
+fn shares_add_up_to_the_whole_count() {
+    use golomb_engine::tiling::ShareCount;
+    for (size, blocked, each) in
+        [("6x5", "", Each::AtMost), ("8x8", "d4,e4,d5,e5", Each::Exactly), ("3x20", "", Each::Exactly)]
+    {
+        let board = Board::from_spec(&BoardSpec::parse(size, blocked).unwrap()).unwrap();
+        let game: Game<WideBitboard> = Game::new(board, PieceSet::of_order(5)).unwrap();
+        let tiler = Tiler::new(&game, each).unwrap();
+        let whole = tiler.count();
+        for depth in [0, 1, 2] {
+            let shares = tiler.shares(depth);
+            let parts: Vec<ShareCount> = shares.iter().map(|s| tiler.count_share(s).unwrap()).collect();
+            let total = tiler.total_of(parts);
+            assert_eq!(
+                (total.solutions, total.solutions_up_to_symmetry),
+                (whole.solutions, whole.solutions_up_to_symmetry),
+                "{size} depth {depth}"
+            );
+        }
+    }
+}

@@ -3,6 +3,7 @@
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::{self, Goal, SplitError, UnknownGoal};
+use golomb_engine::tiling::{Each, Tiler, TilingError};
 use golomb_engine::{
     AnyGame, Board, BoardError, BoardSpec, GameError, LineError, PieceSet, PieceSetError, PieceSetSpec,
 };
@@ -82,6 +83,12 @@ pub enum SpecError {
     /// The root is already decided: it has no moves, so there is nothing to classify.
     #[error("the root position has no legal moves: nothing to {0}")]
     NoMoves(Goal),
+    /// A tiling count that cannot be posed (areas differ, bad `each`).
+    #[error("bad tiling: {0}")]
+    Tiling(#[from] TilingError),
+    /// A tiling count given moves.
+    #[error("a count job tiles the whole board: leave `moves` empty")]
+    CountMoves,
 }
 
 /// A job spec that passed every check, with the game it names.
@@ -93,6 +100,8 @@ pub struct ValidSpec {
     pub game: AnyGame,
     /// The goal.
     pub goal: Goal,
+    /// For counts: how often each piece may be used.
+    pub each: Each,
 }
 
 /// The game a spec's rules, board, blocked cells and pieces name.
@@ -114,6 +123,20 @@ impl ValidSpec {
         if !(spec.split_after_seconds.is_finite() && spec.split_after_seconds >= 0.0) {
             return Err(SpecError::SplitAfter(spec.split_after_seconds));
         }
+        if goal == Goal::Count {
+            if !spec.moves.trim().is_empty() {
+                return Err(SpecError::CountMoves);
+            }
+            let each: Each = if spec.each.is_empty() { Each::Exactly } else { spec.each.parse()? };
+            with_game!(&game, g => Tiler::new(g, each).map(|_| ()))?;
+            let spec = pb::JobSpec {
+                rules: "golomb".into(),
+                goal: goal.name().into(),
+                each: each.to_string(),
+                ..spec.clone()
+            };
+            return Ok(ValidSpec { spec, game, goal, each });
+        }
         let (moves, has_moves) = with_game!(&game, g => {
             let (pos, line) = g.play_line(Position::empty(), &spec.moves)?;
             (g.line_name(&line), g.has_move(&pos))
@@ -121,8 +144,14 @@ impl ValidSpec {
         if !has_moves {
             return Err(SpecError::NoMoves(goal));
         }
-        let spec = pb::JobSpec { rules: "golomb".into(), moves, goal: goal.name().into(), ..spec.clone() };
-        Ok(ValidSpec { spec, game, goal })
+        let spec = pb::JobSpec {
+            rules: "golomb".into(),
+            moves,
+            goal: goal.name().into(),
+            each: String::new(),
+            ..spec.clone()
+        };
+        Ok(ValidSpec { spec, game, goal, each: Each::Exactly })
     }
 }
 
@@ -159,6 +188,9 @@ mod tests {
             (pb::JobSpec { board: "8y8".into(), ..spec("", "solve", 1) }, "bad board"),
             (pb::JobSpec { pieces: "decagons".into(), ..spec("", "solve", 1) }, "bad pieces"),
             (pb::JobSpec { rules: "chess".into(), ..spec("", "solve", 1) }, "unknown rules"),
+            (spec("", "count", 1), "to use each piece exactly once"),
+            (pb::JobSpec { board: "6x10".into(), ..spec("I:a1,a2,a3,a4,a5", "count", 1) }, "leave `moves` empty"),
+            (pb::JobSpec { board: "6x10".into(), each: "twice".into(), ..spec("", "count", 1) }, "not a piece rule"),
         ];
         for (spec, expected) in cases {
             let err = ValidSpec::new(&spec).unwrap_err().to_string();

@@ -263,7 +263,20 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
                 value: convert::value(value),
                 winning_move: if value == Outcome::Win { best.unwrap_or_default() } else { String::new() },
                 stats: Some(stats),
-                error: String::new(),
+                ..Default::default()
+            })
+        }
+        UnitOutcome::Counted { solutions, fixed, stats } => {
+            summary.units += 1;
+            summary.positions += stats.positions;
+            Report::Complete(pb::CompleteRequest {
+                worker_id,
+                unit_id: unit.unit_id,
+                counted: true,
+                solutions,
+                fixed,
+                stats: Some(stats),
+                ..Default::default()
             })
         }
         UnitOutcome::Failed(error) => {

@@ -2,10 +2,11 @@
 //! kept across units of the same game.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
-use golomb_engine::{AnyGame, Position, with_game};
+use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
+use golomb_engine::{AnyGame, Game, Position, with_game};
 use golomb_proto::pb;
 
 /// How a unit ended.
@@ -20,12 +21,48 @@ pub enum UnitOutcome {
         /// Positions, time, table use.
         stats: pb::UnitStats,
     },
+    /// A tiling share counted: weighted tilings, Burnside's weighted sum, and statistics.
+    Counted {
+        /// Tilings found, weighted.
+        solutions: u64,
+        /// Symmetries fixing each, weighted and summed.
+        fixed: u64,
+        /// Search nodes and time.
+        stats: pb::UnitStats,
+    },
     /// Stopped from outside (cancelled or shutting down): nothing to report.
     Stopped,
     /// Ran past the unit's time limit: give it back to be split.
     TooLong,
     /// The unit could not be solved here (a bad game or position).
     Failed(String),
+}
+
+/// Counts the tilings below a count unit's placements on this thread.
+fn count_share<B: TileBits>(game: &Game<B>, unit: &pb::Unit) -> UnitOutcome {
+    let start = Instant::now();
+    let each: Each = match unit.each.parse() {
+        Ok(each) => each,
+        Err(err) => return UnitOutcome::Failed(err.to_string()),
+    };
+    let prefix = match game.play_line(Position::empty(), &unit.moves) {
+        Ok((_, prefix)) => prefix,
+        Err(err) => return UnitOutcome::Failed(format!("bad unit placements: {err}")),
+    };
+    let share = TilingShare { prefix, weight: unit.weight, checks: unit.checks.iter().map(|&c| c as usize).collect() };
+    match Tiler::new(game, each).and_then(|tiler| tiler.count_share(&share)) {
+        Ok(count) => UnitOutcome::Counted {
+            solutions: count.solutions,
+            fixed: count.fixed,
+            stats: pb::UnitStats {
+                positions: count.nodes,
+                seconds: start.elapsed().as_secs_f64(),
+                threads: 1,
+                ..Default::default()
+            },
+        },
+        Err(err) => UnitOutcome::Failed(err.to_string()),
+    }
 }
 
 /// The game and table of the units most recently solved.
@@ -68,6 +105,9 @@ impl UnitSolver {
             Ok(found) => found,
             Err(err) => return UnitOutcome::Failed(err),
         };
+        if unit.goal == "count" {
+            return with_game!(&*game, g => count_share(g, unit));
+        }
         let config = SolveConfig {
             time_budget: (unit.split_after_seconds > 0.0).then(|| Duration::from_secs_f64(unit.split_after_seconds)),
             ..SolveConfig::default()

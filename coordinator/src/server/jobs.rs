@@ -31,9 +31,10 @@ impl pb::jobs_server::Jobs for JobsService {
         .await
         .map_err(|e| Status::internal(e.to_string()))?
         .map_err(invalid_spec)?;
+        let (nodes, symmetries) = nodes;
         let units = nodes.iter().filter(|n| n.unit).count();
         let spec = valid.spec.clone();
-        let job_id = self.0.store(move |s| s.create_job(&spec, &nodes)).await?;
+        let job_id = self.0.store(move |s| s.create_job(&spec, &nodes, symmetries)).await?;
         tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.goal, valid.spec.moves);
         Ok(Response::new(pb::SubmitResponse { job_id }))
     }

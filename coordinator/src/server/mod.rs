@@ -93,13 +93,24 @@ async fn serve(listener: TcpListener, shared: Shared, shutdown: CancellationToke
     tonic::transport::Server::builder()
         .add_service(jobs)
         .add_service(work)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown.cancelled_owned())
+        .serve_with_incoming_shutdown(incoming(listener), shutdown.cancelled_owned())
         .await
         .context("the gRPC server failed")?;
     expiry.abort();
     shared.store(|s| s.checkpoint()).await?;
     tracing::info!("coordinator stopped; the database is checkpointed");
     Ok(())
+}
+
+/// Accepted connections with Nagle's algorithm off: small replies (leases,
+/// acknowledgements) go out at once instead of waiting for a delayed ACK.
+fn incoming(listener: TcpListener) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    use tokio_stream::StreamExt as _;
+    TcpListenerStream::new(listener).map(|stream| {
+        let stream = stream?;
+        stream.set_nodelay(true)?;
+        Ok(stream)
+    })
 }
 
 /// Puts units whose lease ran out back in the queue, a few times per lease.

@@ -2,7 +2,8 @@
 //! cutting a long unit into its children, and naming results in the root's
 //! own terms (merged children get their winning move mapped by symmetry).
 
-use golomb_engine::split::{self, Child, position_key, rank_bytes};
+use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_bytes};
+use golomb_engine::tiling::Tiler;
 use golomb_engine::{Bits, Game, Position, with_game};
 use golomb_proto::{SpecError, ValidSpec, convert, pb};
 
@@ -16,8 +17,48 @@ fn join(line: &str, name: &str) -> String {
     if line.is_empty() { name.to_string() } else { format!("{line};{name}") }
 }
 
-/// The split tree of a valid job, as store rows (`[0]` is the root).
-pub fn job_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
+/// The split tree of a valid job, as store rows (`[0]` is the root), and
+/// the order of the board's symmetry group.
+pub fn job_nodes(valid: &ValidSpec) -> Result<(Vec<NewNode>, u32), SpecError> {
+    let symmetries = with_game!(&valid.game, g => g.board().symmetries().len() as u32);
+    let nodes = if valid.goal == Goal::Count { count_nodes(valid)? } else { game_nodes(valid)? };
+    Ok((nodes, symmetries))
+}
+
+/// A tiling count's units: one per share of the search, below a root that is not a unit.
+fn count_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
+    with_game!(&valid.game, g => {
+        let tiler = Tiler::new(g, valid.each)?;
+        let shares = tiler.shares(valid.spec.split_depth as usize);
+        if shares.len() >= MAX_NODES {
+            return Err(SplitError::TooLarge { depth: valid.spec.split_depth, limit: MAX_NODES }.into());
+        }
+        let root = NewNode {
+            key: "root".into(),
+            line: String::new(),
+            depth: 0,
+            rank: Vec::new(),
+            replies: 1,
+            unit: false,
+            children: Vec::new(),
+            share: None,
+        };
+        let units = shares.into_iter().enumerate().map(|(i, share)| NewNode {
+            key: format!("share {i}"),
+            line: g.line_name(&share.prefix),
+            depth: share.prefix.len() as u32,
+            rank: (i as u32).to_be_bytes().to_vec(),
+            replies: 1,
+            unit: true,
+            children: Vec::new(),
+            share: Some((share.weight, share.checks.iter().map(|&c| c as u32).collect())),
+        });
+        Ok(std::iter::once(root).chain(units).collect())
+    })
+}
+
+/// A game job's split tree.
+fn game_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
     with_game!(&valid.game, g => {
         let (root, _) = g.play_line(Position::empty(), &valid.spec.moves)?;
         let tree = split::split(g, &root, valid.spec.split_depth, MAX_NODES)?;
@@ -32,6 +73,7 @@ pub fn job_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
                 replies: n.replies as u32,
                 unit: n.is_unit(tree.depth),
                 children: n.children.iter().map(|&(id, child)| (g.move_name(id), child)).collect(),
+                share: None,
             })
             .collect())
     })
@@ -62,6 +104,7 @@ pub fn unit_children(
                     replies: replies as u32,
                     unit: replies > 0,
                     children: Vec::new(),
+                    share: None,
                 };
                 (name, node)
             })

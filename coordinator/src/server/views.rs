@@ -41,6 +41,8 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         conflicts: row.conflicts,
         children_decided: row.children.0,
         children_total: row.children.1,
+        solutions: row.solutions.0,
+        solutions_up_to_symmetry: row.solutions.1,
     }
 }
 

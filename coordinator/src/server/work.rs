@@ -50,6 +50,10 @@ impl pb::work_server::Work for WorkService {
                 pieces: u.spec.pieces,
                 moves: u.line,
                 split_after_seconds: u.spec.split_after_seconds,
+                goal: u.spec.goal,
+                each: u.spec.each,
+                weight: u.weight,
+                checks: u.checks,
             })
             .collect();
         Ok(Response::new(pb::LeaseResponse { units }))
@@ -72,8 +76,8 @@ impl pb::work_server::Work for WorkService {
         let r = request.into_inner();
         let stats = r.stats.unwrap_or_default();
         let value = convert::value_name(r.value).map(str::to_string);
-        if value.is_none() && r.error.is_empty() {
-            return Err(Status::invalid_argument("a completion needs a value (win or loss) or an error"));
+        if value.is_none() && r.error.is_empty() && !r.counted {
+            return Err(Status::invalid_argument("a completion needs a value (win or loss), a count or an error"));
         }
         let completion = Completion {
             unit: r.unit_id,
@@ -83,6 +87,7 @@ impl pb::work_server::Work for WorkService {
             positions: stats.positions,
             seconds: stats.seconds,
             error: (!r.error.is_empty()).then(|| r.error.clone()),
+            count: r.counted.then_some((r.solutions, r.fixed)),
         };
         let conflict = self.0.store(move |s| s.complete(&completion)).await?;
         if conflict {

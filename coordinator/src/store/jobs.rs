@@ -22,6 +22,8 @@ pub struct NewNode {
     pub unit: bool,
     /// Its moves, each with the index (in the same list) of the node it leads to.
     pub children: Vec<(String, usize)>,
+    /// For a tiling count's unit: the weight of its solutions and the symmetries to test them against.
+    pub share: Option<(u64, Vec<u32>)>,
 }
 
 /// Counts of a job's units by state.
@@ -68,6 +70,8 @@ pub struct JobRow {
     pub workers: u64,
     /// Root children decided, and in all.
     pub children: (u64, u64),
+    /// For tiling counts: tilings counted so far, as found and up to symmetry.
+    pub solutions: (u64, u64),
 }
 
 /// One child of a job's root.
@@ -99,17 +103,20 @@ fn spec_from_row(row: &Row<'_>) -> rusqlite::Result<pb::JobSpec> {
         goal: row.get("goal")?,
         split_depth: row.get("split_depth")?,
         split_after_seconds: row.get("split_after")?,
+        each: row.get("each")?,
     })
 }
 
 impl Store {
     /// Stores a job and its split tree (`nodes[0]` the root), and decides
-    /// what the tree already decides (lost leaves). Returns the job id.
-    pub fn create_job(&mut self, spec: &pb::JobSpec, nodes: &[NewNode]) -> Result<u64, StoreError> {
+    /// what the tree already decides (lost leaves). `symmetries` is the order
+    /// of the board's symmetry group (tiling counts divide by it). Returns the job id.
+    pub fn create_job(&mut self, spec: &pb::JobSpec, nodes: &[NewNode], symmetries: u32) -> Result<u64, StoreError> {
         let tx = self.conn.transaction()?;
         tx.execute(
-            "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, state, created)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9)",
+            "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, each, symmetries,
+                               state, created)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, 'pending', ?9)",
             params![
                 spec.rules,
                 spec.board,
@@ -119,7 +126,9 @@ impl Store {
                 spec.goal,
                 spec.split_depth,
                 spec.split_after_seconds,
-                now()
+                now(),
+                spec.each,
+                symmetries
             ],
         )?;
         let job = tx.last_insert_rowid();
@@ -127,13 +136,16 @@ impl Store {
         {
             let mut node_stmt =
                 tx.prepare("INSERT INTO nodes (job, key, line, depth, rank, replies) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
-            let mut unit_stmt =
-                tx.prepare("INSERT INTO units (job, node, rank, state) VALUES (?1, ?2, ?3, 'pending')")?;
+            let mut unit_stmt = tx.prepare(
+                "INSERT INTO units (job, node, rank, state, weight, checks) VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
+            )?;
             for node in nodes {
                 node_stmt.execute(params![job, node.key, node.line, node.depth, node.rank, node.replies])?;
                 let id = tx.last_insert_rowid();
                 if node.unit {
-                    unit_stmt.execute(params![job, id, node.rank])?;
+                    let (weight, checks) = node.share.clone().unwrap_or((1, Vec::new()));
+                    let checks: Vec<String> = checks.iter().map(u32::to_string).collect();
+                    unit_stmt.execute(params![job, id, node.rank, weight as i64, checks.join(",")])?;
                 }
                 ids.push(id);
             }
@@ -161,9 +173,18 @@ impl Store {
             .conn
             .query_row(
                 "SELECT id FROM jobs WHERE rules = ?1 AND board = ?2 AND blocked = ?3 AND pieces = ?4 AND moves = ?5
-                 AND goal = ?6 AND split_depth = ?7 AND state IN ('pending', 'running', 'done')
+                 AND goal = ?6 AND split_depth = ?7 AND each = ?8 AND state IN ('pending', 'running', 'done')
                  ORDER BY id DESC LIMIT 1",
-                params![spec.rules, spec.board, spec.blocked, spec.pieces, spec.moves, spec.goal, spec.split_depth],
+                params![
+                    spec.rules,
+                    spec.board,
+                    spec.blocked,
+                    spec.pieces,
+                    spec.moves,
+                    spec.goal,
+                    spec.split_depth,
+                    spec.each
+                ],
                 |r| r.get::<_, i64>(0),
             )
             .optional()?;
@@ -283,11 +304,12 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreErr
             _ => units.split = count,
         }
     }
-    let (positions, workers): (i64, i64) = tx.query_row(
-        "SELECT COALESCE(SUM(positions + progress), 0), COUNT(DISTINCT CASE WHEN state = 'leased' THEN worker END)
+    let (positions, workers, solutions, fixed, symmetries): (i64, i64, i64, i64, i64) = tx.query_row(
+        "SELECT COALESCE(SUM(positions + progress), 0), COUNT(DISTINCT CASE WHEN state = 'leased' THEN worker END),
+                COALESCE(SUM(solutions), 0), COALESCE(SUM(fixed), 0), (SELECT symmetries FROM jobs WHERE id = ?1)
          FROM units WHERE job = ?1",
         [job as i64],
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
     )?;
     let conflicts: i64 = tx.query_row(
         "SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1",
@@ -313,5 +335,6 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreErr
         conflicts: conflicts as u64,
         workers: workers as u64,
         children: (children.0 as u64, children.1 as u64),
+        solutions: (solutions as u64, (fixed / symmetries.max(1)) as u64),
     })
 }

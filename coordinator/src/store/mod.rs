@@ -11,7 +11,7 @@
 //! job's tree: position, value, and whether it is still needed), `edges`
 //! (parent, move, child: a DAG, since positions equal under symmetry are one
 //! node), `units` (nodes handed to workers: lease, attempts, result,
-//! statistics), `conflicts` (results that disagreed with a recorded one) and
+//! statistics; for tiling counts the share's weight and count), `conflicts` (results that disagreed with a recorded one) and
 //! `workers`.
 
 mod jobs;
@@ -81,6 +81,8 @@ CREATE TABLE jobs (
     id INTEGER PRIMARY KEY,
     rules TEXT NOT NULL, board TEXT NOT NULL, blocked TEXT NOT NULL, pieces TEXT NOT NULL,
     moves TEXT NOT NULL, goal TEXT NOT NULL, split_depth INTEGER NOT NULL, split_after REAL NOT NULL,
+    each TEXT NOT NULL,
+    symmetries INTEGER NOT NULL,
     state TEXT NOT NULL,
     root INTEGER,
     created REAL NOT NULL,
@@ -123,7 +125,11 @@ CREATE TABLE units (
     progress INTEGER NOT NULL DEFAULT 0,
     seconds REAL NOT NULL DEFAULT 0,
     error TEXT,
-    finished REAL
+    finished REAL,
+    weight INTEGER NOT NULL DEFAULT 1,
+    checks TEXT NOT NULL DEFAULT '',
+    solutions INTEGER,
+    fixed INTEGER
 );
 CREATE INDEX units_queue ON units(state, job, rank);
 CREATE INDEX units_by_worker ON units(worker, state);

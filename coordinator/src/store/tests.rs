@@ -24,6 +24,7 @@ fn node(key: &str, depth: u32, rank: &[u8], unit: bool, children: &[(&str, usize
         replies: if unit || !children.is_empty() { 3 } else { 0 },
         unit,
         children: children.iter().map(|&(m, c)| (m.to_string(), c)).collect(),
+        share: None,
     }
 }
 
@@ -37,7 +38,7 @@ fn flat(goal: &str) -> (Store, u64, u64, tempfile::TempDir) {
         node("b", 1, &[1], true, &[]),
         node("c", 1, &[2], true, &[]),
     ];
-    let job = store.create_job(&spec(goal), &nodes).unwrap();
+    let job = store.create_job(&spec(goal), &nodes, 8).unwrap();
     let worker = store.register_worker("w", "h", 2).unwrap();
     (store, job, worker, dir)
 }
@@ -52,6 +53,7 @@ fn done(store: &mut Store, worker: u64, unit: u64, value: &str) -> bool {
             positions: 10,
             seconds: 0.5,
             error: None,
+            count: None,
         })
         .unwrap()
 }
@@ -114,7 +116,7 @@ fn a_merged_node_stays_needed_while_one_parent_needs_it() {
         node("y", 2, &[0, 1], true, &[]),
         node("z", 2, &[1, 1], true, &[]),
     ];
-    let job = store.create_job(&spec("solve"), &nodes).unwrap();
+    let job = store.create_job(&spec("solve"), &nodes, 8).unwrap();
     let worker = store.register_worker("w", "h", 1).unwrap();
     let units = store.lease(worker, 10, 60.0).unwrap();
     done(&mut store, worker, units[0].unit, "loss");

@@ -129,6 +129,7 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), S
             "SELECT CASE j.goal
              WHEN 'classify' THEN NOT EXISTS (SELECT 1 FROM edges e JOIN nodes c ON c.id = e.child
                                               WHERE e.parent = j.root AND c.value IS NULL)
+             WHEN 'count' THEN NOT EXISTS (SELECT 1 FROM units WHERE job = j.id AND state != 'done')
              ELSE (SELECT value IS NOT NULL FROM nodes WHERE id = j.root) END
          FROM jobs j WHERE j.id = ?1 AND j.state IN ('pending', 'running')",
             [job],

@@ -19,6 +19,10 @@ pub struct LeasedUnit {
     pub spec: pb::JobSpec,
     /// The unit's position: moves from the empty board.
     pub line: String,
+    /// For a tiling count: what each solution found below the unit stands for.
+    pub weight: u64,
+    /// For a tiling count: the symmetries to test each solution against.
+    pub checks: Vec<u32>,
 }
 
 /// A running unit's progress in a heartbeat.
@@ -47,6 +51,46 @@ pub struct Completion {
     pub seconds: f64,
     /// Why the unit could not be solved.
     pub error: Option<String>,
+    /// For a tiling count: the weighted tilings and Burnside's weighted sum (instead of a value).
+    pub count: Option<(u64, u64)>,
+}
+
+/// Records a tiling share's count, or checks it against the one recorded; returns whether it disagreed.
+fn record_count(
+    tx: &rusqlite::Transaction<'_>,
+    c: &Completion,
+    state: &str,
+    solutions: u64,
+    fixed: u64,
+) -> Result<bool, StoreError> {
+    if state == "done" {
+        let recorded: (i64, i64) = tx.query_row(
+            "SELECT COALESCE(solutions, -1), COALESCE(fixed, -1) FROM units WHERE id = ?1",
+            [c.unit as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let conflict = recorded != (solutions as i64, fixed as i64);
+        if conflict {
+            tx.execute(
+                "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    c.unit as i64,
+                    c.worker as i64,
+                    format!("{solutions}/{fixed}"),
+                    format!("{}/{}", recorded.0, recorded.1),
+                    now()
+                ],
+            )?;
+        }
+        return Ok(conflict);
+    }
+    tx.execute(
+        "UPDATE units SET state = 'done', solutions = ?2, fixed = ?3, positions = ?4, seconds = ?5, progress = 0,
+                worker = ?6, deadline = NULL, finished = ?7, error = NULL
+         WHERE id = ?1",
+        params![c.unit as i64, solutions as i64, fixed as i64, c.positions as i64, c.seconds, c.worker as i64, now()],
+    )?;
+    Ok(false)
 }
 
 /// A unit as [`Store::complete`] reads it.
@@ -110,24 +154,27 @@ impl Store {
     pub fn lease(&mut self, worker: u64, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
         self.touch_worker(worker)?;
         let tx = self.conn.transaction()?;
-        let leased: Vec<(i64, i64, i64)> = tx
+        let leased: Vec<(i64, i64, i64, i64, String)> = tx
             .prepare_cached(
                 "UPDATE units SET state = 'leased', worker = ?1, deadline = ?2, attempts = attempts + 1, progress = 0
                  WHERE id IN (SELECT u.id FROM units u JOIN jobs j ON j.id = u.job
                               WHERE u.state = 'pending' AND j.state IN ('pending', 'running')
                               ORDER BY u.job, u.rank LIMIT ?3)
-                 RETURNING id, job, node",
+                 RETURNING id, job, node, weight, checks",
             )?
-            .query_map(params![worker as i64, now() + lease_seconds, max], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .query_map(params![worker as i64, now() + lease_seconds, max], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })?
             .collect::<Result<_, _>>()?;
         let mut units = Vec::with_capacity(leased.len());
-        for (unit, job, node) in leased {
+        for (unit, job, node, weight, checks) in leased {
             tx.prepare_cached("UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'pending'")?
                 .execute([job])?;
             let line: String =
                 tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
             let spec = super::jobs::job_spec(&tx, job)?;
-            units.push(LeasedUnit { unit: unit as u64, job: job as u64, spec, line });
+            let checks = checks.split(',').filter_map(|g| g.parse().ok()).collect();
+            units.push(LeasedUnit { unit: unit as u64, job: job as u64, spec, line, weight: weight as u64, checks });
         }
         units.sort_by_key(|u| u.unit);
         tx.commit()?;
@@ -187,6 +234,14 @@ impl Store {
             .optional()?;
         let UnitRecord { job, node, state, value: recorded, attempts, worker: holder } =
             found.ok_or(StoreError::NoUnit(c.unit))?;
+        if let Some((solutions, fixed)) = c.count {
+            let conflict = record_count(&tx, c, &state, solutions, fixed)?;
+            if !conflict && state != "done" {
+                finish_if_answered(&tx, job)?;
+            }
+            tx.commit()?;
+            return Ok(conflict);
+        }
         let Some(value) = c.value.as_deref() else {
             let error = c.error.clone().unwrap_or_else(|| "the worker sent no value".into());
             if state == "leased" && holder == Some(c.worker as i64) {

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::search::{Kernel, Visit, children};
 use super::tables::TileBits;
-use super::{Each, Tiler, TilingCount};
+use super::{Each, Tiler, TilingCount, TilingError};
 use crate::game::PlacementId;
 
 /// A partial tiling to complete, and what each of its solutions is worth.
@@ -136,5 +136,81 @@ impl<B: TileBits> Tiler<'_, B> {
                 Task { prefix, empty, remaining, weight: task.weight, checks: task.checks.clone() }
             })
             .collect()
+    }
+}
+
+/// A share of a tiling count that can be counted anywhere (on a cluster
+/// worker): the placements fixed first, and what each solution below them is
+/// worth. The shares of [`Tiler::shares`] partition the search; adding up
+/// their [`ShareCount`]s with [`Tiler::total_of`] gives the whole count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TilingShare {
+    /// The placements on the board before the search starts, in search order.
+    pub prefix: Vec<PlacementId>,
+    /// The solutions each solution found here stands for (`|G| / |Stab(r)|` of the pivot placement).
+    pub weight: u64,
+    /// The non-identity symmetries to test each solution against.
+    pub checks: Vec<usize>,
+}
+
+/// What one share counted.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShareCount {
+    /// Solutions, weighted.
+    pub solutions: u64,
+    /// Burnside's sum of symmetries fixing each solution, weighted (divide the total by `|G|`).
+    pub fixed: u64,
+    /// Search nodes.
+    pub nodes: u64,
+}
+
+impl<B: TileBits> Tiler<'_, B> {
+    /// The search cut `depth` placements below its start (after the pivot, if any) into shares.
+    pub fn shares(&self, depth: usize) -> Vec<TilingShare> {
+        let mut tasks = self.tasks();
+        for _ in 0..depth {
+            tasks = tasks.into_iter().flat_map(|t| self.split(t)).collect();
+        }
+        tasks
+            .into_iter()
+            .map(|t| TilingShare {
+                prefix: t.prefix.iter().map(|&k| self.tables.ids[k as usize]).collect(),
+                weight: t.weight,
+                checks: t.checks,
+            })
+            .collect()
+    }
+
+    /// Counts one share on this thread; refuses a prefix that is not a partial tiling of this tiler.
+    pub fn count_share(&self, share: &TilingShare) -> Result<ShareCount, TilingError> {
+        let mut empty = self.tables.playable;
+        let mut remaining = self.allowed;
+        let mut prefix = Vec::with_capacity(share.prefix.len());
+        for &id in &share.prefix {
+            let k = self.tables.index_of.get(id as usize).copied().filter(|&k| k != u32::MAX);
+            let piece = self.game.placements().get(id as usize).map(|p| u64::from(p.piece));
+            let (Some(k), Some(piece)) = (k, piece) else {
+                return Err(TilingError::BadShare { placement: id });
+            };
+            let mask = self.tables.masks[k as usize];
+            if remaining >> piece & 1 == 0 || !mask.is_subset(empty) {
+                return Err(TilingError::BadShare { placement: id });
+            }
+            empty = empty.difference(mask);
+            remaining &= !(1 << piece);
+            prefix.push(k);
+        }
+        let group = self.game.board().symmetries().len();
+        if share.weight == 0 || share.checks.iter().any(|&g| g == 0 || g >= group) {
+            return Err(TilingError::BadShare { placement: share.prefix.first().copied().unwrap_or(0) });
+        }
+        let task = Task { prefix, empty, remaining, weight: share.weight, checks: share.checks.clone() };
+        let (solutions, fixed, nodes) = self.run(&task);
+        Ok(ShareCount { solutions, fixed, nodes })
+    }
+
+    /// Adds up the counts of every share of the search.
+    pub fn total_of(&self, parts: impl IntoIterator<Item = ShareCount>) -> TilingCount {
+        self.total(parts.into_iter().map(|c| (c.solutions, c.fixed, c.nodes)))
     }
 }

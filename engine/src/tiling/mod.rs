@@ -17,6 +17,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 use std::str::FromStr;
 
+pub use count::{ShareCount, TilingShare};
 pub use tables::TileBits;
 
 use crate::game::{Game, PlacementId};
@@ -79,6 +80,12 @@ pub enum TilingError {
     /// Not `exactly` or `at-most`.
     #[error("`{0}` is not a piece rule: expected exactly or at-most")]
     BadEach(String),
+    /// A share of a count whose placements do not form a partial tiling here.
+    #[error("placement {placement} of the share does not fit this tiling problem")]
+    BadShare {
+        /// The first placement (id) at fault.
+        placement: PlacementId,
+    },
 }
 
 /// The result of counting tilings.
