@@ -57,10 +57,17 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let worker_stop = CancellationToken::new();
         let worker_config =
             WorkerConfig { coordinator: url, threads, name: "embedded".into(), token: None, tt_mb: args.tt_mb };
-        let worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
+        let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();
         tokio::spawn(golomb_worker::stop_on_signal(interrupt.clone()));
-        let finished = follow(&mut client, job, args.quiet, &interrupt).await?;
+        let finished = tokio::select! {
+            finished = follow(&mut client, job, args.quiet, &interrupt) => finished?,
+            stopped = &mut worker => {
+                shutdown.cancel();
+                stopped.context("the worker task failed")??;
+                anyhow::bail!("the local worker stopped before the job finished");
+            }
+        };
         worker_stop.cancel();
         let summary = worker.await.context("the worker task failed")??;
         let results = client.results(pb::ResultsRequest { job_id: job }).await.map_err(refused)?.into_inner();

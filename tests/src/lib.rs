@@ -23,10 +23,12 @@ pub fn binary(name: &str) -> PathBuf {
     if !path.exists() {
         BUILT.get_or_init(|| {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = Command::new(cargo)
-                .args(["build", "--bins", "-p", "golomb-coordinator", "-p", "golomb-worker"])
-                .status()
-                .expect("cargo runs");
+            let mut command = Command::new(cargo);
+            command.args(["build", "--bins", "-p", "golomb-coordinator", "-p", "golomb-worker"]);
+            if dir.ends_with("release") {
+                command.arg("--release");
+            }
+            let status = command.status().expect("cargo runs");
             assert!(status.success(), "building the binaries failed");
         });
     }

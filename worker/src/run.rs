@@ -1,14 +1,17 @@
 //! The worker's life: register, then lease, solve, report until told to
 //! stop; heartbeats run on their own task.
 //!
-//! Solving happens on a rayon pool, never on a tokio thread; finished units
-//! come back through a channel. Reports that cannot be delivered (the
-//! coordinator is away) wait in an outbox and are sent again, so a
+//! Solving happens on a rayon pool, never on a tokio thread: one unit at a
+//! time (the solver spreads a unit over every thread of the pool, and two
+//! units in one pool would nest inside each other's waits), fed by a solver
+//! thread from a queue that holds one more leased unit, so the pool never
+//! waits for a lease round trip. Finished units come back through a channel.
+//! Reports that cannot be delivered (the coordinator is away) wait in an outbox and are sent again, so a
 //! coordinator restart loses no result. The channel reconnects by itself;
 //! calls that fail for transport reasons are retried with backoff.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -67,11 +70,14 @@ enum Report {
     GiveBack(pb::GiveBackRequest),
 }
 
-/// State shared with the heartbeat task and the solver threads.
+/// State shared with the heartbeat task and the solver thread.
 struct Shared {
     worker_id: AtomicU64,
+    /// Units leased and not yet reported: queued or being solved.
     running: Mutex<HashMap<u64, Running>>,
     busy: BusyClock,
+    /// Set when the coordinator no longer knows this worker (it lost its database).
+    unknown: AtomicBool,
 }
 
 impl Shared {
@@ -82,11 +88,11 @@ impl Shared {
 
 /// Errors worth retrying: the coordinator is away or the connection broke.
 fn transient(status: &tonic::Status) -> bool {
-    matches!(
-        status.code(),
-        Code::Unavailable | Code::Unknown | Code::DeadlineExceeded | Code::Cancelled | Code::Internal
-    )
+    matches!(status.code(), Code::Unavailable | Code::Unknown | Code::DeadlineExceeded | Code::Cancelled)
 }
+
+/// Units leased beyond the one being solved, so the pool never waits for a lease.
+const QUEUED: usize = 1;
 
 /// Runs a worker until `shutdown` is cancelled: then it stops leasing, gives
 /// its units back, delivers what it can, and returns its summary.
@@ -94,84 +100,51 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
     anyhow::ensure!(config.threads >= 1, "--threads must be at least 1");
     let endpoint = Endpoint::from_shared(config.coordinator.clone())
         .with_context(|| format!("bad coordinator URL `{}`", config.coordinator))?
-        .connect_timeout(Duration::from_secs(5));
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(Duration::from_secs(20))
+        .http2_keep_alive_interval(Duration::from_secs(10))
+        .keep_alive_timeout(Duration::from_secs(10));
     let mut client = WorkClient::with_interceptor(endpoint.connect_lazy(), SendToken::new(config.token.as_deref())?);
-    let pool = Arc::new(
-        rayon::ThreadPoolBuilder::new().num_threads(config.threads).thread_name(|i| format!("solver-{i}")).build()?,
-    );
-    let solver = Arc::new(UnitSolver::new(config.tt_mb));
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(config.threads).thread_name(|i| format!("solver-{i}")).build()?;
     let shared = Arc::new(Shared {
         worker_id: AtomicU64::new(0),
         running: Mutex::new(HashMap::new()),
         busy: BusyClock::default(),
+        unknown: AtomicBool::new(false),
     });
     let Some(heartbeat_every) = register(&mut client, &config, &shared, &shutdown).await? else {
         return Ok(WorkerSummary::default());
     };
     let heartbeats = tokio::spawn(heartbeat_loop(client.clone(), shared.clone(), heartbeat_every, shutdown.clone()));
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(pb::Unit, UnitOutcome)>();
+    let (todo_tx, todo_rx) = std::sync::mpsc::channel::<pb::Unit>();
+    let solver_thread = {
+        let (shared, solver) = (shared.clone(), UnitSolver::new(config.tt_mb));
+        std::thread::Builder::new()
+            .name("unit-solver".into())
+            .spawn(move || solve_units(todo_rx, &pool, &solver, &shared, &done_tx))?
+    };
     let mut outbox: VecDeque<Report> = VecDeque::new();
     let mut summary = WorkerSummary::default();
-    let capacity = config.threads + 1;
-    let mut idle = Duration::from_millis(50);
-    while !shutdown.is_cancelled() {
-        if !deliver(&mut client, &config, &shared, &mut outbox).await? {
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
-                _ = shutdown.cancelled() => {}
-            }
-            continue;
-        }
-        let free = capacity.saturating_sub(shared.running().len());
-        let mut leased = 0;
-        if free > 0 {
-            let request = pb::LeaseRequest { worker_id: shared.worker_id.load(Relaxed), max_units: free as u32 };
-            match client.lease(request).await {
-                Ok(response) => {
-                    for unit in response.into_inner().units {
-                        leased += 1;
-                        start(unit, &pool, &solver, &shared, &done_tx);
-                    }
-                }
-                Err(status) if status.code() == Code::NotFound => {
-                    register(&mut client, &config, &shared, &shutdown).await?;
-                }
-                Err(status) if transient(&status) => tracing::debug!("lease failed: {status}"),
-                Err(status) => bail!("the coordinator refused a lease: {status}"),
-            }
-        }
-        idle = if leased > 0 { Duration::from_millis(50) } else { (idle * 2).min(Duration::from_secs(1)) };
-        let wait = if leased > 0 && leased == free { Duration::ZERO } else { idle };
-        tokio::select! {
-            Some(done) = done_rx.recv() => {
-                collect(done, &mut outbox, &mut summary);
-                while let Ok(done) = done_rx.try_recv() {
-                    collect(done, &mut outbox, &mut summary);
-                }
-            }
-            _ = tokio::time::sleep(wait) => {}
-            _ = shutdown.cancelled() => {}
+    let result =
+        work(&mut client, &config, &shared, &shutdown, &todo_tx, &mut done_rx, &mut outbox, &mut summary).await;
+    // Stopping (asked to, or after an error): stop every unit, take every
+    // outcome (the channel closes when the solver thread is done), give back
+    // the units that did not finish, and deliver what we can.
+    shared.running().values().for_each(|r| r.progress.cancel.store(true, Relaxed));
+    drop(todo_tx);
+    let mut unfinished = Vec::new();
+    while let Some(done) = done_rx.recv().await {
+        match done.1 {
+            UnitOutcome::Stopped => unfinished.push(done.0.unit_id),
+            _ => collect(done, &mut outbox, &mut summary),
         }
     }
-    // Shutting down: stop every unit, give them back, deliver what is left.
-    let stopping: Vec<u64> = {
-        let running = shared.running();
-        running.values().for_each(|r| r.progress.cancel.store(true, Relaxed));
-        running.keys().copied().collect()
-    };
-    drop(done_tx);
-    while !shared.running().is_empty() {
-        match done_rx.recv().await {
-            Some(done) => collect(done, &mut outbox, &mut summary),
-            None => break,
-        }
-    }
-    while let Ok(done) = done_rx.try_recv() {
-        collect(done, &mut outbox, &mut summary);
-    }
-    if !stopping.is_empty() {
+    let _ = solver_thread.join();
+    if !unfinished.is_empty() {
         let worker_id = shared.worker_id.load(Relaxed);
-        outbox.push_back(Report::GiveBack(pb::GiveBackRequest { worker_id, unit_ids: stopping, split: false }));
+        outbox.push_back(Report::GiveBack(pb::GiveBackRequest { worker_id, unit_ids: unfinished, split: false }));
     }
     let flushed = tokio::time::timeout(Duration::from_secs(5), async {
         while !outbox.is_empty() {
@@ -186,10 +159,74 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
         tracing::warn!("{} reports could not be delivered before exit; their leases will expire", outbox.len());
     }
     heartbeats.abort();
+    result?;
     let (busy, wall) = shared.busy.totals();
     summary.busy_seconds = busy.as_secs_f64();
     summary.wall_seconds = wall.as_secs_f64();
     Ok(summary)
+}
+
+/// The main loop: deliver reports, lease while there is room, wait for an
+/// outcome or a while; until shut down or refused.
+#[allow(clippy::too_many_arguments)]
+async fn work(
+    client: &mut Client,
+    config: &WorkerConfig,
+    shared: &Shared,
+    shutdown: &CancellationToken,
+    todo: &std::sync::mpsc::Sender<pb::Unit>,
+    done: &mut mpsc::UnboundedReceiver<(pb::Unit, UnitOutcome)>,
+    outbox: &mut VecDeque<Report>,
+    summary: &mut WorkerSummary,
+) -> anyhow::Result<()> {
+    let capacity = 1 + QUEUED;
+    let mut idle = Duration::from_millis(50);
+    while !shutdown.is_cancelled() {
+        if !deliver(client, config, shared, outbox).await? {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = shutdown.cancelled() => {}
+            }
+            continue;
+        }
+        if shared.unknown.swap(false, Relaxed) && register(client, config, shared, shutdown).await?.is_none() {
+            return Ok(());
+        }
+        let free = capacity.saturating_sub(shared.running().len());
+        let mut leased = 0;
+        if free > 0 {
+            let request = pb::LeaseRequest { worker_id: shared.worker_id.load(Relaxed), max_units: free as u32 };
+            match client.lease(request).await {
+                Ok(response) => {
+                    for unit in response.into_inner().units {
+                        leased += 1;
+                        // The same unit again (its lease expired and came back to us): it is already here.
+                        if shared.running().contains_key(&unit.unit_id) {
+                            continue;
+                        }
+                        shared.running().insert(unit.unit_id, Running { progress: Arc::new(Progress::default()) });
+                        todo.send(unit).context("the solver thread stopped")?;
+                    }
+                }
+                Err(status) if status.code() == Code::NotFound => shared.unknown.store(true, Relaxed),
+                Err(status) if transient(&status) => tracing::debug!("lease failed: {status}"),
+                Err(status) => bail!("the coordinator refused a lease: {status}"),
+            }
+        }
+        idle = if leased > 0 { Duration::from_millis(50) } else { (idle * 2).min(Duration::from_secs(1)) };
+        let wait = if leased > 0 && leased == free { Duration::ZERO } else { idle };
+        tokio::select! {
+            Some(finished) = done.recv() => {
+                collect(finished, outbox, summary);
+                while let Ok(finished) = done.try_recv() {
+                    collect(finished, outbox, summary);
+                }
+            }
+            _ = tokio::time::sleep(wait) => {}
+            _ = shutdown.cancelled() => {}
+        }
+    }
+    Ok(())
 }
 
 /// Registers (again), retrying while the coordinator is away; returns the
@@ -229,24 +266,30 @@ async fn register(
     }
 }
 
-/// Starts solving `unit` on the pool; its outcome comes back on `done`.
-fn start(
-    unit: pb::Unit,
+/// The solver thread: solves queued units one at a time on the pool until the queue closes.
+fn solve_units(
+    todo: std::sync::mpsc::Receiver<pb::Unit>,
     pool: &rayon::ThreadPool,
-    solver: &Arc<UnitSolver>,
-    shared: &Arc<Shared>,
+    solver: &UnitSolver,
+    shared: &Shared,
     done: &mpsc::UnboundedSender<(pb::Unit, UnitOutcome)>,
 ) {
-    let progress = Arc::new(Progress::default());
-    shared.running().insert(unit.unit_id, Running { progress: progress.clone() });
-    let (solver, shared, done) = (solver.clone(), shared.clone(), done.clone());
-    pool.spawn(move || {
-        shared.busy.start();
-        let outcome = solver.solve(&unit, &progress);
-        shared.busy.stop();
+    for unit in todo {
+        let progress = shared.running().get(&unit.unit_id).map(|r| r.progress.clone());
+        let Some(progress) = progress else { continue };
+        let outcome = if progress.cancel.load(Relaxed) {
+            UnitOutcome::Stopped
+        } else {
+            shared.busy.start();
+            let outcome = pool.install(|| solver.solve(&unit, &progress));
+            shared.busy.stop();
+            outcome
+        };
         shared.running().remove(&unit.unit_id);
-        let _ = done.send((unit, outcome));
-    });
+        if done.send((unit, outcome)).is_err() {
+            return;
+        }
+    }
 }
 
 /// Turns a finished unit into the report the coordinator needs.
@@ -260,6 +303,7 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
             Report::Complete(pb::CompleteRequest {
                 worker_id,
                 unit_id: unit.unit_id,
+                job_id: unit.job_id,
                 value: convert::value(value),
                 winning_move: if value == Outcome::Win { best.unwrap_or_default() } else { String::new() },
                 stats: Some(stats),
@@ -272,6 +316,7 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
             Report::Complete(pb::CompleteRequest {
                 worker_id,
                 unit_id: unit.unit_id,
+                job_id: unit.job_id,
                 counted: true,
                 solutions,
                 fixed,
@@ -284,6 +329,7 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
             Report::Complete(pb::CompleteRequest {
                 worker_id,
                 unit_id: unit.unit_id,
+                job_id: unit.job_id,
                 value: convert::value(Outcome::Unknown),
                 error,
                 ..Default::default()
@@ -359,6 +405,7 @@ async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, every: Duration
                     }
                 }
             }
+            Err(status) if status.code() == Code::NotFound => shared.unknown.store(true, Relaxed),
             Err(status) => tracing::debug!("heartbeat failed: {status}"),
         }
     }

@@ -91,7 +91,10 @@ impl pb::jobs_server::Jobs for JobsService {
                 if tx.send(Ok(views::job_status(&row))).await.is_err() || stop {
                     return;
                 }
-                tokio::time::sleep(interval).await;
+                tokio::select! {
+                    _ = tokio::time::sleep(interval) => {}
+                    _ = shared.shutdown.cancelled() => return,
+                }
                 row = match shared.store(move |s| s.job(job)).await {
                     Ok(row) => row,
                     Err(status) => {

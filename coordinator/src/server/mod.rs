@@ -51,6 +51,8 @@ impl ServerConfig {
 pub struct Shared {
     store: Arc<Mutex<Store>>,
     config: Arc<ServerConfig>,
+    /// Cancelled when the server stops: long calls (watches) end with it.
+    shutdown: CancellationToken,
 }
 
 impl Shared {
@@ -76,10 +78,13 @@ pub async fn bind(
     listen: &str,
     shutdown: CancellationToken,
 ) -> anyhow::Result<(SocketAddr, impl std::future::Future<Output = anyhow::Result<()>> + Send + use<>)> {
-    let store = Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
+    let mut store =
+        Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
+    // Workers may have kept solving while no coordinator ran: give them a lease's time to report in.
+    store.extend_leases(config.lease_seconds)?;
     let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     let addr = listener.local_addr()?;
-    let shared = Shared { store: Arc::new(Mutex::new(store)), config: Arc::new(config) };
+    let shared = Shared { store: Arc::new(Mutex::new(store)), config: Arc::new(config), shutdown: shutdown.clone() };
     Ok((addr, serve(listener, shared, shutdown)))
 }
 

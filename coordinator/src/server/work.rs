@@ -3,7 +3,6 @@
 use golomb_proto::{PROTOCOL_VERSION, convert, pb};
 use tonic::{Request, Response, Status};
 
-use super::status::invalid_spec;
 use super::{Shared, plan};
 use crate::store::{Completion, HeartbeatUnit};
 
@@ -81,6 +80,7 @@ impl pb::work_server::Work for WorkService {
         }
         let completion = Completion {
             unit: r.unit_id,
+            job: r.job_id,
             worker: r.worker_id,
             best: (!r.winning_move.is_empty()).then(|| r.winning_move.clone()),
             value,
@@ -114,8 +114,15 @@ impl pb::work_server::Work for WorkService {
             };
             let children = tokio::task::spawn_blocking(move || plan::unit_children(&spec, &line, &rank, depth))
                 .await
-                .map_err(|e| Status::internal(e.to_string()))?
-                .map_err(invalid_spec)?;
+                .map_err(|e| Status::internal(e.to_string()))?;
+            let children = match children {
+                Ok(children) => children,
+                Err(err) => {
+                    // Our own stored position no longer parses: leave the unit to expire, report the rest.
+                    tracing::error!("cannot split unit {unit}: {err}");
+                    continue;
+                }
+            };
             let count = children.len();
             if self.0.store(move |s| s.split_unit(worker, unit, &children)).await? {
                 tracing::info!("unit {unit} ran too long: split into {count} children");

@@ -47,6 +47,7 @@ fn done(store: &mut Store, worker: u64, unit: u64, value: &str) -> bool {
     store
         .complete(&Completion {
             unit,
+            job: 1,
             worker,
             value: Some(value.into()),
             best: None,
@@ -137,4 +138,43 @@ fn foreign_files_are_refused_and_reopening_keeps_results() {
     let other = dir.path().join("other.db");
     rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
     assert!(matches!(Store::open(&other), Err(StoreError::Foreign { .. })));
+}
+
+#[test]
+fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
+    let (mut store, job, worker, _dir) = flat("solve");
+    let units = store.lease(worker, 1, 60.0).unwrap();
+    let children: Vec<(String, NewNode)> =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
+    assert!(store.split_unit(worker, units[0].unit, &children).unwrap());
+    assert_eq!(store.job(job).unwrap().units.split, 1);
+    let next = store.lease(worker, 10, 60.0).unwrap();
+    assert_eq!(next.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a1", "a2", "b", "c"], "children first");
+    done(&mut store, worker, next[0].unit, "win");
+    done(&mut store, worker, next[1].unit, "win");
+    assert_eq!(store.results(job).unwrap().1[0].value.as_deref(), Some("loss"), "a: every child wins");
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state.as_str(), row.value.as_deref()), ("done", Some("win")));
+
+    let (mut store, job, worker, _dir) = flat("classify");
+    for attempt in 1..=MAX_ATTEMPTS {
+        let unit = store.lease(worker, 1, 60.0).unwrap()[0].unit;
+        let failure = Completion {
+            unit,
+            job,
+            worker,
+            value: None,
+            best: None,
+            positions: 0,
+            seconds: 0.0,
+            error: Some("boom".into()),
+            count: None,
+        };
+        assert!(!store.complete(&failure).unwrap());
+        let state = store.job(job).unwrap().state;
+        assert_eq!(state, if attempt < MAX_ATTEMPTS { "running" } else { "failed" });
+    }
+    let row = store.job(job).unwrap();
+    assert!(row.error.unwrap().contains("boom"));
+    assert_eq!((row.units.failed, row.units.pending, row.units.cancelled), (1, 0, 2), "the failed job's units stop");
 }

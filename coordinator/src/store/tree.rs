@@ -147,13 +147,20 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), S
     Ok(())
 }
 
-/// Fails the unit's job if the failed unit was still needed.
+/// Fails the unit's job if the failed unit was still needed; the job's other units stop.
 pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: i64, error: &str) -> Result<(), StoreError> {
-    tx.execute(
+    let failed = tx.execute(
         "UPDATE jobs SET state = 'failed', finished = ?3, error = ?2
          WHERE state IN ('pending', 'running')
            AND id = (SELECT u.job FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1 AND n.live = 1)",
         params![unit, format!("unit {unit} failed: {error}"), now()],
     )?;
+    if failed > 0 {
+        tx.execute(
+            "UPDATE units SET state = 'cancelled', deadline = NULL
+             WHERE job = (SELECT job FROM units WHERE id = ?1) AND state IN ('pending', 'leased')",
+            [unit],
+        )?;
+    }
     Ok(())
 }

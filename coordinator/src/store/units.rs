@@ -39,6 +39,8 @@ pub struct HeartbeatUnit {
 pub struct Completion {
     /// The unit.
     pub unit: u64,
+    /// Its job, as the worker was told (a mismatch means another database's unit).
+    pub job: u64,
     /// The reporting worker.
     pub worker: u64,
     /// `win` or `loss`; `None` with an error.
@@ -154,20 +156,22 @@ impl Store {
     pub fn lease(&mut self, worker: u64, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
         self.touch_worker(worker)?;
         let tx = self.conn.transaction()?;
-        let leased: Vec<(i64, i64, i64, i64, String)> = tx
+        let mut leased: Vec<(i64, i64, i64, i64, String, Vec<u8>)> = tx
             .prepare_cached(
-                "UPDATE units SET state = 'leased', worker = ?1, deadline = ?2, attempts = attempts + 1, progress = 0
+                "UPDATE units SET state = 'leased', worker = ?1, deadline = ?2, progress = 0
                  WHERE id IN (SELECT u.id FROM units u JOIN jobs j ON j.id = u.job
                               WHERE u.state = 'pending' AND j.state IN ('pending', 'running')
                               ORDER BY u.job, u.rank LIMIT ?3)
-                 RETURNING id, job, node, weight, checks",
+                 RETURNING id, job, node, weight, checks, rank",
             )?
             .query_map(params![worker as i64, now() + lease_seconds, max], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, Vec<u8>>(5)?))
             })?
             .collect::<Result<_, _>>()?;
         let mut units = Vec::with_capacity(leased.len());
-        for (unit, job, node, weight, checks) in leased {
+        // Depth first: the order the queue gave them in.
+        leased.sort_by(|a, b| (a.1, &a.5).cmp(&(b.1, &b.5)));
+        for (unit, job, node, weight, checks, _) in leased {
             tx.prepare_cached("UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'pending'")?
                 .execute([job])?;
             let line: String =
@@ -176,7 +180,6 @@ impl Store {
             let checks = checks.split(',').filter_map(|g| g.parse().ok()).collect();
             units.push(LeasedUnit { unit: unit as u64, job: job as u64, spec, line, weight: weight as u64, checks });
         }
-        units.sort_by_key(|u| u.unit);
         tx.commit()?;
         Ok(units)
     }
@@ -233,7 +236,7 @@ impl Store {
             )
             .optional()?;
         let UnitRecord { job, node, state, value: recorded, attempts, worker: holder } =
-            found.ok_or(StoreError::NoUnit(c.unit))?;
+            found.filter(|u| u.job as u64 == c.job).ok_or(StoreError::NoUnit(c.unit))?;
         if let Some((solutions, fixed)) = c.count {
             let conflict = record_count(&tx, c, &state, solutions, fixed)?;
             if !conflict && state != "done" {
@@ -245,9 +248,10 @@ impl Store {
         let Some(value) = c.value.as_deref() else {
             let error = c.error.clone().unwrap_or_else(|| "the worker sent no value".into());
             if state == "leased" && holder == Some(c.worker as i64) {
-                let failed = attempts >= MAX_ATTEMPTS;
+                let failed = attempts + 1 >= MAX_ATTEMPTS;
                 tx.execute(
-                    "UPDATE units SET state = ?2, worker = NULL, deadline = NULL, error = ?3 WHERE id = ?1",
+                    "UPDATE units SET state = ?2, worker = NULL, deadline = NULL, error = ?3, attempts = attempts + 1
+                     WHERE id = ?1",
                     params![c.unit as i64, if failed { "failed" } else { "pending" }, error],
                 )?;
                 if failed {
@@ -268,6 +272,15 @@ impl Store {
             tx.commit()?;
             return Ok(conflict);
         }
+        let decided: Option<String> =
+            tx.query_row("SELECT value FROM nodes WHERE id = ?1", [node], |r| r.get(0)).optional()?.flatten();
+        let conflict = decided.as_deref().is_some_and(|d| d != value);
+        if let Some(decided) = decided.filter(|_| conflict) {
+            tx.execute(
+                "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![c.unit as i64, c.worker as i64, value, decided, now()],
+            )?;
+        }
         tx.execute(
             "UPDATE units SET state = 'done', value = ?2, best = ?3, positions = ?4, seconds = ?5, progress = 0,
                     worker = ?6, deadline = NULL, finished = ?7, error = NULL
@@ -277,7 +290,7 @@ impl Store {
         decide(&tx, node, value, c.best.as_deref())?;
         finish_if_answered(&tx, job)?;
         tx.commit()?;
-        Ok(false)
+        Ok(conflict)
     }
 
     /// Puts units a worker holds back in the queue, unsolved.
@@ -285,8 +298,7 @@ impl Store {
         let tx = self.conn.transaction()?;
         for &unit in units {
             tx.execute(
-                "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0,
-                        attempts = MAX(attempts - 1, 0)
+                "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0
                  WHERE id = ?1 AND worker = ?2 AND state = 'leased'",
                 params![unit as i64, worker as i64],
             )?;
@@ -382,22 +394,31 @@ impl Store {
             .query_map([now()], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         for &(unit, attempts) in &expired {
+            let attempts = attempts + 1;
             if attempts >= MAX_ATTEMPTS {
                 let error = format!("its lease expired {attempts} times (the workers died or lost the coordinator)");
                 tx.execute(
-                    "UPDATE units SET state = 'failed', worker = NULL, deadline = NULL, error = ?2 WHERE id = ?1",
-                    params![unit, error],
+                    "UPDATE units SET state = 'failed', worker = NULL, deadline = NULL, error = ?2, attempts = ?3
+                     WHERE id = ?1",
+                    params![unit, error, attempts],
                 )?;
                 fail_job_if_needed(&tx, unit, &error)?;
             } else {
                 tx.execute(
-                    "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0 WHERE id = ?1",
-                    [unit],
+                    "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0, attempts = ?2
+                     WHERE id = ?1",
+                    params![unit, attempts],
                 )?;
             }
         }
         tx.commit()?;
         Ok(expired.len())
+    }
+
+    /// Gives every lease `lease_seconds` from now: at coordinator start, so
+    /// that workers that kept solving while it was away can report in.
+    pub fn extend_leases(&mut self, lease_seconds: f64) -> Result<usize, StoreError> {
+        Ok(self.conn.execute("UPDATE units SET deadline = ?1 WHERE state = 'leased'", [now() + lease_seconds])?)
     }
 
     /// Puts every leased unit back in the queue: for `golomb run`, whose
