@@ -157,6 +157,10 @@ impl Store {
             }
         }
         tx.execute("UPDATE jobs SET root = ?1 WHERE id = ?2", params![ids[0], job])?;
+        tx.execute(
+            "UPDATE nodes SET open = (SELECT COUNT(*) FROM edges WHERE parent = nodes.id) WHERE job = ?1",
+            [job],
+        )?;
         for (node, &id) in nodes.iter().zip(&ids) {
             if node.replies == 0 {
                 super::tree::decide(&tx, id, "loss", None)?;

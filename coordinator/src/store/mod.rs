@@ -100,6 +100,7 @@ CREATE TABLE nodes (
     value TEXT,
     best TEXT,
     live INTEGER NOT NULL DEFAULT 1,
+    open INTEGER NOT NULL DEFAULT 0,
     UNIQUE (job, key)
 );
 CREATE TABLE edges (

@@ -22,6 +22,14 @@ pub(super) fn decide(tx: &Transaction<'_>, node: i64, value: &str, best: Option<
         return Ok(());
     }
     stop_unit(tx, node)?;
+    if value == "win" {
+        // One fewer open child for each edge into this node.
+        tx.prepare_cached(
+            "UPDATE nodes SET open = open - (SELECT COUNT(*) FROM edges e WHERE e.parent = nodes.id AND e.child = ?1)
+             WHERE id IN (SELECT parent FROM edges WHERE child = ?1)",
+        )?
+        .execute([node])?;
+    }
     let parents: Vec<(i64, String)> = tx
         .prepare_cached(
             "SELECT e.parent, e.move FROM edges e JOIN nodes p ON p.id = e.parent
@@ -39,12 +47,21 @@ pub(super) fn decide(tx: &Transaction<'_>, node: i64, value: &str, best: Option<
     prune_below(tx, node)
 }
 
-/// Children of `node` not (yet) known to be wins.
+/// Edges of `node` to children not (yet) known to be wins: kept in `nodes.open`,
+/// so a completion costs the same however many siblings its node has.
 fn open_children(tx: &Transaction<'_>, node: i64) -> Result<i64, StoreError> {
-    Ok(tx.prepare_cached(
-        "SELECT COUNT(*) FROM edges e JOIN nodes c ON c.id = e.child WHERE e.parent = ?1 AND (c.value IS NULL OR c.value != 'win')",
+    Ok(tx.prepare_cached("SELECT open FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?)
+}
+
+/// Sets `nodes.open` of `node` from its edges (after they were added).
+pub(super) fn count_open(tx: &Transaction<'_>, node: i64) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "UPDATE nodes SET open = (SELECT COUNT(*) FROM edges e JOIN nodes c ON c.id = e.child
+                                  WHERE e.parent = ?1 AND (c.value IS NULL OR c.value != 'win'))
+         WHERE id = ?1",
     )?
-    .query_row([node], |r| r.get(0))?)
+    .execute([node])?;
+    Ok(())
 }
 
 /// Re-examines a node whose children changed (after a split): decides it if they decide it.
@@ -129,7 +146,8 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), S
             "SELECT CASE j.goal
              WHEN 'classify' THEN NOT EXISTS (SELECT 1 FROM edges e JOIN nodes c ON c.id = e.child
                                               WHERE e.parent = j.root AND c.value IS NULL)
-             WHEN 'count' THEN NOT EXISTS (SELECT 1 FROM units WHERE job = j.id AND state != 'done')
+             WHEN 'count' THEN NOT EXISTS (SELECT 1 FROM units WHERE state IN ('pending', 'leased', 'failed', 'cancelled', 'split')
+                                           AND job = j.id)
              ELSE (SELECT value IS NOT NULL FROM nodes WHERE id = j.root) END
          FROM jobs j WHERE j.id = ?1 AND j.state IN ('pending', 'running')",
             [job],

@@ -376,6 +376,7 @@ impl Store {
                 params![node, ord as i64, id, mv],
             )?;
         }
+        super::tree::count_open(&tx, node)?;
         for id in lost {
             decide(&tx, id, "loss", None)?;
         }
