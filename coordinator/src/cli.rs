@@ -4,7 +4,7 @@ use std::io::Write;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::cluster_cli::{CancelArgs, ResultsArgs, RunArgs, ServeArgs, StatusArgs, SubmitArgs, WorkersArgs};
+use crate::cluster_cli::{JobRefArgs, RunArgs, ServeArgs, StatusArgs, SubmitArgs, WorkersArgs};
 use crate::commands;
 
 /// Golomb: solve polyomino games and puzzles by exhaustive search.
@@ -42,11 +42,11 @@ pub enum Command {
     /// Show a job's progress (or every job's).
     Status(StatusArgs),
     /// Show a job's results: the value of every child of its root.
-    Results(ResultsArgs),
+    Results(JobRefArgs),
     /// List the workers a coordinator knows.
     Workers(WorkersArgs),
     /// Cancel a job.
-    Cancel(CancelArgs),
+    Cancel(JobRefArgs),
     /// Count or draw the tilings of a board by a piece set.
     Tile(crate::tile_cmd::TileArgs),
     /// Solve a star puzzle (k stars per row, column and region, none touching).

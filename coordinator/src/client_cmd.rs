@@ -11,7 +11,7 @@ use golomb_proto::pb::jobs_client::JobsClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 
-use crate::cluster_cli::{CancelArgs, ClientArgs, JobArgs, ResultsArgs, StatusArgs, SubmitArgs, WorkersArgs};
+use crate::cluster_cli::{ClientArgs, JobArgs, JobRefArgs, StatusArgs, SubmitArgs, WorkersArgs};
 use crate::report;
 
 /// A `Jobs` client that sends the token.
@@ -120,7 +120,7 @@ pub fn status(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 /// `golomb results`.
-pub fn results(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn results(args: &JobRefArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     runtime()?.block_on(async {
         let mut client = connect(&args.client).await?;
         let r = client.results(pb::ResultsRequest { job_id: args.job }).await.map_err(refused)?.into_inner();
@@ -138,7 +138,7 @@ pub fn workers(args: &WorkersArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 /// `golomb cancel`.
-pub fn cancel(args: &CancelArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn cancel(args: &JobRefArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     runtime()?.block_on(async {
         let mut client = connect(&args.client).await?;
         let s = client.cancel(pb::CancelRequest { job_id: args.job }).await.map_err(refused)?.into_inner();

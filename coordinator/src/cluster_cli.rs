@@ -86,15 +86,15 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-/// Options of `golomb results`.
+/// Options of the commands about one job: `golomb results` and `golomb cancel`.
 #[derive(Debug, Args)]
-pub struct ResultsArgs {
+pub struct JobRefArgs {
     /// The coordinator.
     #[command(flatten)]
     pub client: ClientArgs,
     /// The job.
     pub job: u64,
-    /// Print JSON instead of a table.
+    /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -106,19 +106,6 @@ pub struct WorkersArgs {
     #[command(flatten)]
     pub client: ClientArgs,
     /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Options of `golomb cancel`.
-#[derive(Debug, Args)]
-pub struct CancelArgs {
-    /// The coordinator.
-    #[command(flatten)]
-    pub client: ClientArgs,
-    /// The job.
-    pub job: u64,
-    /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }

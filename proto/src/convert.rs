@@ -50,6 +50,15 @@ pub fn value_name(value: i32) -> Option<&'static str> {
     }
 }
 
+/// The wire value of a stored value name (`win`, `loss`; anything else is unknown).
+pub fn value_from_name(name: Option<&str>) -> pb::Value {
+    match name {
+        Some("win") => pb::Value::Win,
+        Some("loss") => pb::Value::Loss,
+        _ => pb::Value::Unknown,
+    }
+}
+
 /// What is wrong with a job spec.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {

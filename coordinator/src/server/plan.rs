@@ -133,11 +133,7 @@ fn child_result<B: Bits>(
     root_line: &str,
     row: &ChildRow,
 ) -> Result<pb::ChildResult, SpecError> {
-    let value = match row.value.as_deref() {
-        Some("win") => pb::Value::Win,
-        Some("loss") => pb::Value::Loss,
-        _ => pb::Value::Unknown,
-    };
+    let value = convert::value_from_name(row.value.as_deref());
     let own_line = join(root_line, &row.mv);
     let merged = own_line != row.node_line;
     let mut winning_move = row.best.clone().unwrap_or_default();

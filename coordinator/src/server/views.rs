@@ -7,11 +7,7 @@ use crate::store::{JobRow, WorkerRow};
 /// A job's status message.
 pub fn job_status(row: &JobRow) -> pb::JobStatus {
     let u = &row.units;
-    let value = match row.value.as_deref() {
-        Some("win") => pb::Value::Win,
-        Some("loss") => pb::Value::Loss,
-        _ => pb::Value::Unknown,
-    };
+    let value = golomb_proto::convert::value_from_name(row.value.as_deref());
     let remaining = u.pending + u.leased;
     let eta_seconds = match (row.state.as_str(), u.done) {
         ("done" | "cancelled" | "failed", _) => 0.0,
