@@ -4,7 +4,7 @@ use std::io::Write;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::cluster_cli::{JobRefArgs, RunArgs, ServeArgs, StatusArgs, SubmitArgs, WorkersArgs};
+use crate::cluster_cli::{JobRefArgs, ResultsArgs, RunArgs, ServeArgs, StatusArgs, SubmitArgs, WorkersArgs};
 use crate::commands;
 
 /// Golomb: solve polyomino games and puzzles by exhaustive search.
@@ -42,7 +42,7 @@ pub enum Command {
     /// Show a job's progress (or every job's).
     Status(StatusArgs),
     /// Show a job's results: the value of every child of its root.
-    Results(JobRefArgs),
+    Results(ResultsArgs),
     /// List the workers a coordinator knows.
     Workers(WorkersArgs),
     /// Cancel a job.

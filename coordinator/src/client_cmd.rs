@@ -11,7 +11,7 @@ use golomb_proto::pb::jobs_client::JobsClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 
-use crate::cluster_cli::{ClientArgs, JobArgs, JobRefArgs, StatusArgs, SubmitArgs, WorkersArgs};
+use crate::cluster_cli::{ClientArgs, JobArgs, JobRefArgs, ResultsArgs, StatusArgs, SubmitArgs, WorkersArgs};
 use crate::report;
 
 /// A `Jobs` client that sends the token.
@@ -120,11 +120,22 @@ pub fn status(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 /// `golomb results`.
-pub fn results(args: &JobRefArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn results(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let job = &args.job;
     runtime()?.block_on(async {
-        let mut client = connect(&args.client).await?;
-        let r = client.results(pb::ResultsRequest { job_id: args.job }).await.map_err(refused)?.into_inner();
-        if args.json { write_json(out, &report::results_json(&r)) } else { report::write_results(out, &r) }
+        let mut client = connect(&job.client).await?;
+        let r = client.results(pb::ResultsRequest { job_id: job.job }).await.map_err(refused)?.into_inner();
+        if let Some(path) = &args.proof {
+            let proof = client.proof(pb::ProofRequest { job_id: job.job }).await.map_err(refused)?.into_inner();
+            std::fs::write(path, &proof.json).with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!(
+                "proof written to {} ({} positions for the checker); check it with `golomb verify {}`",
+                path.display(),
+                proof.leaves,
+                path.display()
+            );
+        }
+        if job.json { write_json(out, &report::results_json(&r)) } else { report::write_results(out, &r) }
     })
 }
 

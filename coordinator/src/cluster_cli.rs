@@ -99,6 +99,17 @@ pub struct JobRefArgs {
     pub json: bool,
 }
 
+/// Options of `golomb results`.
+#[derive(Debug, Args)]
+pub struct ResultsArgs {
+    /// The job.
+    #[command(flatten)]
+    pub job: JobRefArgs,
+    /// Also write a proof of the root's value to this file, for `golomb verify`.
+    #[arg(long)]
+    pub proof: Option<PathBuf>,
+}
+
 /// Options of `golomb workers`.
 #[derive(Debug, Args)]
 pub struct WorkersArgs {
@@ -128,6 +139,9 @@ pub struct RunArgs {
     /// Also serve other workers on this address while running (default: loopback only, any port).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: String,
+    /// Also write a proof of the root's value to this file, for `golomb verify`.
+    #[arg(long)]
+    pub proof: Option<PathBuf>,
     /// Print the results as JSON instead of a table.
     #[arg(long)]
     pub json: bool,

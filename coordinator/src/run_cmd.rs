@@ -71,6 +71,11 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         worker_stop.cancel();
         let summary = worker.await.context("the worker task failed")??;
         let results = client.results(pb::ResultsRequest { job_id: job }).await.map_err(refused)?.into_inner();
+        if let (Some(path), true) = (&args.proof, finished) {
+            let proof = client.proof(pb::ProofRequest { job_id: job }).await.map_err(refused)?.into_inner();
+            std::fs::write(path, &proof.json).with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!("proof written to {} ({} positions for the checker)", path.display(), proof.leaves);
+        }
         shutdown.cancel();
         server.await.context("the coordinator task failed")??;
         if !finished {

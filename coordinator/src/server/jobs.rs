@@ -7,6 +7,7 @@ use golomb_proto::{ValidSpec, pb};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
+use super::proof::{self, ProofExportError};
 use super::status::invalid_spec;
 use super::{Shared, plan, views};
 
@@ -74,6 +75,21 @@ impl pb::jobs_server::Jobs for JobsService {
     ) -> Result<Response<pb::ListWorkersResponse>, Status> {
         let rows = self.0.store(|s| s.workers()).await?;
         Ok(Response::new(pb::ListWorkersResponse { workers: rows.iter().map(views::worker_info).collect() }))
+    }
+
+    async fn proof(&self, request: Request<pb::ProofRequest>) -> Result<Response<pb::ProofResponse>, Status> {
+        let job = request.into_inner().job_id;
+        let (spec, root, nodes) = self.0.store(move |s| s.job_tree(job)).await?;
+        let file = tokio::task::spawn_blocking(move || proof::job_proof(job, &spec, root, &nodes))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(|e| match e {
+                ProofExportError::Replay(_) => Status::internal(e.to_string()),
+                _ => Status::failed_precondition(e.to_string()),
+            })?;
+        let leaves = file.tree.leaves() as u64;
+        let json = serde_json::to_string_pretty(&file).map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(pb::ProofResponse { json, leaves }))
     }
 
     type WatchStream = StatusStream;

@@ -8,6 +8,7 @@
 
 mod jobs;
 mod plan;
+mod proof;
 mod status;
 mod views;
 mod work;

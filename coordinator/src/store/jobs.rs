@@ -1,5 +1,7 @@
 //! Jobs: creating one with its split tree, reading its progress and answer, cancelling it.
 
+use std::collections::HashMap;
+
 use golomb_proto::pb;
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
@@ -341,4 +343,46 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreErr
         children: (children.0 as u64, children.1 as u64),
         solutions: (solutions as u64, (fixed / symmetries.max(1)) as u64),
     })
+}
+
+/// A decided node of a job's tree, as the proof builder reads it.
+#[derive(Clone, Debug)]
+pub struct TreeNode {
+    /// Moves from the empty board to its position.
+    pub line: String,
+    /// `win`, `loss`, or `None` while undecided.
+    pub value: Option<String>,
+    /// Its winning move (in its own line's position).
+    pub best: Option<String>,
+    /// Its moves (in its own line's position) and the nodes they lead to.
+    pub edges: Vec<(String, i64)>,
+}
+
+impl Store {
+    /// A job's spec, root node id and whole tree.
+    pub fn job_tree(&self, job: u64) -> Result<(pb::JobSpec, i64, HashMap<i64, TreeNode>), StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let spec = job_spec(&tx, job as i64)?;
+        let root: i64 = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job as i64], |r| r.get(0))?;
+        let mut nodes: HashMap<i64, TreeNode> = tx
+            .prepare("SELECT id, line, value, best FROM nodes WHERE job = ?1")?
+            .query_map([job as i64], |r| {
+                Ok((r.get(0)?, TreeNode { line: r.get(1)?, value: r.get(2)?, best: r.get(3)?, edges: Vec::new() }))
+            })?
+            .collect::<Result<_, _>>()?;
+        let edges: Vec<(i64, String, i64)> = tx
+            .prepare(
+                "SELECT e.parent, e.move, e.child FROM edges e JOIN nodes n ON n.id = e.parent
+                 WHERE n.job = ?1 ORDER BY e.parent, e.ord",
+            )?
+            .query_map([job as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        for (parent, mv, child) in edges {
+            if let Some(node) = nodes.get_mut(&parent) {
+                node.edges.push((mv, child));
+            }
+        }
+        tx.commit()?;
+        Ok((spec, root, nodes))
+    }
 }

@@ -23,7 +23,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension};
 
-pub use jobs::{ChildRow, JobRow, NewNode, UnitCountsRow};
+pub use jobs::{ChildRow, JobRow, NewNode, TreeNode, UnitCountsRow};
 pub use units::{Completion, HeartbeatUnit, LeasedUnit, SplitTarget, WorkerRow};
 
 /// The schema version this code writes and reads.
