@@ -134,6 +134,7 @@ CREATE TABLE units (
 );
 CREATE INDEX units_queue ON units(state, job, rank);
 CREATE INDEX units_by_worker ON units(worker, state);
+CREATE INDEX units_by_job ON units(job, rank);
 CREATE TABLE conflicts (
     id INTEGER PRIMARY KEY,
     unit INTEGER NOT NULL REFERENCES units(id),
