@@ -215,3 +215,34 @@ fn stars_solves_puzzle_files() {
     assert!(failure(&["stars", dir.join("missing.txt").to_str().unwrap()]).contains("cannot read"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn run_classifies_on_one_machine_and_resumes_from_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run.db");
+    let db = db.to_str().unwrap();
+    let args = ["run", "--board", "5x5", "--goal", "classify", "--db", db, "--tt-mb", "8", "--threads", "1", "--json"];
+    let first = golomb(&args);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let first: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(first["state"], "done");
+    assert_eq!(first["value"], "win");
+    assert_eq!(first["children"].as_array().unwrap().len(), 571);
+    assert!(first["local_worker"]["units"].as_u64().unwrap() > 0);
+    // Again with the same file: answered from it, nothing solved.
+    let again = golomb(&args);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("resuming job 1"));
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["local_worker"]["units"], 0);
+    assert_eq!(again["children"], first["children"]);
+}
+
+#[test]
+fn run_refuses_a_bad_job_before_starting() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run.db");
+    let out =
+        golomb(&["run", "--board", "5x5", "--goal", "classify", "--split-depth", "0", "--db", db.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("split depth 0 is out of range"), "{out:?}");
+}
