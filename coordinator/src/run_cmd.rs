@@ -43,7 +43,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let job = match existing {
             Some(job) => {
                 eprintln!("resuming job {job} from {}", args.db.display());
-                job
+                job.0
             }
             None => {
                 client

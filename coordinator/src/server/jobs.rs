@@ -3,7 +3,7 @@
 use std::pin::Pin;
 use std::time::Duration;
 
-use golomb_proto::{ValidSpec, pb};
+use golomb_proto::{JobId, ValidSpec, pb};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
@@ -37,11 +37,11 @@ impl pb::jobs_server::Jobs for JobsService {
         let spec = valid.spec.clone();
         let job_id = self.0.store(move |s| s.create_job(&spec, &nodes, symmetries)).await?;
         tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.goal, valid.spec.moves);
-        Ok(Response::new(pb::SubmitResponse { job_id }))
+        Ok(Response::new(pb::SubmitResponse { job_id: job_id.0 }))
     }
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::JobStatus>, Status> {
-        let job = request.into_inner().job_id;
+        let job = JobId(request.into_inner().job_id);
         let row = self.0.store(move |s| s.job(job)).await?;
         Ok(Response::new(views::job_status(&row)))
     }
@@ -52,7 +52,7 @@ impl pb::jobs_server::Jobs for JobsService {
     }
 
     async fn results(&self, request: Request<pb::ResultsRequest>) -> Result<Response<pb::JobResults>, Status> {
-        let job = request.into_inner().job_id;
+        let job = JobId(request.into_inner().job_id);
         let (row, children) = self.0.store(move |s| s.results(job)).await?;
         let spec = row.spec.clone();
         let children = tokio::task::spawn_blocking(move || plan::child_results(&spec, &children))
@@ -63,7 +63,7 @@ impl pb::jobs_server::Jobs for JobsService {
     }
 
     async fn cancel(&self, request: Request<pb::CancelRequest>) -> Result<Response<pb::JobStatus>, Status> {
-        let job = request.into_inner().job_id;
+        let job = JobId(request.into_inner().job_id);
         let row = self.0.store(move |s| s.cancel_job(job)).await?;
         tracing::info!("job {job} cancelled");
         Ok(Response::new(views::job_status(&row)))
@@ -78,7 +78,7 @@ impl pb::jobs_server::Jobs for JobsService {
     }
 
     async fn proof(&self, request: Request<pb::ProofRequest>) -> Result<Response<pb::ProofResponse>, Status> {
-        let job = request.into_inner().job_id;
+        let job = JobId(request.into_inner().job_id);
         let (spec, root, nodes) = self.0.store(move |s| s.job_tree(job)).await?;
         let file = tokio::task::spawn_blocking(move || proof::job_proof(job, &spec, root, &nodes))
             .await
@@ -96,7 +96,8 @@ impl pb::jobs_server::Jobs for JobsService {
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<StatusStream>, Status> {
         let request = request.into_inner();
-        let (job, interval) = (request.job_id, Duration::from_millis(request.interval_ms.clamp(100, 60_000).into()));
+        let (job, interval) =
+            (JobId(request.job_id), Duration::from_millis(request.interval_ms.clamp(100, 60_000).into()));
         let first = self.0.store(move |s| s.job(job)).await?;
         let shared = self.0.clone();
         let (tx, rx) = tokio::sync::mpsc::channel(4);

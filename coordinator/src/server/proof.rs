@@ -16,7 +16,7 @@ use golomb_engine::proof::{FORMAT, ProofFile, ProofNode, ProofReply, VERSION};
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::symmetry_between;
 use golomb_engine::{Bits, Game, Position, with_game};
-use golomb_proto::{SpecError, convert, pb};
+use golomb_proto::{JobId, SpecError, convert, pb};
 
 use crate::store::TreeNode;
 
@@ -25,10 +25,10 @@ use crate::store::TreeNode;
 pub enum ProofExportError {
     /// Tilings have no value to prove.
     #[error("job {0} is a tiling count: there is no game value to prove")]
-    NotAGame(u64),
+    NotAGame(JobId),
     /// The root is not decided yet.
     #[error("job {0} has no value yet: its root is undecided")]
-    Undecided(u64),
+    Undecided(JobId),
     /// A stored position or move no longer parses (the store and the engine disagree).
     #[error("the stored tree does not replay: {0}")]
     Replay(#[from] SpecError),
@@ -36,7 +36,7 @@ pub enum ProofExportError {
 
 /// The proof file of a job whose root is decided.
 pub fn job_proof(
-    job: u64,
+    job: JobId,
     spec: &pb::JobSpec,
     root: i64,
     nodes: &HashMap<i64, TreeNode>,
@@ -117,7 +117,7 @@ impl<B: Bits> Builder<'_, B> {
                 Ok(ProofNode::Loss { replies: Some(replies) })
             }
             Some("loss") => Ok(ProofNode::Loss { replies: None }),
-            _ => Err(ProofExportError::Undecided(id as u64)),
+            _ => Err(ProofExportError::Undecided(JobId(id as u64))),
         }
     }
 }

@@ -15,7 +15,7 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         (_, done) => row.elapsed / done as f64 * remaining as f64,
     };
     pb::JobStatus {
-        job_id: row.id,
+        job_id: row.id.0,
         spec: Some(row.spec.clone()),
         state: row.state.clone(),
         value: value as i32,
@@ -45,7 +45,7 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
 /// A worker's message.
 pub fn worker_info(row: &WorkerRow) -> pb::WorkerInfo {
     pb::WorkerInfo {
-        worker_id: row.id,
+        worker_id: row.id.0,
         name: row.name.clone(),
         host: row.host.clone(),
         threads: row.threads,

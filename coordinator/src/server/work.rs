@@ -1,6 +1,6 @@
 //! The `Work` service: what workers ask.
 
-use golomb_proto::{PROTOCOL_VERSION, convert, pb};
+use golomb_proto::{JobId, PROTOCOL_VERSION, UnitId, WorkerId, convert, pb};
 use tonic::{Request, Response, Status};
 
 use super::{Shared, plan};
@@ -27,7 +27,7 @@ impl pb::work_server::Work for WorkService {
         tracing::info!("worker {worker_id} ({}, {} threads) registered", r.name, r.threads);
         let config = &self.0.config;
         Ok(Response::new(pb::RegisterResponse {
-            worker_id,
+            worker_id: worker_id.0,
             lease_seconds: config.lease_seconds,
             heartbeat_seconds: config.heartbeat_seconds(),
         }))
@@ -37,12 +37,12 @@ impl pb::work_server::Work for WorkService {
         let r = request.into_inner();
         let lease = self.0.config.lease_seconds;
         let max = r.max_units.clamp(1, 256);
-        let leased = self.0.store(move |s| s.lease(r.worker_id, max, lease)).await?;
+        let leased = self.0.store(move |s| s.lease(WorkerId(r.worker_id), max, lease)).await?;
         let units = leased
             .into_iter()
             .map(|u| pb::Unit {
-                unit_id: u.unit,
-                job_id: u.job,
+                unit_id: u.unit.0,
+                job_id: u.job.0,
                 rules: u.spec.rules,
                 board: u.spec.board,
                 blocked: u.spec.blocked,
@@ -64,11 +64,11 @@ impl pb::work_server::Work for WorkService {
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
         let r = request.into_inner();
         let units: Vec<HeartbeatUnit> =
-            r.units.iter().map(|u| HeartbeatUnit { unit: u.unit_id, positions: u.positions }).collect();
+            r.units.iter().map(|u| HeartbeatUnit { unit: UnitId(u.unit_id), positions: u.positions }).collect();
         let lease = self.0.config.lease_seconds;
         let busy = r.busy.clamp(0.0, 1.0);
-        let stop_units = self.0.store(move |s| s.heartbeat(r.worker_id, &units, busy, lease)).await?;
-        Ok(Response::new(pb::HeartbeatResponse { stop_units }))
+        let stop_units = self.0.store(move |s| s.heartbeat(WorkerId(r.worker_id), &units, busy, lease)).await?;
+        Ok(Response::new(pb::HeartbeatResponse { stop_units: stop_units.into_iter().map(|u| u.0).collect() }))
     }
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteResponse>, Status> {
@@ -79,9 +79,9 @@ impl pb::work_server::Work for WorkService {
             return Err(Status::invalid_argument("a completion needs a value (win or loss), a count or an error"));
         }
         let completion = Completion {
-            unit: r.unit_id,
-            job: r.job_id,
-            worker: r.worker_id,
+            unit: UnitId(r.unit_id),
+            job: JobId(r.job_id),
+            worker: WorkerId(r.worker_id),
             best: (!r.winning_move.is_empty()).then(|| r.winning_move.clone()),
             value,
             positions: stats.positions,
@@ -103,12 +103,12 @@ impl pb::work_server::Work for WorkService {
     async fn give_back(&self, request: Request<pb::GiveBackRequest>) -> Result<Response<pb::GiveBackResponse>, Status> {
         let r = request.into_inner();
         if !r.split {
-            let units = r.unit_ids.clone();
-            self.0.store(move |s| s.give_back(r.worker_id, &units)).await?;
+            let units: Vec<UnitId> = r.unit_ids.iter().copied().map(UnitId).collect();
+            self.0.store(move |s| s.give_back(WorkerId(r.worker_id), &units)).await?;
             return Ok(Response::new(pb::GiveBackResponse {}));
         }
-        for unit in r.unit_ids {
-            let worker = r.worker_id;
+        for unit in r.unit_ids.into_iter().map(UnitId) {
+            let worker = WorkerId(r.worker_id);
             let Some((spec, line, rank, depth)) = self.0.store(move |s| s.unit_to_split(worker, unit)).await? else {
                 continue;
             };

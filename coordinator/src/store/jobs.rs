@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use golomb_proto::pb;
+use golomb_proto::{JobId, pb};
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::{Store, StoreError, now};
@@ -49,7 +49,7 @@ pub struct UnitCountsRow {
 #[derive(Clone, Debug)]
 pub struct JobRow {
     /// Its id.
-    pub id: u64,
+    pub id: JobId,
     /// Its spec.
     pub spec: pb::JobSpec,
     /// `pending`, `running`, `done`, `cancelled` or `failed`.
@@ -113,7 +113,7 @@ impl Store {
     /// Stores a job and its split tree (`nodes[0]` the root), and decides
     /// what the tree already decides (lost leaves). `symmetries` is the order
     /// of the board's symmetry group (tiling counts divide by it). Returns the job id.
-    pub fn create_job(&mut self, spec: &pb::JobSpec, nodes: &[NewNode], symmetries: u32) -> Result<u64, StoreError> {
+    pub fn create_job(&mut self, spec: &pb::JobSpec, nodes: &[NewNode], symmetries: u32) -> Result<JobId, StoreError> {
         let tx = self.conn.transaction()?;
         tx.execute(
             "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, each, symmetries,
@@ -170,11 +170,11 @@ impl Store {
         }
         super::tree::finish_if_answered(&tx, job)?;
         tx.commit()?;
-        Ok(job as u64)
+        Ok(JobId(job as u64))
     }
 
     /// The unfinished or finished job with exactly this spec, newest first (for `golomb run` to resume).
-    pub fn find_job(&self, spec: &pb::JobSpec) -> Result<Option<u64>, StoreError> {
+    pub fn find_job(&self, spec: &pb::JobSpec) -> Result<Option<JobId>, StoreError> {
         let id = self
             .conn
             .query_row(
@@ -194,11 +194,12 @@ impl Store {
                 |r| r.get::<_, i64>(0),
             )
             .optional()?;
-        Ok(id.map(|id| id as u64))
+        Ok(id.map(|id| JobId(id as u64)))
     }
 
     /// A job's spec, state and progress.
-    pub fn job(&self, job: u64) -> Result<JobRow, StoreError> {
+    pub fn job(&self, job: JobId) -> Result<JobRow, StoreError> {
+        let job = job.0;
         let tx = self.conn.unchecked_transaction()?;
         let row = job_row(&tx, job)?;
         tx.commit()?;
@@ -218,7 +219,8 @@ impl Store {
     }
 
     /// A job and the children of its root, in the root's move order.
-    pub fn results(&self, job: u64) -> Result<(JobRow, Vec<ChildRow>), StoreError> {
+    pub fn results(&self, job: JobId) -> Result<(JobRow, Vec<ChildRow>), StoreError> {
+        let job = job.0;
         let tx = self.conn.unchecked_transaction()?;
         let row = job_row(&tx, job)?;
         let mut stmt = tx.prepare(
@@ -249,7 +251,8 @@ impl Store {
     }
 
     /// Cancels a job that has not ended: its pending and leased units stop.
-    pub fn cancel_job(&mut self, job: u64) -> Result<JobRow, StoreError> {
+    pub fn cancel_job(&mut self, job: JobId) -> Result<JobRow, StoreError> {
+        let job = job.0;
         let tx = self.conn.transaction()?;
         job_row(&tx, job)?;
         tx.execute(
@@ -271,7 +274,7 @@ pub(super) fn job_spec(tx: &Transaction<'_>, job: i64) -> Result<pb::JobSpec, St
     tx.prepare_cached("SELECT * FROM jobs WHERE id = ?1")?
         .query_row([job], spec_from_row)
         .optional()?
-        .ok_or(StoreError::NoJob(job as u64))
+        .ok_or(StoreError::NoJob(JobId(job as u64)))
 }
 
 /// Reads a job with its progress inside a transaction.
@@ -296,7 +299,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreErr
             },
         )
         .optional()?;
-    let (spec, state, value, best, elapsed, error) = found.ok_or(StoreError::NoJob(job))?;
+    let (spec, state, value, best, elapsed, error) = found.ok_or(StoreError::NoJob(JobId(job)))?;
     let mut units = UnitCountsRow::default();
     let mut stmt = tx.prepare_cached("SELECT state, COUNT(*) FROM units WHERE job = ?1 GROUP BY state")?;
     for row in stmt.query_map([job as i64], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))? {
@@ -329,7 +332,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreErr
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
     Ok(JobRow {
-        id: job,
+        id: JobId(job),
         spec,
         state,
         value,
@@ -360,7 +363,8 @@ pub struct TreeNode {
 
 impl Store {
     /// A job's spec, root node id and whole tree.
-    pub fn job_tree(&self, job: u64) -> Result<(pb::JobSpec, i64, HashMap<i64, TreeNode>), StoreError> {
+    pub fn job_tree(&self, job: JobId) -> Result<(pb::JobSpec, i64, HashMap<i64, TreeNode>), StoreError> {
+        let job = job.0;
         let tx = self.conn.unchecked_transaction()?;
         let spec = job_spec(&tx, job as i64)?;
         let root: i64 = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job as i64], |r| r.get(0))?;

@@ -21,6 +21,7 @@ mod units;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use golomb_proto::{JobId, UnitId, WorkerId};
 use rusqlite::{Connection, OptionalExtension};
 
 pub use jobs::{ChildRow, JobRow, NewNode, TreeNode, UnitCountsRow};
@@ -57,13 +58,13 @@ pub enum StoreError {
     },
     /// No job with this id.
     #[error("no job {0}")]
-    NoJob(u64),
+    NoJob(JobId),
     /// No worker with this id.
     #[error("no worker {0}: register again")]
-    NoWorker(u64),
+    NoWorker(WorkerId),
     /// No unit with this id.
     #[error("no unit {0}")]
-    NoUnit(u64),
+    NoUnit(UnitId),
 }
 
 /// Seconds since the Unix epoch, the store's clock.

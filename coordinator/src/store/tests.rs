@@ -13,7 +13,7 @@ fn spec(goal: &str) -> pb::JobSpec {
     }
 }
 
-use golomb_proto::pb;
+use golomb_proto::{JobId, UnitId, WorkerId, pb};
 
 fn node(key: &str, depth: u32, rank: &[u8], unit: bool, children: &[(&str, usize)]) -> NewNode {
     NewNode {
@@ -29,7 +29,7 @@ fn node(key: &str, depth: u32, rank: &[u8], unit: bool, children: &[(&str, usize
 }
 
 /// root -> a, b, c, all units.
-fn flat(goal: &str) -> (Store, u64, u64, tempfile::TempDir) {
+fn flat(goal: &str) -> (Store, JobId, WorkerId, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
     let nodes = [
@@ -43,11 +43,11 @@ fn flat(goal: &str) -> (Store, u64, u64, tempfile::TempDir) {
     (store, job, worker, dir)
 }
 
-fn done(store: &mut Store, worker: u64, unit: u64, value: &str) -> bool {
+fn done(store: &mut Store, worker: WorkerId, unit: UnitId, value: &str) -> bool {
     store
         .complete(&Completion {
             unit,
-            job: 1,
+            job: JobId(1),
             worker,
             value: Some(value.into()),
             best: None,

@@ -6,15 +6,15 @@ use rusqlite::{OptionalExtension, params};
 use super::jobs::NewNode;
 use super::tree::{decide, fail_job_if_needed, finish_if_answered, revive, settle};
 use super::{MAX_ATTEMPTS, Store, StoreError, now};
-use golomb_proto::pb;
+use golomb_proto::{JobId, UnitId, WorkerId, pb};
 
 /// A unit handed to a worker.
 #[derive(Clone, Debug)]
 pub struct LeasedUnit {
     /// The unit.
-    pub unit: u64,
+    pub unit: UnitId,
     /// Its job.
-    pub job: u64,
+    pub job: JobId,
     /// The job's spec (for the game).
     pub spec: pb::JobSpec,
     /// The unit's position: moves from the empty board.
@@ -29,7 +29,7 @@ pub struct LeasedUnit {
 #[derive(Copy, Clone, Debug)]
 pub struct HeartbeatUnit {
     /// The unit.
-    pub unit: u64,
+    pub unit: UnitId,
     /// Positions searched so far.
     pub positions: u64,
 }
@@ -38,11 +38,11 @@ pub struct HeartbeatUnit {
 #[derive(Clone, Debug)]
 pub struct Completion {
     /// The unit.
-    pub unit: u64,
+    pub unit: UnitId,
     /// Its job, as the worker was told (a mismatch means another database's unit).
-    pub job: u64,
+    pub job: JobId,
     /// The reporting worker.
-    pub worker: u64,
+    pub worker: WorkerId,
     /// `win` or `loss`; `None` with an error.
     pub value: Option<String>,
     /// The winning move, for a win.
@@ -68,7 +68,7 @@ fn record_count(
     if state == "done" {
         let recorded: (i64, i64) = tx.query_row(
             "SELECT COALESCE(solutions, -1), COALESCE(fixed, -1) FROM units WHERE id = ?1",
-            [c.unit as i64],
+            [c.unit.0 as i64],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         let conflict = recorded != (solutions as i64, fixed as i64);
@@ -76,8 +76,8 @@ fn record_count(
             tx.execute(
                 "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![
-                    c.unit as i64,
-                    c.worker as i64,
+                    c.unit.0 as i64,
+                    c.worker.0 as i64,
                     format!("{solutions}/{fixed}"),
                     format!("{}/{}", recorded.0, recorded.1),
                     now()
@@ -90,7 +90,15 @@ fn record_count(
         "UPDATE units SET state = 'done', solutions = ?2, fixed = ?3, positions = ?4, seconds = ?5, progress = 0,
                 worker = ?6, deadline = NULL, finished = ?7, error = NULL
          WHERE id = ?1",
-        params![c.unit as i64, solutions as i64, fixed as i64, c.positions as i64, c.seconds, c.worker as i64, now()],
+        params![
+            c.unit.0 as i64,
+            solutions as i64,
+            fixed as i64,
+            c.positions as i64,
+            c.seconds,
+            c.worker.0 as i64,
+            now()
+        ],
     )?;
     Ok(false)
 }
@@ -112,7 +120,7 @@ pub type SplitTarget = (pb::JobSpec, String, Vec<u8>, u32);
 #[derive(Clone, Debug)]
 pub struct WorkerRow {
     /// Its id.
-    pub id: u64,
+    pub id: WorkerId,
     /// Its name.
     pub name: String,
     /// Its host.
@@ -133,18 +141,18 @@ pub struct WorkerRow {
 
 impl Store {
     /// Adds a worker; returns its id.
-    pub fn register_worker(&mut self, name: &str, host: &str, threads: u32) -> Result<u64, StoreError> {
+    pub fn register_worker(&mut self, name: &str, host: &str, threads: u32) -> Result<WorkerId, StoreError> {
         let t = now();
         self.conn.execute(
             "INSERT INTO workers (name, host, threads, registered, last_seen) VALUES (?1, ?2, ?3, ?4, ?4)",
             params![name, host, threads, t],
         )?;
-        Ok(self.conn.last_insert_rowid() as u64)
+        Ok(WorkerId(self.conn.last_insert_rowid() as u64))
     }
 
-    fn touch_worker(&self, worker: u64) -> Result<(), StoreError> {
+    fn touch_worker(&self, worker: WorkerId) -> Result<(), StoreError> {
         let changed =
-            self.conn.execute("UPDATE workers SET last_seen = ?2 WHERE id = ?1", params![worker as i64, now()])?;
+            self.conn.execute("UPDATE workers SET last_seen = ?2 WHERE id = ?1", params![worker.0 as i64, now()])?;
         if changed == 0 {
             return Err(StoreError::NoWorker(worker));
         }
@@ -153,8 +161,9 @@ impl Store {
 
     /// Leases up to `max` pending units of running jobs, oldest job first and
     /// depth first within a job, until `now + lease_seconds`.
-    pub fn lease(&mut self, worker: u64, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
+    pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
         self.touch_worker(worker)?;
+        let worker = worker.0;
         let tx = self.conn.transaction()?;
         let mut leased: Vec<(i64, i64, i64, i64, String, Vec<u8>)> = tx
             .prepare_cached(
@@ -178,7 +187,14 @@ impl Store {
                 tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
             let spec = super::jobs::job_spec(&tx, job)?;
             let checks = checks.split(',').filter_map(|g| g.parse().ok()).collect();
-            units.push(LeasedUnit { unit: unit as u64, job: job as u64, spec, line, weight: weight as u64, checks });
+            units.push(LeasedUnit {
+                unit: UnitId(unit as u64),
+                job: JobId(job as u64),
+                spec,
+                line,
+                weight: weight as u64,
+                checks,
+            });
         }
         tx.commit()?;
         Ok(units)
@@ -188,12 +204,13 @@ impl Store {
     /// returns the reported units it no longer holds (to stop).
     pub fn heartbeat(
         &mut self,
-        worker: u64,
+        worker: WorkerId,
         units: &[HeartbeatUnit],
         busy: f64,
         lease_seconds: f64,
-    ) -> Result<Vec<u64>, StoreError> {
+    ) -> Result<Vec<UnitId>, StoreError> {
         self.touch_worker(worker)?;
+        let worker = worker.0;
         let tx = self.conn.transaction()?;
         tx.execute("UPDATE workers SET busy = ?2 WHERE id = ?1", params![worker as i64, busy])?;
         let mut stop = Vec::new();
@@ -202,8 +219,12 @@ impl Store {
                 "UPDATE units SET deadline = ?3, progress = ?4 WHERE id = ?1 AND worker = ?2 AND state = 'leased'",
             )?;
             for u in units {
-                let held =
-                    extend.execute(params![u.unit as i64, worker as i64, now() + lease_seconds, u.positions as i64])?;
+                let held = extend.execute(params![
+                    u.unit.0 as i64,
+                    worker as i64,
+                    now() + lease_seconds,
+                    u.positions as i64
+                ])?;
                 if held == 0 {
                     stop.push(u.unit);
                 }
@@ -222,7 +243,7 @@ impl Store {
         let found = tx
             .query_row(
                 "SELECT job, node, state, value, attempts, worker FROM units WHERE id = ?1",
-                [c.unit as i64],
+                [c.unit.0 as i64],
                 |r| {
                     Ok(UnitRecord {
                         job: r.get(0)?,
@@ -236,7 +257,7 @@ impl Store {
             )
             .optional()?;
         let UnitRecord { job, node, state, value: recorded, attempts, worker: holder } =
-            found.filter(|u| u.job as u64 == c.job).ok_or(StoreError::NoUnit(c.unit))?;
+            found.filter(|u| u.job as u64 == c.job.0).ok_or(StoreError::NoUnit(c.unit))?;
         if let Some((solutions, fixed)) = c.count {
             let conflict = record_count(&tx, c, &state, solutions, fixed)?;
             if !conflict && state != "done" {
@@ -247,15 +268,15 @@ impl Store {
         }
         let Some(value) = c.value.as_deref() else {
             let error = c.error.clone().unwrap_or_else(|| "the worker sent no value".into());
-            if state == "leased" && holder == Some(c.worker as i64) {
+            if state == "leased" && holder == Some(c.worker.0 as i64) {
                 let failed = attempts + 1 >= MAX_ATTEMPTS;
                 tx.execute(
                     "UPDATE units SET state = ?2, worker = NULL, deadline = NULL, error = ?3, attempts = attempts + 1
                      WHERE id = ?1",
-                    params![c.unit as i64, if failed { "failed" } else { "pending" }, error],
+                    params![c.unit.0 as i64, if failed { "failed" } else { "pending" }, error],
                 )?;
                 if failed {
-                    fail_job_if_needed(&tx, c.unit as i64, &error)?;
+                    fail_job_if_needed(&tx, c.unit.0 as i64, &error)?;
                 }
             }
             tx.commit()?;
@@ -266,7 +287,7 @@ impl Store {
             if conflict {
                 tx.execute(
                     "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![c.unit as i64, c.worker as i64, value, recorded, now()],
+                    params![c.unit.0 as i64, c.worker.0 as i64, value, recorded, now()],
                 )?;
             }
             tx.commit()?;
@@ -278,14 +299,14 @@ impl Store {
         if let Some(decided) = decided.filter(|_| conflict) {
             tx.execute(
                 "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![c.unit as i64, c.worker as i64, value, decided, now()],
+                params![c.unit.0 as i64, c.worker.0 as i64, value, decided, now()],
             )?;
         }
         tx.execute(
             "UPDATE units SET state = 'done', value = ?2, best = ?3, positions = ?4, seconds = ?5, progress = 0,
                     worker = ?6, deadline = NULL, finished = ?7, error = NULL
              WHERE id = ?1",
-            params![c.unit as i64, value, c.best, c.positions as i64, c.seconds, c.worker as i64, now()],
+            params![c.unit.0 as i64, value, c.best, c.positions as i64, c.seconds, c.worker.0 as i64, now()],
         )?;
         decide(&tx, node, value, c.best.as_deref())?;
         finish_if_answered(&tx, job)?;
@@ -294,9 +315,10 @@ impl Store {
     }
 
     /// Puts units a worker holds back in the queue, unsolved.
-    pub fn give_back(&mut self, worker: u64, units: &[u64]) -> Result<(), StoreError> {
+    pub fn give_back(&mut self, worker: WorkerId, units: &[UnitId]) -> Result<(), StoreError> {
+        let worker = worker.0;
         let tx = self.conn.transaction()?;
-        for &unit in units {
+        for &UnitId(unit) in units {
             tx.execute(
                 "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0
                  WHERE id = ?1 AND worker = ?2 AND state = 'leased'",
@@ -308,7 +330,8 @@ impl Store {
     }
 
     /// The job, line, rank and depth of a unit a worker holds (to split it); `None` if it does not hold it.
-    pub fn unit_to_split(&self, worker: u64, unit: u64) -> Result<Option<SplitTarget>, StoreError> {
+    pub fn unit_to_split(&self, worker: WorkerId, unit: UnitId) -> Result<Option<SplitTarget>, StoreError> {
+        let (worker, unit) = (worker.0, unit.0);
         let tx = self.conn.unchecked_transaction()?;
         let found: Option<(i64, String, Vec<u8>, u32)> = tx
             .query_row(
@@ -328,7 +351,13 @@ impl Store {
 
     /// Replaces a unit that ran too long by its children (`children[i].children` unused):
     /// new positions become pending units, known ones are linked (and revived if pruned).
-    pub fn split_unit(&mut self, worker: u64, unit: u64, children: &[(String, NewNode)]) -> Result<bool, StoreError> {
+    pub fn split_unit(
+        &mut self,
+        worker: WorkerId,
+        unit: UnitId,
+        children: &[(String, NewNode)],
+    ) -> Result<bool, StoreError> {
+        let (worker, unit) = (worker.0, unit.0);
         let tx = self.conn.transaction()?;
         let found: Option<(i64, i64)> = tx
             .query_row(
@@ -447,7 +476,7 @@ impl Store {
                 let positions: i64 = r.get(8)?;
                 let seconds: f64 = r.get(9)?;
                 Ok(WorkerRow {
-                    id: r.get::<_, i64>(0)? as u64,
+                    id: WorkerId(r.get::<_, i64>(0)? as u64),
                     name: r.get(1)?,
                     host: r.get(2)?,
                     threads: r.get(3)?,
