@@ -92,6 +92,11 @@ pub enum LineError {
     },
 }
 
+/// `line` with the move `name` appended: moves are separated by `;`.
+pub fn join_line(line: &str, name: &str) -> String {
+    if line.is_empty() { name.to_string() } else { format!("{line};{name}") }
+}
+
 impl<B: Bits> Game<B> {
     /// The text of placement `id`, like `L:a1,a2,a3,a4,b1`.
     pub fn move_name(&self, id: PlacementId) -> String {

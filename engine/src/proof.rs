@@ -27,6 +27,7 @@ use rayon::prelude::*;
 
 use crate::bitboard::Bits;
 use crate::game::{Game, PlacementId};
+use crate::notation::join_line;
 use crate::position::Position;
 use crate::solve::movelist::MoveList;
 use crate::solve::tt::TtCheck;
@@ -162,7 +163,7 @@ pub fn build_tree<B: Bits + TtCheck>(
             let name = game.move_name(best);
             let after = if plies >= 2 {
                 let next = pos.after(game.placement(best));
-                let next_line = join(line, &name);
+                let next_line = join_line(line, &name);
                 Some(Box::new(build_tree(source, &next, &next_line, Outcome::Loss, plies - 1)?))
             } else {
                 None
@@ -177,7 +178,7 @@ pub fn build_tree<B: Bits + TtCheck>(
                 .map(|id| {
                     let name = game.move_name(id);
                     let next = pos.after(game.placement(id));
-                    let after = build_tree(source, &next, &join(line, &name), Outcome::Win, plies - 1)?;
+                    let after = build_tree(source, &next, &join_line(line, &name), Outcome::Win, plies - 1)?;
                     Ok(ProofReply { reply: name, after })
                 })
                 .collect::<Result<Vec<_>, ProofError>>()?;
@@ -185,11 +186,6 @@ pub fn build_tree<B: Bits + TtCheck>(
         }
         Outcome::Unknown => Err(ProofError::Unfinished(line.to_string())),
     }
-}
-
-/// `line` with the move `name` appended (`;`-separated).
-pub(crate) fn join(line: &str, name: &str) -> String {
-    if line.is_empty() { name.to_string() } else { format!("{line};{name}") }
 }
 
 impl ProofNode {

@@ -16,8 +16,9 @@ use rayon::prelude::*;
 
 use crate::bitboard::Bits;
 use crate::game::{Game, PlacementId};
+use crate::notation::join_line;
 use crate::position::Position;
-use crate::proof::{FORMAT, ProofFile, ProofNode, VERSION, join};
+use crate::proof::{FORMAT, ProofFile, ProofNode, VERSION};
 use crate::solve::Outcome;
 use crate::solve::stats::Histogram;
 
@@ -222,7 +223,7 @@ fn play<B: Bits>(
     let id = game.parse_move(token).map_err(|e| bad(e.to_string()))?;
     let mut next = pos;
     next.play(game, id).map_err(|e| bad(e.to_string()))?;
-    let next_line = join(line, &game.move_name(id));
+    let next_line = join_line(line, &game.move_name(id));
     Ok((next, next_line))
 }
 

@@ -5,7 +5,7 @@ use golomb_engine::solve::Outcome;
 use golomb_engine::split::{self, Goal, SplitError, UnknownGoal};
 use golomb_engine::tiling::{Each, Tiler, TilingError};
 use golomb_engine::{
-    AnyGame, Board, BoardError, BoardSpec, GameError, LineError, PieceSet, PieceSetError, PieceSetSpec,
+    AnyGame, Board, BoardError, BoardSpec, GameError, LineError, NotationError, PieceSet, PieceSetError, PieceSetSpec,
 };
 use golomb_engine::{Position, with_game};
 
@@ -80,6 +80,9 @@ pub enum SpecError {
     /// A bad root move list.
     #[error("bad moves: {0}")]
     Moves(#[from] LineError),
+    /// A single move that does not parse (a stored one the engine no longer reads).
+    #[error("bad move: {0}")]
+    Move(#[from] NotationError),
     /// An unknown goal.
     #[error("bad goal: {0}")]
     Goal(#[from] UnknownGoal),

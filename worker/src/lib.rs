@@ -27,6 +27,11 @@ pub fn init_tracing() {
         .try_init();
 }
 
+/// This machine's host name, for `golomb workers` (empty where it cannot be read).
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
+}
+
 /// Cancels `shutdown` on Ctrl-C or SIGTERM.
 pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken) {
     let ctrl_c = tokio::signal::ctrl_c();

@@ -42,11 +42,11 @@ fn main() -> ExitCode {
 
 fn run(args: Args) -> anyhow::Result<()> {
     let token = golomb_proto::auth::load_token(args.token_file.as_deref())?;
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host = golomb_worker::host_name();
     let config = WorkerConfig {
         coordinator: args.coordinator,
         threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        name: args.name.unwrap_or_else(|| format!("{}-{}", host.trim(), std::process::id())),
+        name: args.name.unwrap_or_else(|| format!("{host}-{}", std::process::id())),
         token,
         tt_mb: args.tt_mb,
     };

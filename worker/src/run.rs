@@ -237,7 +237,7 @@ async fn register(
     shared: &Shared,
     shutdown: &CancellationToken,
 ) -> anyhow::Result<Option<Duration>> {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default();
+    let host = crate::host_name();
     let mut backoff = Duration::from_millis(200);
     loop {
         let request = pb::RegisterRequest {

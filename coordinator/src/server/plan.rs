@@ -2,6 +2,7 @@
 //! cutting a long unit into its children, and naming results in the root's
 //! own terms (merged children get their winning move mapped by symmetry).
 
+use golomb_engine::notation::join_line;
 use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_bytes};
 use golomb_engine::tiling::Tiler;
 use golomb_engine::{Bits, Game, Position, with_game};
@@ -11,11 +12,6 @@ use crate::store::{ChildRow, NewNode};
 
 /// The most nodes one job's split may make.
 pub const MAX_NODES: usize = 2_000_000;
-
-/// `line` with `name` appended (`;`-separated).
-fn join(line: &str, name: &str) -> String {
-    if line.is_empty() { name.to_string() } else { format!("{line};{name}") }
-}
 
 /// The split tree of a valid job, as store rows (`[0]` is the root), and
 /// the order of the board's symmetry group.
@@ -67,7 +63,7 @@ fn game_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
             .iter()
             .map(|n| NewNode {
                 key: n.key.clone(),
-                line: join(&valid.spec.moves, &g.line_name(&n.line)),
+                line: join_line(&valid.spec.moves, &g.line_name(&n.line)),
                 depth: n.depth,
                 rank: rank_bytes(&n.rank),
                 replies: n.replies as u32,
@@ -98,7 +94,7 @@ pub fn unit_children(
                 rank.extend(u16::try_from(i).unwrap_or(u16::MAX).to_be_bytes());
                 let node = NewNode {
                     key: position_key(g, &position),
-                    line: join(line, &name),
+                    line: join_line(line, &name),
                     depth: depth + 1,
                     rank,
                     replies: replies as u32,
@@ -122,11 +118,6 @@ pub fn child_results(spec: &pb::JobSpec, rows: &[ChildRow]) -> Result<Vec<pb::Ch
     })
 }
 
-/// A stored move that no longer parses (the store and the engine disagree).
-fn bad_move(reason: golomb_engine::NotationError) -> SpecError {
-    SpecError::Moves(golomb_engine::LineError::Notation { index: 1, reason })
-}
-
 fn child_result<B: Bits>(
     game: &Game<B>,
     root: &Position<B>,
@@ -134,17 +125,17 @@ fn child_result<B: Bits>(
     row: &ChildRow,
 ) -> Result<pb::ChildResult, SpecError> {
     let value = convert::value_from_name(row.value.as_deref());
-    let own_line = join(root_line, &row.mv);
+    let own_line = join_line(root_line, &row.mv);
     let merged = own_line != row.node_line;
     let mut winning_move = row.best.clone().unwrap_or_default();
     let mut same_as = String::new();
     if merged {
         same_as = row.node_line.rsplit(';').next().unwrap_or_default().to_string();
-        let mv = game.parse_move(&row.mv).map_err(bad_move)?;
+        let mv = game.parse_move(&row.mv)?;
         let mine = root.after(game.placement(mv));
         let (theirs, _) = game.play_line(Position::empty(), &row.node_line)?;
         if let (Some(best), Some(s)) = (row.best.as_deref(), split::symmetry_between(game, &theirs, &mine)) {
-            let best = game.parse_move(best).map_err(bad_move)?;
+            let best = game.parse_move(best)?;
             winning_move = game.move_name(game.symmetric_placement(s, best));
         }
     }

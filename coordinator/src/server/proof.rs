@@ -85,9 +85,7 @@ impl<B: Bits> Builder<'_, B> {
         let symmetry = symmetry_between(g, &own, pos).unwrap_or(0);
         // A move of the node's own position, as a placement at `pos`.
         let map = |name: &str| -> Result<u32, ProofExportError> {
-            let id = g
-                .parse_move(name)
-                .map_err(|reason| SpecError::Moves(golomb_engine::LineError::Notation { index: 1, reason }))?;
+            let id = g.parse_move(name).map_err(SpecError::from)?;
             Ok(g.symmetric_placement(symmetry, id))
         };
         let decided = |child: i64, value: &str| self.nodes.get(&child).and_then(|c| c.value.as_deref()) == Some(value);

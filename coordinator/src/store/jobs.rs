@@ -295,11 +295,12 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreErr
                     r.get::<_, Option<String>>("root_best")?,
                     finished.unwrap_or_else(now) - created,
                     r.get::<_, Option<String>>("error")?,
+                    r.get::<_, i64>("symmetries")?,
                 ))
             },
         )
         .optional()?;
-    let (spec, state, value, best, elapsed, error) = found.ok_or(StoreError::NoJob(JobId(job)))?;
+    let (spec, state, value, best, elapsed, error, symmetries) = found.ok_or(StoreError::NoJob(JobId(job)))?;
     let mut units = UnitCountsRow::default();
     let mut stmt = tx.prepare_cached("SELECT state, COUNT(*) FROM units WHERE job = ?1 GROUP BY state")?;
     for row in stmt.query_map([job as i64], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))? {
@@ -313,12 +314,12 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: u64) -> Result<JobRow, StoreErr
             _ => units.split = count,
         }
     }
-    let (positions, workers, solutions, fixed, symmetries): (i64, i64, i64, i64, i64) = tx.query_row(
+    let (positions, workers, solutions, fixed): (i64, i64, i64, i64) = tx.query_row(
         "SELECT COALESCE(SUM(positions + progress), 0), COUNT(DISTINCT CASE WHEN state = 'leased' THEN worker END),
-                COALESCE(SUM(solutions), 0), COALESCE(SUM(fixed), 0), (SELECT symmetries FROM jobs WHERE id = ?1)
+                COALESCE(SUM(solutions), 0), COALESCE(SUM(fixed), 0)
          FROM units WHERE job = ?1",
         [job as i64],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
     )?;
     let conflicts: i64 = tx.query_row(
         "SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1",
