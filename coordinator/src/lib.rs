@@ -1,23 +1,13 @@
-//! The coordinator side of Golomb and the user's `golomb` command line.
+//! The coordinator side of Golomb, and the user's `golomb` command line.
 //!
-//! Today this crate holds the engine commands that run locally
-//! ([`cli`]). The cluster issues will add the gRPC server, the SQLite
-//! store, the scheduler and the client commands that talk to a running
-//! coordinator.
+//! - [`server`]: the gRPC `Jobs` and `Work` services, lease expiry, and the
+//!   scheduler's use of the engine (splitting jobs and long units, results
+//!   in the root's terms, proofs of cluster jobs);
+//! - [`store`]: the SQLite store, the only place with SQL;
+//! - [`cli`]: every `golomb` command, one module each, from `pieces` and
+//!   `solve` on one machine to `serve`, `submit`, `status`, `results` and
+//!   `run` (an embedded coordinator with an in-process worker).
 
-mod bench_cmd;
 pub mod cli;
-mod client_cmd;
-pub mod cluster_cli;
-mod commands;
-mod progress;
-mod report;
-mod run_cmd;
-mod serve_cmd;
 pub mod server;
-mod setup;
-mod solve_cmd;
-mod stars_cmd;
 pub mod store;
-mod tile_cmd;
-mod verify_cmd;

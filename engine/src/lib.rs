@@ -1,15 +1,30 @@
-//! The problem side of Golomb: pieces, boards, bitboards, placements,
-//! positions, move generation and notation for polyomino games.
+//! The problem side of Golomb: everything about polyomino games and
+//! puzzles, nothing about the network or storage.
 //!
-//! Nothing here knows about the network or storage. The usual entry points:
-//! build a [`board::Board`] and a [`pieces::PieceSet`], make a
-//! [`game::Game`] (or an [`game::AnyGame`] when the board size is only known
-//! at run time), then play moves on a [`position::Position`].
+//! - **The game**: bitboards ([`bitboard`]), polyomino shapes and generated
+//!   piece sets ([`shape`], [`pieces`]), boards and their symmetries
+//!   ([`board`]), placement tables ([`game`]), positions ([`position`]),
+//!   the notation ([`notation`]), move-sequence counts ([`perft`]), and
+//!   [`GameSpec`], the one way a game named by text becomes a [`Game`].
+//! - **The solver** ([`solve`]): a parallel exhaustive search with a
+//!   lock-free transposition table and Orman's move orders; its proofs
+//!   ([`proof`]) and the independent checker that re-verifies them
+//!   ([`verify`]).
+//! - **The cluster's view of a tree** ([`split`]): cutting a job's tree
+//!   into work units, positions merged under the board's symmetries.
+//! - **Puzzles**: the tiler ([`tiling`]), a generic exact-cover solver
+//!   ([`exact_cover`]) and star puzzles ([`stars`]).
+//!
+//! The usual entry points: name a game with a [`GameSpec`] (or build a
+//! [`board::Board`] and a [`pieces::PieceSet`] and make a [`game::Game`]),
+//! then play moves on a [`position::Position`] and hand it to
+//! [`solve::solve`].
 
 pub mod bitboard;
 pub mod board;
 pub mod exact_cover;
 pub mod game;
+pub mod game_spec;
 pub mod notation;
 pub mod perft;
 pub mod pieces;
@@ -25,6 +40,7 @@ pub mod verify;
 pub use bitboard::{Bitboard, Bits, WideBitboard};
 pub use board::{Board, BoardError, BoardSpec};
 pub use game::{AnyGame, Game, GameError, Placement, PlacementId};
+pub use game_spec::{GameSpec, GameSpecError};
 pub use notation::{LineError, NotationError};
 pub use pieces::{Piece, PieceSet, PieceSetError, PieceSetSpec};
 pub use position::{IllegalMove, Player, Position};

@@ -65,6 +65,37 @@ pub struct ProofFile {
     pub solver: Option<serde_json::Value>,
 }
 
+impl ProofFile {
+    /// The proof file of `tree`, the proof that the position after `moves` in
+    /// `game` has `value`; `solver` says how it was found (informative only).
+    pub fn new<B: Bits>(
+        game: &Game<B>,
+        moves: impl Into<String>,
+        value: Outcome,
+        tree: ProofNode,
+        solver: Option<serde_json::Value>,
+    ) -> ProofFile {
+        let spec = crate::GameSpec::of(game);
+        ProofFile {
+            format: FORMAT.to_string(),
+            version: VERSION,
+            rules: "golomb".to_string(),
+            blocked: spec.blocked_cells(),
+            board: spec.board,
+            pieces: spec.pieces,
+            moves: moves.into(),
+            value,
+            tree,
+            solver,
+        }
+    }
+
+    /// The game the proof is about, as named in the file.
+    pub fn game_spec(&self) -> crate::GameSpec {
+        crate::GameSpec::new(self.board.clone(), self.blocked.join(","), self.pieces.clone())
+    }
+}
+
 /// A node of the proof tree.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "value", rename_all = "lowercase", deny_unknown_fields)]

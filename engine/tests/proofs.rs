@@ -19,18 +19,7 @@ fn proof_of(game: &Game<Bitboard>, moves: &str, plies: Option<usize>) -> ProofFi
     let line = game.line_name(&line);
     let source = proof::ProofSource { game, config: &config, tt: &tt, known: &report.winning_moves };
     let tree = proof::build_tree(&source, &pos, &line, report.outcome, plies).unwrap();
-    ProofFile {
-        format: proof::FORMAT.into(),
-        version: proof::VERSION,
-        rules: "golomb".into(),
-        board: game.board().size_name(),
-        blocked: vec![],
-        pieces: "pentominoes".into(),
-        moves: line,
-        value: report.outcome,
-        tree,
-        solver: None,
-    }
+    ProofFile::new(game, line, report.outcome, tree, None)
 }
 
 #[test]

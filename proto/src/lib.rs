@@ -1,7 +1,8 @@
 //! The gRPC wire vocabulary between the Golomb coordinator, its workers and
 //! its users: the generated `golomb.v1` messages and services ([`pb`]), the
-//! protocol version a worker must speak, id newtypes ([`ids`]) and every
-//! conversion between wire and engine types ([`convert`]).
+//! protocol version a worker must speak, id newtypes ([`ids`]), the domain
+//! job spec and its validation ([`spec`]) and every conversion between wire
+//! and domain types ([`convert`]).
 //!
 //! The code is generated at build time from `golomb/v1/golomb.proto` by the
 //! pure-Rust `protox` compiler, so no system `protoc` is needed.
@@ -9,6 +10,7 @@
 pub mod auth;
 pub mod convert;
 pub mod ids;
+pub mod spec;
 
 /// The generated `golomb.v1` messages, clients and servers.
 #[allow(missing_docs, clippy::all)]
@@ -22,5 +24,5 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// The coordinator's default address.
 pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:7117";
 
-pub use convert::{SpecError, ValidSpec};
 pub use ids::{JobId, UnitId, WorkerId};
+pub use spec::{JobSpec, SpecError, ValidSpec};

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
-use golomb_engine::{AnyGame, Game, Position, with_game};
+use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
 use golomb_proto::pb;
 
 /// How a unit ended.
@@ -91,8 +91,8 @@ impl UnitSolver {
         if let Some(c) = cached.as_ref().filter(|c| c.key == key) {
             return Ok((c.game.clone(), c.tt.clone()));
         }
-        let game = golomb_proto::convert::game(&unit.rules, &unit.board, &unit.blocked, &unit.pieces)
-            .map_err(|e| e.to_string())?;
+        let spec = GameSpec::new(unit.board.clone(), unit.blocked.clone(), unit.pieces.clone());
+        let game = golomb_proto::spec::game(&unit.rules, &spec).map_err(|e| e.to_string())?;
         let c = Cached { key, game: Arc::new(game), tt: Arc::new(TranspositionTable::new(self.tt_mb)) };
         let out = (c.game.clone(), c.tt.clone());
         *cached = Some(c);

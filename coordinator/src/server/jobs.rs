@@ -16,10 +16,6 @@ pub struct JobsService(pub Shared);
 
 type StatusStream = Pin<Box<dyn Stream<Item = Result<pb::JobStatus, Status>> + Send>>;
 
-fn ended(state: &str) -> bool {
-    matches!(state, "done" | "cancelled" | "failed")
-}
-
 #[tonic::async_trait]
 impl pb::jobs_server::Jobs for JobsService {
     async fn submit(&self, request: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitResponse>, Status> {
@@ -36,7 +32,7 @@ impl pb::jobs_server::Jobs for JobsService {
         let units = nodes.iter().filter(|n| n.unit).count();
         let spec = valid.spec.clone();
         let job_id = self.0.store(move |s| s.create_job(&spec, &nodes, symmetries)).await?;
-        tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.goal, valid.spec.moves);
+        tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.spec.goal, valid.spec.moves);
         Ok(Response::new(pb::SubmitResponse { job_id: job_id.0 }))
     }
 
@@ -58,7 +54,7 @@ impl pb::jobs_server::Jobs for JobsService {
         let children = tokio::task::spawn_blocking(move || plan::child_results(&spec, &children))
             .await
             .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(|e| Status::internal(format!("stored job {job} no longer parses: {e}")))?;
+            .map_err(|error| Status::from(crate::store::StoreError::StoredSpec { job, error }))?;
         Ok(Response::new(pb::JobResults { status: Some(views::job_status(&row)), children }))
     }
 
@@ -79,8 +75,8 @@ impl pb::jobs_server::Jobs for JobsService {
 
     async fn proof(&self, request: Request<pb::ProofRequest>) -> Result<Response<pb::ProofResponse>, Status> {
         let job = JobId(request.into_inner().job_id);
-        let (spec, root, nodes) = self.0.store(move |s| s.job_tree(job)).await?;
-        let file = tokio::task::spawn_blocking(move || proof::job_proof(job, &spec, root, &nodes))
+        let tree = self.0.store(move |s| s.job_tree(job)).await?;
+        let file = tokio::task::spawn_blocking(move || proof::job_proof(job, &tree))
             .await
             .map_err(|e| Status::internal(e.to_string()))?
             .map_err(|e| match e {
@@ -104,7 +100,7 @@ impl pb::jobs_server::Jobs for JobsService {
         tokio::spawn(async move {
             let mut row = first;
             loop {
-                let stop = ended(&row.state);
+                let stop = row.state.is_finished();
                 if tx.send(Ok(views::job_status(&row))).await.is_err() || stop {
                     return;
                 }

@@ -1,7 +1,7 @@
 //! The coordinator: the gRPC `Jobs` and `Work` services over one SQLite
 //! store, and the task that expires lost leases.
 //!
-//! [`serve`] runs until its shutdown token is cancelled, then stops
+//! `serve` runs until its shutdown token is cancelled, then stops
 //! accepting, finishes the calls in flight and checkpoints the database.
 //! Every store call runs on a blocking thread ([`Shared::store`]), never on
 //! the async runtime.
@@ -12,6 +12,8 @@ mod proof;
 mod status;
 mod views;
 mod work;
+
+pub use views::job_state;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -6,9 +6,10 @@ use golomb_engine::notation::join_line;
 use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_bytes};
 use golomb_engine::tiling::Tiler;
 use golomb_engine::{Bits, Game, Position, with_game};
+use golomb_proto::spec::JobSpec;
 use golomb_proto::{SpecError, ValidSpec, convert, pb};
 
-use crate::store::{ChildRow, NewNode};
+use crate::store::{ChildRow, NewNode, SplitTarget};
 
 /// The most nodes one job's split may make.
 pub const MAX_NODES: usize = 2_000_000;
@@ -17,14 +18,14 @@ pub const MAX_NODES: usize = 2_000_000;
 /// the order of the board's symmetry group.
 pub fn job_nodes(valid: &ValidSpec) -> Result<(Vec<NewNode>, u32), SpecError> {
     let symmetries = with_game!(&valid.game, g => g.board().symmetries().len() as u32);
-    let nodes = if valid.goal == Goal::Count { count_nodes(valid)? } else { game_nodes(valid)? };
+    let nodes = if valid.spec.goal == Goal::Count { count_nodes(valid)? } else { game_nodes(valid)? };
     Ok((nodes, symmetries))
 }
 
 /// A tiling count's units: one per share of the search, below a root that is not a unit.
 fn count_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
     with_game!(&valid.game, g => {
-        let tiler = Tiler::new(g, valid.each)?;
+        let tiler = Tiler::new(g, valid.spec.each)?;
         let shares = tiler.shares(valid.spec.split_depth as usize);
         if shares.len() >= MAX_NODES {
             return Err(SplitError::TooLarge { depth: valid.spec.split_depth, limit: MAX_NODES }.into());
@@ -76,13 +77,10 @@ fn game_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
 }
 
 /// The children of a unit's node as store rows, each with its move: one ply further down.
-pub fn unit_children(
-    spec: &pb::JobSpec,
-    line: &str,
-    rank: &[u8],
-    depth: u32,
-) -> Result<Vec<(String, NewNode)>, SpecError> {
-    let game = convert::game(&spec.rules, &spec.board, &spec.blocked, &spec.pieces)?;
+pub fn unit_children(target: &SplitTarget) -> Result<Vec<(String, NewNode)>, SpecError> {
+    let SplitTarget { spec, line, rank, depth } = target;
+    let (line, depth) = (line.as_str(), *depth);
+    let game = spec.game.build()?;
     with_game!(&game, g => {
         let (pos, _) = g.play_line(Position::empty(), line)?;
         Ok(split::children(g, &pos)
@@ -110,8 +108,8 @@ pub fn unit_children(
 
 /// The wire form of the root's children: merged ones name the move they
 /// equal and carry its winning move mapped onto their own position.
-pub fn child_results(spec: &pb::JobSpec, rows: &[ChildRow]) -> Result<Vec<pb::ChildResult>, SpecError> {
-    let game = convert::game(&spec.rules, &spec.board, &spec.blocked, &spec.pieces)?;
+pub fn child_results(spec: &JobSpec, rows: &[ChildRow]) -> Result<Vec<pb::ChildResult>, SpecError> {
+    let game = spec.game.build()?;
     with_game!(&game, g => {
         let (root, _) = g.play_line(Position::empty(), &spec.moves)?;
         rows.iter().map(|row| child_result(g, &root, &spec.moves, row)).collect()
@@ -124,7 +122,6 @@ fn child_result<B: Bits>(
     root_line: &str,
     row: &ChildRow,
 ) -> Result<pb::ChildResult, SpecError> {
-    let value = convert::value_from_name(row.value.as_deref());
     let own_line = join_line(root_line, &row.mv);
     let merged = own_line != row.node_line;
     let mut winning_move = row.best.clone().unwrap_or_default();
@@ -141,7 +138,7 @@ fn child_result<B: Bits>(
     }
     Ok(pb::ChildResult {
         r#move: row.mv.clone(),
-        value: value as i32,
+        value: convert::value(row.value),
         winning_move,
         same_as,
         positions: row.positions,

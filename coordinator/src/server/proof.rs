@@ -12,13 +12,13 @@
 
 use std::collections::HashMap;
 
-use golomb_engine::proof::{FORMAT, ProofFile, ProofNode, ProofReply, VERSION};
+use golomb_engine::proof::{ProofFile, ProofNode, ProofReply};
 use golomb_engine::solve::Outcome;
-use golomb_engine::split::symmetry_between;
+use golomb_engine::split::{Goal, symmetry_between};
 use golomb_engine::{Bits, Game, Position, with_game};
-use golomb_proto::{JobId, SpecError, convert, pb};
+use golomb_proto::{JobId, SpecError};
 
-use crate::store::TreeNode;
+use crate::store::{JobTree, NodeId, TreeNode};
 
 /// Why a job has no proof.
 #[derive(Debug, thiserror::Error)]
@@ -29,54 +29,42 @@ pub enum ProofExportError {
     /// The root is not decided yet.
     #[error("job {0} has no value yet: its root is undecided")]
     Undecided(JobId),
+    /// A node the proof needs is not decided (the tree changed under the export).
+    #[error("node {0} of the job's tree is undecided")]
+    UndecidedNode(NodeId),
     /// A stored position or move no longer parses (the store and the engine disagree).
     #[error("the stored tree does not replay: {0}")]
     Replay(#[from] SpecError),
 }
 
 /// The proof file of a job whose root is decided.
-pub fn job_proof(
-    job: JobId,
-    spec: &pb::JobSpec,
-    root: i64,
-    nodes: &HashMap<i64, TreeNode>,
-) -> Result<ProofFile, ProofExportError> {
-    if spec.goal == "count" {
+pub fn job_proof(job: JobId, tree: &JobTree) -> Result<ProofFile, ProofExportError> {
+    let JobTree { spec, root, nodes } = tree;
+    if spec.goal == Goal::Count {
         return Err(ProofExportError::NotAGame(job));
     }
-    let value = match nodes.get(&root).and_then(|n| n.value.as_deref()) {
-        Some("win") => Outcome::Win,
-        Some("loss") => Outcome::Loss,
-        _ => return Err(ProofExportError::Undecided(job)),
-    };
-    let game = convert::game(&spec.rules, &spec.board, &spec.blocked, &spec.pieces)?;
-    let tree = with_game!(&game, g => {
+    let value = nodes.get(root).map_or(Outcome::Unknown, |n| n.value);
+    if value == Outcome::Unknown {
+        return Err(ProofExportError::Undecided(job));
+    }
+    let game = spec.game.build().map_err(SpecError::from)?;
+    with_game!(&game, g => {
         let builder = Builder { game: g, nodes };
         let (pos, _) = g.play_line(Position::empty(), &spec.moves).map_err(SpecError::from)?;
-        builder.node(root, &pos)?
-    });
-    Ok(ProofFile {
-        format: FORMAT.into(),
-        version: VERSION,
-        rules: "golomb".into(),
-        board: spec.board.clone(),
-        blocked: spec.blocked.split(',').map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect(),
-        pieces: spec.pieces.clone(),
-        moves: spec.moves.clone(),
-        value,
-        tree,
-        solver: Some(serde_json::json!({ "source": "golomb cluster", "job": job, "split_depth": spec.split_depth })),
+        let proof = builder.node(*root, &pos)?;
+        let solver = serde_json::json!({ "source": "golomb cluster", "job": job, "split_depth": spec.split_depth });
+        Ok(ProofFile::new(g, spec.moves.clone(), value, proof, Some(solver)))
     })
 }
 
 struct Builder<'a, B> {
     game: &'a Game<B>,
-    nodes: &'a HashMap<i64, TreeNode>,
+    nodes: &'a HashMap<NodeId, TreeNode>,
 }
 
 impl<B: Bits> Builder<'_, B> {
     /// The proof node of tree node `id`, standing at position `pos` (equal to the node's up to symmetry).
-    fn node(&self, id: i64, pos: &Position<B>) -> Result<ProofNode, ProofExportError> {
+    fn node(&self, id: NodeId, pos: &Position<B>) -> Result<ProofNode, ProofExportError> {
         let g = self.game;
         let Some(node) = self.nodes.get(&id) else {
             return Ok(ProofNode::Loss { replies: None });
@@ -88,21 +76,21 @@ impl<B: Bits> Builder<'_, B> {
             let id = g.parse_move(name).map_err(SpecError::from)?;
             Ok(g.symmetric_placement(symmetry, id))
         };
-        let decided = |child: i64, value: &str| self.nodes.get(&child).and_then(|c| c.value.as_deref()) == Some(value);
-        match node.value.as_deref() {
-            Some("win") => {
+        let decided = |child: NodeId, value: Outcome| self.nodes.get(&child).is_some_and(|c| c.value == value);
+        match node.value {
+            Outcome::Win => {
                 let Some(best) = node.best.as_deref() else {
                     return Ok(ProofNode::Win { winning_move: None, after: None });
                 };
                 let placement = map(best)?;
                 let child = node.edges.iter().find(|(mv, _)| mv == best).map(|&(_, c)| c);
-                let after = match child.filter(|&c| decided(c, "loss")) {
+                let after = match child.filter(|&c| decided(c, Outcome::Loss)) {
                     Some(c) => Some(Box::new(self.node(c, &pos.after(g.placement(placement)))?)),
                     None => None,
                 };
                 Ok(ProofNode::Win { winning_move: Some(g.move_name(placement)), after })
             }
-            Some("loss") if !node.edges.is_empty() && node.edges.iter().all(|&(_, c)| decided(c, "win")) => {
+            Outcome::Loss if !node.edges.is_empty() && node.edges.iter().all(|&(_, c)| decided(c, Outcome::Win)) => {
                 let replies = node
                     .edges
                     .iter()
@@ -114,8 +102,8 @@ impl<B: Bits> Builder<'_, B> {
                     .collect::<Result<Vec<_>, ProofExportError>>()?;
                 Ok(ProofNode::Loss { replies: Some(replies) })
             }
-            Some("loss") => Ok(ProofNode::Loss { replies: None }),
-            _ => Err(ProofExportError::Undecided(JobId(id as u64))),
+            Outcome::Loss => Ok(ProofNode::Loss { replies: None }),
+            Outcome::Unknown => Err(ProofExportError::UndecidedNode(id)),
         }
     }
 }

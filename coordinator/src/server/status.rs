@@ -12,7 +12,7 @@ impl From<StoreError> for Status {
                 Status::not_found(err.to_string())
             }
             StoreError::Foreign { .. } | StoreError::Newer { .. } => Status::failed_precondition(err.to_string()),
-            StoreError::Sqlite(_) => Status::internal(err.to_string()),
+            StoreError::Sqlite(_) | StoreError::StoredSpec { .. } => Status::internal(err.to_string()),
         }
     }
 }

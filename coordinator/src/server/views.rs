@@ -1,24 +1,49 @@
-//! Store rows as wire messages: a job's status with its rate and ETA, and workers.
+//! Store rows as wire messages: a job's status with its rate and ETA, and
+//! workers; and the job state between its store and wire forms.
 
-use golomb_proto::pb;
+use golomb_proto::{convert, pb};
 
-use crate::store::{JobRow, WorkerRow};
+use crate::store::{JobRow, JobState, WorkerRow};
+
+impl From<JobState> for pb::JobState {
+    fn from(state: JobState) -> pb::JobState {
+        match state {
+            JobState::Pending => pb::JobState::Pending,
+            JobState::Running => pb::JobState::Running,
+            JobState::Done => pb::JobState::Done,
+            JobState::Cancelled => pb::JobState::Cancelled,
+            JobState::Failed => pb::JobState::Failed,
+        }
+    }
+}
+
+/// The state a status message carries: its enum, or its text from an older coordinator.
+pub fn job_state(status: &pb::JobStatus) -> Option<JobState> {
+    match pb::JobState::try_from(status.job_state).unwrap_or(pb::JobState::Unspecified) {
+        pb::JobState::Pending => Some(JobState::Pending),
+        pb::JobState::Running => Some(JobState::Running),
+        pb::JobState::Done => Some(JobState::Done),
+        pb::JobState::Cancelled => Some(JobState::Cancelled),
+        pb::JobState::Failed => Some(JobState::Failed),
+        pb::JobState::Unspecified => JobState::from_name(&status.state),
+    }
+}
 
 /// A job's status message.
 pub fn job_status(row: &JobRow) -> pb::JobStatus {
     let u = &row.units;
-    let value = golomb_proto::convert::value_from_name(row.value.as_deref());
     let remaining = u.pending + u.leased;
-    let eta_seconds = match (row.state.as_str(), u.done) {
-        ("done" | "cancelled" | "failed", _) => 0.0,
-        (_, 0) => -1.0,
-        (_, done) => row.elapsed / done as f64 * remaining as f64,
+    let eta_seconds = match (row.state.is_finished(), u.done) {
+        (true, _) => 0.0,
+        (false, 0) => -1.0,
+        (false, done) => row.elapsed / done as f64 * remaining as f64,
     };
     pb::JobStatus {
         job_id: row.id.0,
-        spec: Some(row.spec.clone()),
-        state: row.state.clone(),
-        value: value as i32,
+        spec: Some(row.spec.to_wire()),
+        state: row.state.name().to_string(),
+        job_state: pb::JobState::from(row.state) as i32,
+        value: convert::value(row.value),
         winning_move: row.best.clone().unwrap_or_default(),
         units: Some(pb::UnitCounts {
             pending: u.pending,
@@ -35,10 +60,10 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         elapsed_seconds: row.elapsed,
         error: row.error.clone().unwrap_or_default(),
         conflicts: row.conflicts,
-        children_decided: row.children.0,
-        children_total: row.children.1,
-        solutions: row.solutions.0,
-        solutions_up_to_symmetry: row.solutions.1,
+        children_decided: row.children_decided,
+        children_total: row.children_total,
+        solutions: row.solutions,
+        solutions_up_to_symmetry: row.solutions_up_to_symmetry,
     }
 }
 

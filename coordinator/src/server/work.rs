@@ -4,7 +4,8 @@ use golomb_proto::{JobId, PROTOCOL_VERSION, UnitId, WorkerId, convert, pb};
 use tonic::{Request, Response, Status};
 
 use super::{Shared, plan};
-use crate::store::{Completion, HeartbeatUnit};
+use crate::store::{Completion, HeartbeatUnit, Reported};
+use golomb_engine::solve::Outcome;
 
 /// The `Work` service over the shared store.
 pub struct WorkService(pub Shared);
@@ -40,19 +41,22 @@ impl pb::work_server::Work for WorkService {
         let leased = self.0.store(move |s| s.lease(WorkerId(r.worker_id), max, lease)).await?;
         let units = leased
             .into_iter()
-            .map(|u| pb::Unit {
-                unit_id: u.unit.0,
-                job_id: u.job.0,
-                rules: u.spec.rules,
-                board: u.spec.board,
-                blocked: u.spec.blocked,
-                pieces: u.spec.pieces,
-                moves: u.line,
-                split_after_seconds: u.spec.split_after_seconds,
-                goal: u.spec.goal,
-                each: u.spec.each,
-                weight: u.weight,
-                checks: u.checks,
+            .map(|u| {
+                let spec = u.spec.to_wire();
+                pb::Unit {
+                    unit_id: u.unit.0,
+                    job_id: u.job.0,
+                    rules: spec.rules,
+                    board: spec.board,
+                    blocked: spec.blocked,
+                    pieces: spec.pieces,
+                    moves: u.line,
+                    split_after_seconds: spec.split_after_seconds,
+                    goal: spec.goal,
+                    each: spec.each,
+                    weight: u.weight,
+                    checks: u.checks,
+                }
             })
             .collect();
         Ok(Response::new(pb::LeaseResponse { units }))
@@ -74,20 +78,21 @@ impl pb::work_server::Work for WorkService {
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteResponse>, Status> {
         let r = request.into_inner();
         let stats = r.stats.unwrap_or_default();
-        let value = convert::value_name(r.value).map(str::to_string);
-        if value.is_none() && r.error.is_empty() && !r.counted {
-            return Err(Status::invalid_argument("a completion needs a value (win or loss), a count or an error"));
-        }
+        let reported = match convert::outcome(r.value) {
+            _ if r.counted => Reported::Count { solutions: r.solutions, fixed: r.fixed },
+            Outcome::Unknown if !r.error.is_empty() => Reported::Failure(r.error.clone()),
+            Outcome::Unknown => {
+                return Err(Status::invalid_argument("a completion needs a value (win or loss), a count or an error"));
+            }
+            value => Reported::Value { value, best: (!r.winning_move.is_empty()).then(|| r.winning_move.clone()) },
+        };
         let completion = Completion {
             unit: UnitId(r.unit_id),
             job: JobId(r.job_id),
             worker: WorkerId(r.worker_id),
-            best: (!r.winning_move.is_empty()).then(|| r.winning_move.clone()),
-            value,
+            reported,
             positions: stats.positions,
             seconds: stats.seconds,
-            error: (!r.error.is_empty()).then(|| r.error.clone()),
-            count: r.counted.then_some((r.solutions, r.fixed)),
         };
         let conflict = self.0.store(move |s| s.complete(&completion)).await?;
         if conflict {
@@ -109,10 +114,10 @@ impl pb::work_server::Work for WorkService {
         }
         for unit in r.unit_ids.into_iter().map(UnitId) {
             let worker = WorkerId(r.worker_id);
-            let Some((spec, line, rank, depth)) = self.0.store(move |s| s.unit_to_split(worker, unit)).await? else {
+            let Some(target) = self.0.store(move |s| s.unit_to_split(worker, unit)).await? else {
                 continue;
             };
-            let children = tokio::task::spawn_blocking(move || plan::unit_children(&spec, &line, &rank, depth))
+            let children = tokio::task::spawn_blocking(move || plan::unit_children(&target))
                 .await
                 .map_err(|e| Status::internal(e.to_string()))?;
             let children = match children {

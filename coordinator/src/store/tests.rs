@@ -1,19 +1,22 @@
 //! The store's tree logic on small hand-made trees.
 
 use super::*;
+use golomb_engine::GameSpec;
+use golomb_engine::solve::Outcome::{self, Loss, Unknown, Win};
+use golomb_engine::split::Goal;
+use golomb_engine::tiling::Each;
+use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 
-fn spec(goal: &str) -> pb::JobSpec {
-    pb::JobSpec {
-        rules: "golomb".into(),
-        board: "8x8".into(),
-        pieces: "pentominoes".into(),
-        goal: goal.into(),
+fn spec(goal: Goal) -> JobSpec {
+    JobSpec {
+        game: GameSpec::new("8x8", "", "pentominoes"),
+        moves: String::new(),
+        goal,
+        each: Each::Exactly,
         split_depth: 1,
-        ..Default::default()
+        split_after_seconds: 0.0,
     }
 }
-
-use golomb_proto::{JobId, UnitId, WorkerId, pb};
 
 fn node(key: &str, depth: u32, rank: &[u8], unit: bool, children: &[(&str, usize)]) -> NewNode {
     NewNode {
@@ -29,7 +32,7 @@ fn node(key: &str, depth: u32, rank: &[u8], unit: bool, children: &[(&str, usize
 }
 
 /// root -> a, b, c, all units.
-fn flat(goal: &str) -> (Store, JobId, WorkerId, tempfile::TempDir) {
+fn flat(goal: Goal) -> (Store, JobId, WorkerId, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
     let nodes = [
@@ -43,32 +46,29 @@ fn flat(goal: &str) -> (Store, JobId, WorkerId, tempfile::TempDir) {
     (store, job, worker, dir)
 }
 
-fn done(store: &mut Store, worker: WorkerId, unit: UnitId, value: &str) -> bool {
+fn done(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome) -> bool {
     store
         .complete(&Completion {
             unit,
             job: JobId(1),
             worker,
-            value: Some(value.into()),
-            best: None,
+            reported: Reported::Value { value, best: None },
             positions: 10,
             seconds: 0.5,
-            error: None,
-            count: None,
         })
         .unwrap()
 }
 
 #[test]
 fn a_losing_child_decides_a_solve_and_cancels_the_rest() {
-    let (mut store, job, worker, _dir) = flat("solve");
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
     let units = store.lease(worker, 10, 60.0).unwrap();
     assert_eq!(units.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
-    done(&mut store, worker, units[0].unit, "win");
-    assert_eq!(store.job(job).unwrap().value, None);
-    done(&mut store, worker, units[1].unit, "loss");
+    done(&mut store, worker, units[0].unit, Win);
+    assert_eq!(store.job(job).unwrap().value, Unknown);
+    done(&mut store, worker, units[1].unit, Loss);
     let row = store.job(job).unwrap();
-    assert_eq!((row.state.as_str(), row.value.as_deref(), row.best.as_deref()), ("done", Some("win"), Some("mb")));
+    assert_eq!((row.state, row.value, row.best.as_deref()), (JobState::Done, Win, Some("mb")));
     assert_eq!((row.units.done, row.units.cancelled), (2, 1));
     assert_eq!(
         store.heartbeat(worker, &[HeartbeatUnit { unit: units[2].unit, positions: 5 }], 0.5, 60.0).unwrap(),
@@ -78,30 +78,30 @@ fn a_losing_child_decides_a_solve_and_cancels_the_rest() {
 
 #[test]
 fn classify_decides_every_child_and_duplicates_must_agree() {
-    let (mut store, job, worker, _dir) = flat("classify");
+    let (mut store, job, worker, _dir) = flat(Goal::Classify);
     let units = store.lease(worker, 10, 60.0).unwrap();
-    done(&mut store, worker, units[1].unit, "loss");
-    assert_eq!(store.job(job).unwrap().state, "running");
-    assert!(!done(&mut store, worker, units[1].unit, "loss"), "an equal duplicate is accepted");
-    assert!(done(&mut store, worker, units[1].unit, "win"), "a disagreeing one is a conflict");
-    done(&mut store, worker, units[0].unit, "win");
-    done(&mut store, worker, units[2].unit, "win");
+    done(&mut store, worker, units[1].unit, Loss);
+    assert_eq!(store.job(job).unwrap().state, JobState::Running);
+    assert!(!done(&mut store, worker, units[1].unit, Loss), "an equal duplicate is accepted");
+    assert!(done(&mut store, worker, units[1].unit, Win), "a disagreeing one is a conflict");
+    done(&mut store, worker, units[0].unit, Win);
+    done(&mut store, worker, units[2].unit, Win);
     let (row, children) = store.results(job).unwrap();
-    assert_eq!((row.state.as_str(), row.value.as_deref(), row.conflicts), ("done", Some("win"), 1));
-    let values: Vec<_> = children.iter().map(|c| c.value.as_deref().unwrap()).collect();
-    assert_eq!(values, ["win", "loss", "win"]);
+    assert_eq!((row.state, row.value, row.conflicts), (JobState::Done, Win, 1));
+    let values: Vec<_> = children.iter().map(|c| c.value).collect();
+    assert_eq!(values, [Win, Loss, Win]);
     assert_eq!(children[0].positions, 10);
 }
 
 #[test]
 fn expired_leases_return_then_fail() {
-    let (mut store, job, worker, _dir) = flat("solve");
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
     for _ in 0..MAX_ATTEMPTS {
         assert_eq!(store.lease(worker, 1, -1.0).unwrap().len(), 1);
         assert_eq!(store.expire_leases().unwrap(), 1);
     }
     let row = store.job(job).unwrap();
-    assert_eq!((row.state.as_str(), row.units.failed), ("failed", 1));
+    assert_eq!((row.state, row.units.failed), (JobState::Failed, 1));
     assert!(row.error.unwrap().contains("expired"));
 }
 
@@ -117,21 +117,21 @@ fn a_merged_node_stays_needed_while_one_parent_needs_it() {
         node("y", 2, &[0, 1], true, &[]),
         node("z", 2, &[1, 1], true, &[]),
     ];
-    let job = store.create_job(&spec("solve"), &nodes, 8).unwrap();
+    let job = store.create_job(&spec(Goal::Solve), &nodes, 8).unwrap();
     let worker = store.register_worker("w", "h", 1).unwrap();
     let units = store.lease(worker, 10, 60.0).unwrap();
-    done(&mut store, worker, units[0].unit, "loss");
+    done(&mut store, worker, units[0].unit, Loss);
     assert_eq!(store.job(job).unwrap().units.cancelled, 0, "y is still needed by b");
-    done(&mut store, worker, units[2].unit, "loss");
+    done(&mut store, worker, units[2].unit, Loss);
     let row = store.job(job).unwrap();
-    assert_eq!((row.value.as_deref(), row.units.cancelled), (Some("loss"), 1));
+    assert_eq!((row.value, row.units.cancelled), (Loss, 1));
 }
 
 #[test]
 fn foreign_files_are_refused_and_reopening_keeps_results() {
-    let (mut store, job, worker, dir) = flat("classify");
+    let (mut store, job, worker, dir) = flat(Goal::Classify);
     let units = store.lease(worker, 1, 60.0).unwrap();
-    done(&mut store, worker, units[0].unit, "win");
+    done(&mut store, worker, units[0].unit, Win);
     drop(store);
     let store = Store::open(&dir.path().join("t.db")).unwrap();
     assert_eq!(store.job(job).unwrap().units.done, 1);
@@ -142,7 +142,7 @@ fn foreign_files_are_refused_and_reopening_keeps_results() {
 
 #[test]
 fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
-    let (mut store, job, worker, _dir) = flat("solve");
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
     let units = store.lease(worker, 1, 60.0).unwrap();
     let children: Vec<(String, NewNode)> =
         vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
@@ -150,29 +150,20 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
     assert_eq!(store.job(job).unwrap().units.split, 1);
     let next = store.lease(worker, 10, 60.0).unwrap();
     assert_eq!(next.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a1", "a2", "b", "c"], "children first");
-    done(&mut store, worker, next[0].unit, "win");
-    done(&mut store, worker, next[1].unit, "win");
-    assert_eq!(store.results(job).unwrap().1[0].value.as_deref(), Some("loss"), "a: every child wins");
+    done(&mut store, worker, next[0].unit, Win);
+    done(&mut store, worker, next[1].unit, Win);
+    assert_eq!(store.results(job).unwrap().1[0].value, Loss, "a: every child wins");
     let row = store.job(job).unwrap();
-    assert_eq!((row.state.as_str(), row.value.as_deref()), ("done", Some("win")));
+    assert_eq!((row.state, row.value), (JobState::Done, Win));
 
-    let (mut store, job, worker, _dir) = flat("classify");
+    let (mut store, job, worker, _dir) = flat(Goal::Classify);
     for attempt in 1..=MAX_ATTEMPTS {
         let unit = store.lease(worker, 1, 60.0).unwrap()[0].unit;
-        let failure = Completion {
-            unit,
-            job,
-            worker,
-            value: None,
-            best: None,
-            positions: 0,
-            seconds: 0.0,
-            error: Some("boom".into()),
-            count: None,
-        };
+        let failure =
+            Completion { unit, job, worker, reported: Reported::Failure("boom".into()), positions: 0, seconds: 0.0 };
         assert!(!store.complete(&failure).unwrap());
         let state = store.job(job).unwrap().state;
-        assert_eq!(state, if attempt < MAX_ATTEMPTS { "running" } else { "failed" });
+        assert_eq!(state, if attempt < MAX_ATTEMPTS { JobState::Running } else { JobState::Failed });
     }
     let row = store.job(job).unwrap();
     assert!(row.error.unwrap().contains("boom"));

@@ -1,6 +1,7 @@
-//! The coordinator's tree: values flow up (an OR node is decided by its first
-//! losing child, an AND node when every child wins), and nodes no undecided
-//! parent needs any more are pruned, which cancels their units.
+//! The coordinator's job trees: values flow up (an OR node is decided by its
+//! first losing child, an AND node when every child wins), nodes no undecided
+//! parent needs any more are pruned, which cancels their units; and the read
+//! side, for results and proofs.
 //!
 //! A node is *live* while it is undecided and some live parent needs it; the
 //! root is live until decided, and in a `classify` job every child of the
@@ -8,21 +9,27 @@
 //! re-examines only its children. A node that gains a live parent again (a
 //! split reached it) is revived with its units.
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use std::collections::HashMap;
 
-use super::{StoreError, now};
+use golomb_engine::solve::Outcome;
+use golomb_engine::split::Goal;
+use golomb_proto::{JobId, JobSpec};
+use rusqlite::{OptionalExtension, Transaction, named_params, params};
 
-/// Records `value` (`win`/`loss`) at `node`, then propagates it up and prunes below.
-pub(super) fn decide(tx: &Transaction<'_>, node: i64, value: &str, best: Option<&str>) -> Result<(), StoreError> {
+use super::state::{JobState, NodeId, UnitState, Value};
+use super::{Store, StoreError, jobs, now};
+
+/// Records `value` (win or loss) at `node`, then propagates it up and prunes below.
+pub(super) fn decide(tx: &Transaction<'_>, node: NodeId, value: Outcome, best: Option<&str>) -> Result<(), StoreError> {
     let changed = tx.execute(
-        "UPDATE nodes SET value = ?2, best = ?3, live = 0 WHERE id = ?1 AND value IS NULL",
-        params![node, value, best],
+        "UPDATE nodes SET value = :value, best = :best, live = 0 WHERE id = :node AND value IS NULL",
+        named_params! { ":node": node, ":value": Value(value), ":best": best },
     )?;
     if changed == 0 {
         return Ok(());
     }
     stop_unit(tx, node)?;
-    if value == "win" {
+    if value == Outcome::Win {
         // One fewer open child for each edge into this node.
         tx.prepare_cached(
             "UPDATE nodes SET open = open - (SELECT COUNT(*) FROM edges e WHERE e.parent = nodes.id AND e.child = ?1)
@@ -30,7 +37,7 @@ pub(super) fn decide(tx: &Transaction<'_>, node: i64, value: &str, best: Option<
         )?
         .execute([node])?;
     }
-    let parents: Vec<(i64, String)> = tx
+    let parents: Vec<(NodeId, String)> = tx
         .prepare_cached(
             "SELECT e.parent, e.move FROM edges e JOIN nodes p ON p.id = e.parent
              WHERE e.child = ?1 AND p.value IS NULL",
@@ -38,10 +45,10 @@ pub(super) fn decide(tx: &Transaction<'_>, node: i64, value: &str, best: Option<
         .query_map([node], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
     for (parent, mv) in parents {
-        if value == "loss" {
-            decide(tx, parent, "win", Some(&mv))?;
+        if value == Outcome::Loss {
+            decide(tx, parent, Outcome::Win, Some(&mv))?;
         } else if open_children(tx, parent)? == 0 {
-            decide(tx, parent, "loss", None)?;
+            decide(tx, parent, Outcome::Loss, None)?;
         }
     }
     prune_below(tx, node)
@@ -49,52 +56,52 @@ pub(super) fn decide(tx: &Transaction<'_>, node: i64, value: &str, best: Option<
 
 /// Edges of `node` to children not (yet) known to be wins: kept in `nodes.open`,
 /// so a completion costs the same however many siblings its node has.
-fn open_children(tx: &Transaction<'_>, node: i64) -> Result<i64, StoreError> {
+fn open_children(tx: &Transaction<'_>, node: NodeId) -> Result<i64, StoreError> {
     Ok(tx.prepare_cached("SELECT open FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?)
 }
 
 /// Sets `nodes.open` of `node` from its edges (after they were added).
-pub(super) fn count_open(tx: &Transaction<'_>, node: i64) -> Result<(), StoreError> {
+pub(super) fn count_open(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     tx.prepare_cached(
         "UPDATE nodes SET open = (SELECT COUNT(*) FROM edges e JOIN nodes c ON c.id = e.child
-                                  WHERE e.parent = ?1 AND (c.value IS NULL OR c.value != 'win'))
-         WHERE id = ?1",
+                                  WHERE e.parent = :node AND (c.value IS NULL OR c.value != :win))
+         WHERE id = :node",
     )?
-    .execute([node])?;
+    .execute(named_params! { ":node": node, ":win": Value(Outcome::Win) })?;
     Ok(())
 }
 
 /// Re-examines a node whose children changed (after a split): decides it if they decide it.
-pub(super) fn settle(tx: &Transaction<'_>, node: i64) -> Result<(), StoreError> {
+pub(super) fn settle(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     let losing: Option<String> = tx
         .prepare_cached(
-            "SELECT e.move FROM edges e JOIN nodes c ON c.id = e.child WHERE e.parent = ?1 AND c.value = 'loss'
+            "SELECT e.move FROM edges e JOIN nodes c ON c.id = e.child WHERE e.parent = :node AND c.value = :loss
              ORDER BY e.ord LIMIT 1",
         )?
-        .query_row([node], |r| r.get(0))
+        .query_row(named_params! { ":node": node, ":loss": Value(Outcome::Loss) }, |r| r.get(0))
         .optional()?;
     if let Some(mv) = losing {
-        return decide(tx, node, "win", Some(&mv));
+        return decide(tx, node, Outcome::Win, Some(&mv));
     }
     if open_children(tx, node)? == 0 {
-        return decide(tx, node, "loss", None);
+        return decide(tx, node, Outcome::Loss, None);
     }
     Ok(())
 }
 
-/// Whether `node` is protected from pruning: a child of a `classify` job's root.
-fn protected(tx: &Transaction<'_>, node: i64) -> Result<bool, StoreError> {
+/// Whether `node` is protected from pruning: an undecided child of a `classify` job's root.
+fn protected(tx: &Transaction<'_>, node: NodeId) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached(
-            "SELECT n.depth = 1 AND j.goal = 'classify' AND n.value IS NULL FROM nodes n JOIN jobs j ON j.id = n.job
-             WHERE n.id = ?1",
+            "SELECT n.depth = 1 AND j.goal = :classify AND n.value IS NULL FROM nodes n JOIN jobs j ON j.id = n.job
+             WHERE n.id = :node",
         )?
-        .query_row([node], |r| r.get(0))?)
+        .query_row(named_params! { ":node": node, ":classify": Goal::Classify.name() }, |r| r.get(0))?)
 }
 
 /// Prunes the children of `node` (which just stopped being live) that no live parent needs.
-fn prune_below(tx: &Transaction<'_>, node: i64) -> Result<(), StoreError> {
-    let orphans: Vec<i64> = tx
+fn prune_below(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
+    let orphans: Vec<NodeId> = tx
         .prepare_cached(
             "SELECT c.id FROM edges e JOIN nodes c ON c.id = e.child WHERE e.parent = ?1 AND c.live = 1
              AND NOT EXISTS (SELECT 1 FROM edges f JOIN nodes p ON p.id = f.parent WHERE f.child = c.id AND p.live = 1)",
@@ -113,22 +120,38 @@ fn prune_below(tx: &Transaction<'_>, node: i64) -> Result<(), StoreError> {
 }
 
 /// Cancels the node's unit if it is waiting or running.
-fn stop_unit(tx: &Transaction<'_>, node: i64) -> Result<(), StoreError> {
+fn stop_unit(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     tx.prepare_cached(
-        "UPDATE units SET state = 'cancelled', deadline = NULL WHERE node = ?1 AND state IN ('pending', 'leased')",
+        "UPDATE units SET state = :cancelled, deadline = NULL WHERE node = :node AND state IN (:pending, :leased)",
     )?
-    .execute([node])?;
+    .execute(named_params! {
+        ":node": node, ":cancelled": UnitState::Cancelled, ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+    })?;
+    Ok(())
+}
+
+/// Cancels every waiting or running unit of a job (it ended).
+pub(super) fn stop_units_of_job(tx: &Transaction<'_>, job: i64) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "UPDATE units SET state = :cancelled, deadline = NULL WHERE job = :job AND state IN (:pending, :leased)",
+    )?
+    .execute(named_params! {
+        ":job": job, ":cancelled": UnitState::Cancelled, ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+    })?;
     Ok(())
 }
 
 /// Makes an undecided node live again (a new live parent reached it), with its unit and its subtree.
-pub(super) fn revive(tx: &Transaction<'_>, node: i64) -> Result<(), StoreError> {
+pub(super) fn revive(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     let changed = tx.execute("UPDATE nodes SET live = 1 WHERE id = ?1 AND live = 0 AND value IS NULL", [node])?;
     if changed == 0 {
         return Ok(());
     }
-    tx.execute("UPDATE units SET state = 'pending', worker = NULL WHERE node = ?1 AND state = 'cancelled'", [node])?;
-    let children: Vec<i64> = tx
+    tx.execute(
+        "UPDATE units SET state = :pending, worker = NULL WHERE node = :node AND state = :cancelled",
+        named_params! { ":node": node, ":pending": UnitState::Pending, ":cancelled": UnitState::Cancelled },
+    )?;
+    let children: Vec<NodeId> = tx
         .prepare_cached("SELECT child FROM edges WHERE parent = ?1")?
         .query_map([node], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
@@ -139,28 +162,32 @@ pub(super) fn revive(tx: &Transaction<'_>, node: i64) -> Result<(), StoreError> 
 }
 
 /// Ends a running job whose question is answered: `solve` when the root is
-/// decided, `classify` when every child of the root is. Units left stop.
+/// decided, `classify` when every child of the root is, `count` when every
+/// share is counted. Units left stop.
 pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), StoreError> {
-    let answered: bool = tx
-        .query_row(
-            "SELECT CASE j.goal
-             WHEN 'classify' THEN NOT EXISTS (SELECT 1 FROM edges e JOIN nodes c ON c.id = e.child
-                                              WHERE e.parent = j.root AND c.value IS NULL)
-             WHEN 'count' THEN NOT EXISTS (SELECT 1 FROM units WHERE state IN ('pending', 'leased', 'failed', 'cancelled', 'split')
-                                           AND job = j.id)
-             ELSE (SELECT value IS NOT NULL FROM nodes WHERE id = j.root) END
-         FROM jobs j WHERE j.id = ?1 AND j.state IN ('pending', 'running')",
-            [job],
-            |r| r.get(0),
-        )
-        .optional()?
-        .unwrap_or(false);
+    let found: Option<(String, JobState)> = tx
+        .prepare_cached("SELECT goal, state FROM jobs WHERE id = ?1")?
+        .query_row([job], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((goal, state)) = found else { return Ok(()) };
+    if state.is_finished() {
+        return Ok(());
+    }
+    let answered: bool = match goal.parse::<Goal>() {
+        Ok(Goal::Classify) => root_children_decided(tx, job).map(|(decided, total)| decided == total)?,
+        Ok(Goal::Count) => tx
+            .prepare_cached("SELECT NOT EXISTS (SELECT 1 FROM units WHERE job = :job AND state != :done)")?
+            .query_row(named_params! { ":job": job, ":done": UnitState::Done }, |r| r.get(0))?,
+        _ => tx
+            .prepare_cached("SELECT n.value IS NOT NULL FROM jobs j JOIN nodes n ON n.id = j.root WHERE j.id = ?1")?
+            .query_row([job], |r| r.get(0))?,
+    };
     if answered {
-        tx.execute("UPDATE jobs SET state = 'done', finished = ?2 WHERE id = ?1", params![job, now()])?;
         tx.execute(
-            "UPDATE units SET state = 'cancelled', deadline = NULL WHERE job = ?1 AND state IN ('pending', 'leased')",
-            [job],
+            "UPDATE jobs SET state = :done, finished = :now WHERE id = :job",
+            named_params! { ":job": job, ":now": now(), ":done": JobState::Done },
         )?;
+        stop_units_of_job(tx, job)?;
     }
     Ok(())
 }
@@ -168,17 +195,134 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), S
 /// Fails the unit's job if the failed unit was still needed; the job's other units stop.
 pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: i64, error: &str) -> Result<(), StoreError> {
     let failed = tx.execute(
-        "UPDATE jobs SET state = 'failed', finished = ?3, error = ?2
-         WHERE state IN ('pending', 'running')
-           AND id = (SELECT u.job FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1 AND n.live = 1)",
-        params![unit, format!("unit {unit} failed: {error}"), now()],
+        "UPDATE jobs SET state = :failed, finished = :now, error = :error
+         WHERE state IN (:pending, :running)
+           AND id = (SELECT u.job FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = :unit AND n.live = 1)",
+        named_params! {
+            ":unit": unit, ":error": format!("unit {unit} failed: {error}"), ":now": now(),
+            ":failed": JobState::Failed, ":pending": JobState::Pending, ":running": JobState::Running,
+        },
     )?;
     if failed > 0 {
-        tx.execute(
-            "UPDATE units SET state = 'cancelled', deadline = NULL
-             WHERE job = (SELECT job FROM units WHERE id = ?1) AND state IN ('pending', 'leased')",
-            [unit],
-        )?;
+        let job: i64 = tx.query_row("SELECT job FROM units WHERE id = ?1", [unit], |r| r.get(0))?;
+        stop_units_of_job(tx, job)?;
     }
     Ok(())
+}
+
+/// How many children of the job's root are decided, and how many there are.
+pub(super) fn root_children_decided(tx: &Transaction<'_>, job: i64) -> Result<(u64, u64), StoreError> {
+    let (decided, total): (i64, i64) = tx
+        .prepare_cached(
+            "SELECT COUNT(n.value), COUNT(*) FROM jobs j JOIN edges e ON e.parent = j.root
+             JOIN nodes n ON n.id = e.child WHERE j.id = ?1",
+        )?
+        .query_row([job], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok((decided as u64, total as u64))
+}
+
+/// One child of a job's root, for the results table.
+#[derive(Clone, Debug)]
+pub struct ChildRow {
+    /// The move from the root.
+    pub mv: String,
+    /// The line of the node it leads to (differs from root + move when merged).
+    pub node_line: String,
+    /// The node's value.
+    pub value: Outcome,
+    /// The node's winning move (in the node's own line).
+    pub best: Option<String>,
+    /// The node's number of legal moves.
+    pub replies: u32,
+    /// Positions searched by the units below the node.
+    pub positions: u64,
+    /// Solver seconds of the units below the node.
+    pub seconds: f64,
+}
+
+/// A decided node of a job's tree, as the proof builder reads it.
+#[derive(Clone, Debug)]
+pub struct TreeNode {
+    /// Moves from the empty board to its position.
+    pub line: String,
+    /// Its value ([`Outcome::Unknown`] while undecided).
+    pub value: Outcome,
+    /// Its winning move (in its own line's position).
+    pub best: Option<String>,
+    /// Its moves (in its own line's position) and the nodes they lead to.
+    pub edges: Vec<(String, NodeId)>,
+}
+
+/// A job's whole tree, for its proof.
+#[derive(Clone, Debug)]
+pub struct JobTree {
+    /// The job's spec.
+    pub spec: JobSpec,
+    /// The root node.
+    pub root: NodeId,
+    /// Every node by id.
+    pub nodes: HashMap<NodeId, TreeNode>,
+}
+
+impl Store {
+    /// A job and the children of its root, in the root's move order.
+    pub fn results(&self, job: JobId) -> Result<(jobs::JobRow, Vec<ChildRow>), StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let row = jobs::job_row(&tx, job)?;
+        let mut stmt = tx.prepare(
+            "SELECT e.move, n.line, n.value, n.best, n.replies,
+                    (SELECT COALESCE(SUM(u.positions + u.progress), 0) FROM units u
+                      WHERE u.job = n.job AND substr(u.rank, 1, length(n.rank)) = n.rank),
+                    (SELECT COALESCE(SUM(u.seconds), 0) FROM units u
+                      WHERE u.job = n.job AND substr(u.rank, 1, length(n.rank)) = n.rank)
+             FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
+             WHERE j.id = ?1 ORDER BY e.ord",
+        )?;
+        let children = stmt
+            .query_map([job.0 as i64], |r| {
+                Ok(ChildRow {
+                    mv: r.get(0)?,
+                    node_line: r.get(1)?,
+                    value: r.get::<_, Value>(2)?.0,
+                    best: r.get(3)?,
+                    replies: r.get(4)?,
+                    positions: r.get::<_, i64>(5)? as u64,
+                    seconds: r.get(6)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        drop(stmt);
+        tx.commit()?;
+        Ok((row, children))
+    }
+
+    /// A job's spec, root node and whole tree.
+    pub fn job_tree(&self, job: JobId) -> Result<JobTree, StoreError> {
+        let id = job.0 as i64;
+        let tx = self.conn.unchecked_transaction()?;
+        let spec = jobs::job_spec(&tx, id)?;
+        let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [id], |r| r.get(0))?;
+        let mut nodes: HashMap<NodeId, TreeNode> = tx
+            .prepare("SELECT id, line, value, best FROM nodes WHERE job = ?1")?
+            .query_map([id], |r| {
+                let node =
+                    TreeNode { line: r.get(1)?, value: r.get::<_, Value>(2)?.0, best: r.get(3)?, edges: Vec::new() };
+                Ok((r.get(0)?, node))
+            })?
+            .collect::<Result<_, _>>()?;
+        let edges: Vec<(NodeId, String, NodeId)> = tx
+            .prepare(
+                "SELECT e.parent, e.move, e.child FROM edges e JOIN nodes n ON n.id = e.parent
+                 WHERE n.job = ?1 ORDER BY e.parent, e.ord",
+            )?
+            .query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        for (parent, mv, child) in edges {
+            if let Some(node) = nodes.get_mut(&parent) {
+                node.edges.push((mv, child));
+            }
+        }
+        tx.commit()?;
+        Ok(JobTree { spec, root, nodes })
+    }
 }

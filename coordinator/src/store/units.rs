@@ -1,12 +1,15 @@
-//! Workers and units: registering, leasing, heartbeats, results, give-backs,
-//! splitting a long unit, and expiring lost leases.
+//! Units: leasing them to workers, heartbeats, results (a value, a tiling
+//! count or a failure), give-backs, splitting a long unit, and expiring
+//! lost leases.
 
-use rusqlite::{OptionalExtension, params};
+use golomb_engine::solve::Outcome;
+use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
+use rusqlite::{OptionalExtension, Transaction, named_params};
 
-use super::jobs::NewNode;
-use super::tree::{decide, fail_job_if_needed, finish_if_answered, revive, settle};
-use super::{MAX_ATTEMPTS, Store, StoreError, now};
-use golomb_proto::{JobId, UnitId, WorkerId, pb};
+use super::jobs::{NewNode, job_spec};
+use super::state::{JobState, NodeId, UnitState, Value};
+use super::tree::{count_open, decide, fail_job_if_needed, finish_if_answered, revive, settle};
+use super::{MAX_ATTEMPTS, Store, StoreError, now, workers};
 
 /// A unit handed to a worker.
 #[derive(Clone, Debug)]
@@ -16,7 +19,7 @@ pub struct LeasedUnit {
     /// Its job.
     pub job: JobId,
     /// The job's spec (for the game).
-    pub spec: pb::JobSpec,
+    pub spec: JobSpec,
     /// The unit's position: moves from the empty board.
     pub line: String,
     /// For a tiling count: what each solution found below the unit stands for.
@@ -34,6 +37,27 @@ pub struct HeartbeatUnit {
     pub positions: u64,
 }
 
+/// What a worker found out about a unit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reported {
+    /// The unit's value (win or loss), with the winning move for a win.
+    Value {
+        /// The value for the side to move.
+        value: Outcome,
+        /// The winning move, for a win.
+        best: Option<String>,
+    },
+    /// A tiling share's weighted tilings and Burnside's weighted sum.
+    Count {
+        /// Weighted tilings.
+        solutions: u64,
+        /// Weighted symmetries fixing them.
+        fixed: u64,
+    },
+    /// Why the unit could not be solved.
+    Failure(String),
+}
+
 /// A worker's report on a unit.
 #[derive(Clone, Debug)]
 pub struct Completion {
@@ -43,157 +67,193 @@ pub struct Completion {
     pub job: JobId,
     /// The reporting worker.
     pub worker: WorkerId,
-    /// `win` or `loss`; `None` with an error.
-    pub value: Option<String>,
-    /// The winning move, for a win.
-    pub best: Option<String>,
+    /// What it found.
+    pub reported: Reported,
     /// Positions searched.
     pub positions: u64,
     /// Solver seconds.
     pub seconds: f64,
-    /// Why the unit could not be solved.
-    pub error: Option<String>,
-    /// For a tiling count: the weighted tilings and Burnside's weighted sum (instead of a value).
-    pub count: Option<(u64, u64)>,
-}
-
-/// Records a tiling share's count, or checks it against the one recorded; returns whether it disagreed.
-fn record_count(
-    tx: &rusqlite::Transaction<'_>,
-    c: &Completion,
-    state: &str,
-    solutions: u64,
-    fixed: u64,
-) -> Result<bool, StoreError> {
-    if state == "done" {
-        let recorded: (i64, i64) = tx.query_row(
-            "SELECT COALESCE(solutions, -1), COALESCE(fixed, -1) FROM units WHERE id = ?1",
-            [c.unit.0 as i64],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
-        let conflict = recorded != (solutions as i64, fixed as i64);
-        if conflict {
-            tx.execute(
-                "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    c.unit.0 as i64,
-                    c.worker.0 as i64,
-                    format!("{solutions}/{fixed}"),
-                    format!("{}/{}", recorded.0, recorded.1),
-                    now()
-                ],
-            )?;
-        }
-        return Ok(conflict);
-    }
-    tx.execute(
-        "UPDATE units SET state = 'done', solutions = ?2, fixed = ?3, positions = ?4, seconds = ?5, progress = 0,
-                worker = ?6, deadline = NULL, finished = ?7, error = NULL
-         WHERE id = ?1",
-        params![
-            c.unit.0 as i64,
-            solutions as i64,
-            fixed as i64,
-            c.positions as i64,
-            c.seconds,
-            c.worker.0 as i64,
-            now()
-        ],
-    )?;
-    Ok(false)
 }
 
 /// A unit as [`Store::complete`] reads it.
 struct UnitRecord {
     job: i64,
-    node: i64,
-    state: String,
-    value: Option<String>,
+    node: NodeId,
+    state: UnitState,
+    value: Value,
+    solutions: Option<i64>,
+    fixed: Option<i64>,
     attempts: i64,
     worker: Option<i64>,
 }
 
-/// What splitting a unit needs: its job's spec, and its node's line, rank and depth.
-pub type SplitTarget = (pb::JobSpec, String, Vec<u8>, u32);
+/// A leased unit as the lease statement returns it.
+struct LeaseRow {
+    unit: i64,
+    job: i64,
+    node: NodeId,
+    weight: i64,
+    checks: String,
+    rank: Vec<u8>,
+}
 
-/// A worker as stored, with its work.
+/// What splitting a unit needs: its job's spec, and its node's line, rank and depth.
 #[derive(Clone, Debug)]
-pub struct WorkerRow {
-    /// Its id.
-    pub id: WorkerId,
-    /// Its name.
-    pub name: String,
-    /// Its host.
-    pub host: String,
-    /// Its solver threads.
-    pub threads: u32,
-    /// Seconds since it was last heard from.
-    pub last_seen: f64,
-    /// Units it holds.
-    pub leased: u32,
-    /// Units it finished.
-    pub done: u64,
-    /// Positions per solver second over its finished units.
-    pub rate: f64,
-    /// Its share of thread time spent solving.
-    pub busy: f64,
+pub struct SplitTarget {
+    /// The job's spec.
+    pub spec: JobSpec,
+    /// The node's moves from the empty board.
+    pub line: String,
+    /// The node's rank bytes.
+    pub rank: Vec<u8>,
+    /// The node's depth below the root.
+    pub depth: u32,
+}
+
+/// Records a disagreeing result next to the recorded one.
+fn record_conflict(tx: &Transaction<'_>, c: &Completion, value: &str, recorded: &str) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (:unit, :worker, :value, :recorded, :at)",
+        named_params! {
+            ":unit": c.unit.0 as i64, ":worker": c.worker.0 as i64, ":value": value, ":recorded": recorded, ":at": now(),
+        },
+    )?;
+    Ok(())
+}
+
+/// Records a tiling share's count, or checks it against the one recorded; returns whether it disagreed.
+fn complete_count(
+    tx: &Transaction<'_>,
+    c: &Completion,
+    unit: &UnitRecord,
+    solutions: u64,
+    fixed: u64,
+) -> Result<bool, StoreError> {
+    if unit.state == UnitState::Done {
+        let recorded = (unit.solutions.unwrap_or(-1), unit.fixed.unwrap_or(-1));
+        let conflict = recorded != (solutions as i64, fixed as i64);
+        if conflict {
+            record_conflict(tx, c, &format!("{solutions}/{fixed}"), &format!("{}/{}", recorded.0, recorded.1))?;
+        }
+        return Ok(conflict);
+    }
+    tx.execute(
+        "UPDATE units SET state = :done, solutions = :solutions, fixed = :fixed, positions = :positions,
+                seconds = :seconds, progress = 0, worker = :worker, deadline = NULL, finished = :now, error = NULL
+         WHERE id = :unit",
+        named_params! {
+            ":unit": c.unit.0 as i64, ":done": UnitState::Done, ":solutions": solutions as i64, ":fixed": fixed as i64,
+            ":positions": c.positions as i64, ":seconds": c.seconds, ":worker": c.worker.0 as i64, ":now": now(),
+        },
+    )?;
+    finish_if_answered(tx, unit.job)?;
+    Ok(false)
+}
+
+/// A unit its holder could not solve: back to the queue, or failed after [`MAX_ATTEMPTS`].
+fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, error: &str) -> Result<(), StoreError> {
+    if unit.state != UnitState::Leased || unit.worker != Some(c.worker.0 as i64) {
+        return Ok(());
+    }
+    let failed = unit.attempts + 1 >= MAX_ATTEMPTS;
+    tx.execute(
+        "UPDATE units SET state = :state, worker = NULL, deadline = NULL, error = :error, attempts = attempts + 1
+         WHERE id = :unit",
+        named_params! {
+            ":unit": c.unit.0 as i64,
+            ":state": if failed { UnitState::Failed } else { UnitState::Pending },
+            ":error": error,
+        },
+    )?;
+    if failed {
+        fail_job_if_needed(tx, c.unit.0 as i64, error)?;
+    }
+    Ok(())
+}
+
+/// A unit's value: decides its node and flows up; a repeated one must agree. Returns whether it disagreed.
+fn complete_value(
+    tx: &Transaction<'_>,
+    c: &Completion,
+    unit: &UnitRecord,
+    value: Outcome,
+    best: Option<&str>,
+) -> Result<bool, StoreError> {
+    let name = golomb_proto::convert::outcome_name(value).unwrap_or("unknown");
+    if let Some(recorded) = golomb_proto::convert::outcome_name(unit.value.0) {
+        let conflict = recorded != name;
+        if conflict {
+            record_conflict(tx, c, name, recorded)?;
+        }
+        return Ok(conflict);
+    }
+    let decided: Value = tx.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
+    let conflict = decided.0 != Outcome::Unknown && decided.0 != value;
+    if conflict {
+        record_conflict(tx, c, name, golomb_proto::convert::outcome_name(decided.0).unwrap_or("unknown"))?;
+    }
+    tx.execute(
+        "UPDATE units SET state = :done, value = :value, best = :best, positions = :positions, seconds = :seconds,
+                progress = 0, worker = :worker, deadline = NULL, finished = :now, error = NULL
+         WHERE id = :unit",
+        named_params! {
+            ":unit": c.unit.0 as i64, ":done": UnitState::Done, ":value": Value(value), ":best": best,
+            ":positions": c.positions as i64, ":seconds": c.seconds, ":worker": c.worker.0 as i64, ":now": now(),
+        },
+    )?;
+    decide(tx, unit.node, value, best)?;
+    finish_if_answered(tx, unit.job)?;
+    Ok(conflict)
 }
 
 impl Store {
-    /// Adds a worker; returns its id.
-    pub fn register_worker(&mut self, name: &str, host: &str, threads: u32) -> Result<WorkerId, StoreError> {
-        let t = now();
-        self.conn.execute(
-            "INSERT INTO workers (name, host, threads, registered, last_seen) VALUES (?1, ?2, ?3, ?4, ?4)",
-            params![name, host, threads, t],
-        )?;
-        Ok(WorkerId(self.conn.last_insert_rowid() as u64))
-    }
-
-    fn touch_worker(&self, worker: WorkerId) -> Result<(), StoreError> {
-        let changed =
-            self.conn.execute("UPDATE workers SET last_seen = ?2 WHERE id = ?1", params![worker.0 as i64, now()])?;
-        if changed == 0 {
-            return Err(StoreError::NoWorker(worker));
-        }
-        Ok(())
-    }
-
     /// Leases up to `max` pending units of running jobs, oldest job first and
     /// depth first within a job, until `now + lease_seconds`.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
-        self.touch_worker(worker)?;
-        let worker = worker.0;
         let tx = self.conn.transaction()?;
-        let mut leased: Vec<(i64, i64, i64, i64, String, Vec<u8>)> = tx
+        workers::touch(&tx, worker)?;
+        let mut leased: Vec<LeaseRow> = tx
             .prepare_cached(
-                "UPDATE units SET state = 'leased', worker = ?1, deadline = ?2, progress = 0
+                "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0
                  WHERE id IN (SELECT u.id FROM units u JOIN jobs j ON j.id = u.job
-                              WHERE u.state = 'pending' AND j.state IN ('pending', 'running')
-                              ORDER BY u.job, u.rank LIMIT ?3)
+                              WHERE u.state = :pending AND j.state IN (:job_pending, :job_running)
+                              ORDER BY u.job, u.rank LIMIT :max)
                  RETURNING id, job, node, weight, checks, rank",
             )?
-            .query_map(params![worker as i64, now() + lease_seconds, max], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, Vec<u8>>(5)?))
-            })?
+            .query_map(
+                named_params! {
+                    ":worker": worker.0 as i64, ":deadline": now() + lease_seconds, ":max": max,
+                    ":leased": UnitState::Leased, ":pending": UnitState::Pending,
+                    ":job_pending": JobState::Pending, ":job_running": JobState::Running,
+                },
+                |r| {
+                    Ok(LeaseRow {
+                        unit: r.get(0)?,
+                        job: r.get(1)?,
+                        node: r.get(2)?,
+                        weight: r.get(3)?,
+                        checks: r.get(4)?,
+                        rank: r.get(5)?,
+                    })
+                },
+            )?
             .collect::<Result<_, _>>()?;
-        let mut units = Vec::with_capacity(leased.len());
         // Depth first: the order the queue gave them in.
-        leased.sort_by(|a, b| (a.1, &a.5).cmp(&(b.1, &b.5)));
-        for (unit, job, node, weight, checks, _) in leased {
-            tx.prepare_cached("UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'pending'")?
-                .execute([job])?;
+        leased.sort_by(|a, b| (a.job, &a.rank).cmp(&(b.job, &b.rank)));
+        let mut units = Vec::with_capacity(leased.len());
+        for row in leased {
+            tx.prepare_cached("UPDATE jobs SET state = :running WHERE id = :job AND state = :pending")?.execute(
+                named_params! { ":job": row.job, ":running": JobState::Running, ":pending": JobState::Pending },
+            )?;
             let line: String =
-                tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
-            let spec = super::jobs::job_spec(&tx, job)?;
-            let checks = checks.split(',').filter_map(|g| g.parse().ok()).collect();
+                tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([row.node], |r| r.get(0))?;
             units.push(LeasedUnit {
-                unit: UnitId(unit as u64),
-                job: JobId(job as u64),
-                spec,
+                unit: UnitId(row.unit as u64),
+                job: JobId(row.job as u64),
+                spec: job_spec(&tx, row.job)?,
                 line,
-                weight: weight as u64,
-                checks,
+                weight: row.weight as u64,
+                checks: row.checks.split(',').filter_map(|g| g.parse().ok()).collect(),
             });
         }
         tx.commit()?;
@@ -209,22 +269,23 @@ impl Store {
         busy: f64,
         lease_seconds: f64,
     ) -> Result<Vec<UnitId>, StoreError> {
-        self.touch_worker(worker)?;
-        let worker = worker.0;
         let tx = self.conn.transaction()?;
-        tx.execute("UPDATE workers SET busy = ?2 WHERE id = ?1", params![worker as i64, busy])?;
+        workers::touch(&tx, worker)?;
+        tx.execute(
+            "UPDATE workers SET busy = :busy WHERE id = :worker",
+            named_params! { ":worker": worker.0 as i64, ":busy": busy },
+        )?;
         let mut stop = Vec::new();
         {
             let mut extend = tx.prepare_cached(
-                "UPDATE units SET deadline = ?3, progress = ?4 WHERE id = ?1 AND worker = ?2 AND state = 'leased'",
+                "UPDATE units SET deadline = :deadline, progress = :progress
+                 WHERE id = :unit AND worker = :worker AND state = :leased",
             )?;
             for u in units {
-                let held = extend.execute(params![
-                    u.unit.0 as i64,
-                    worker as i64,
-                    now() + lease_seconds,
-                    u.positions as i64
-                ])?;
+                let held = extend.execute(named_params! {
+                    ":unit": u.unit.0 as i64, ":worker": worker.0 as i64, ":deadline": now() + lease_seconds,
+                    ":progress": u.positions as i64, ":leased": UnitState::Leased,
+                })?;
                 if held == 0 {
                     stop.push(u.unit);
                 }
@@ -234,15 +295,20 @@ impl Store {
         Ok(stop)
     }
 
-    /// Records a worker's result. A first result decides the unit's node and
-    /// flows up; a repeated one must agree, and one that disagrees is kept in
+    /// Records a worker's report on a unit: a value, a count or a failure.
+    /// A first result decides the unit (and its node, which flows up); a
+    /// repeated one must agree, and one that disagrees is kept in
     /// `conflicts`. Returns whether it disagreed.
     pub fn complete(&mut self, c: &Completion) -> Result<bool, StoreError> {
-        let _ = self.touch_worker(c.worker);
         let tx = self.conn.transaction()?;
-        let found = tx
+        // A worker the store forgot may still deliver what it solved before.
+        match workers::touch(&tx, c.worker) {
+            Ok(()) | Err(StoreError::NoWorker(_)) => {}
+            Err(err) => return Err(err),
+        }
+        let unit = tx
             .query_row(
-                "SELECT job, node, state, value, attempts, worker FROM units WHERE id = ?1",
+                "SELECT job, node, state, value, solutions, fixed, attempts, worker FROM units WHERE id = ?1",
                 [c.unit.0 as i64],
                 |r| {
                     Ok(UnitRecord {
@@ -250,99 +316,58 @@ impl Store {
                         node: r.get(1)?,
                         state: r.get(2)?,
                         value: r.get(3)?,
-                        attempts: r.get(4)?,
-                        worker: r.get(5)?,
+                        solutions: r.get(4)?,
+                        fixed: r.get(5)?,
+                        attempts: r.get(6)?,
+                        worker: r.get(7)?,
                     })
                 },
             )
-            .optional()?;
-        let UnitRecord { job, node, state, value: recorded, attempts, worker: holder } =
-            found.filter(|u| u.job as u64 == c.job.0).ok_or(StoreError::NoUnit(c.unit))?;
-        if let Some((solutions, fixed)) = c.count {
-            let conflict = record_count(&tx, c, &state, solutions, fixed)?;
-            if !conflict && state != "done" {
-                finish_if_answered(&tx, job)?;
+            .optional()?
+            .filter(|u| u.job as u64 == c.job.0)
+            .ok_or(StoreError::NoUnit(c.unit))?;
+        let conflict = match &c.reported {
+            Reported::Count { solutions, fixed } => complete_count(&tx, c, &unit, *solutions, *fixed)?,
+            Reported::Failure(error) => {
+                complete_failure(&tx, c, &unit, error)?;
+                false
             }
-            tx.commit()?;
-            return Ok(conflict);
-        }
-        let Some(value) = c.value.as_deref() else {
-            let error = c.error.clone().unwrap_or_else(|| "the worker sent no value".into());
-            if state == "leased" && holder == Some(c.worker.0 as i64) {
-                let failed = attempts + 1 >= MAX_ATTEMPTS;
-                tx.execute(
-                    "UPDATE units SET state = ?2, worker = NULL, deadline = NULL, error = ?3, attempts = attempts + 1
-                     WHERE id = ?1",
-                    params![c.unit.0 as i64, if failed { "failed" } else { "pending" }, error],
-                )?;
-                if failed {
-                    fail_job_if_needed(&tx, c.unit.0 as i64, &error)?;
-                }
-            }
-            tx.commit()?;
-            return Ok(false);
+            Reported::Value { value, best } => complete_value(&tx, c, &unit, *value, best.as_deref())?,
         };
-        if let Some(recorded) = recorded {
-            let conflict = recorded != value;
-            if conflict {
-                tx.execute(
-                    "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![c.unit.0 as i64, c.worker.0 as i64, value, recorded, now()],
-                )?;
-            }
-            tx.commit()?;
-            return Ok(conflict);
-        }
-        let decided: Option<String> =
-            tx.query_row("SELECT value FROM nodes WHERE id = ?1", [node], |r| r.get(0)).optional()?.flatten();
-        let conflict = decided.as_deref().is_some_and(|d| d != value);
-        if let Some(decided) = decided.filter(|_| conflict) {
-            tx.execute(
-                "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![c.unit.0 as i64, c.worker.0 as i64, value, decided, now()],
-            )?;
-        }
-        tx.execute(
-            "UPDATE units SET state = 'done', value = ?2, best = ?3, positions = ?4, seconds = ?5, progress = 0,
-                    worker = ?6, deadline = NULL, finished = ?7, error = NULL
-             WHERE id = ?1",
-            params![c.unit.0 as i64, value, c.best, c.positions as i64, c.seconds, c.worker.0 as i64, now()],
-        )?;
-        decide(&tx, node, value, c.best.as_deref())?;
-        finish_if_answered(&tx, job)?;
         tx.commit()?;
         Ok(conflict)
     }
 
     /// Puts units a worker holds back in the queue, unsolved.
     pub fn give_back(&mut self, worker: WorkerId, units: &[UnitId]) -> Result<(), StoreError> {
-        let worker = worker.0;
         let tx = self.conn.transaction()?;
         for &UnitId(unit) in units {
             tx.execute(
-                "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0
-                 WHERE id = ?1 AND worker = ?2 AND state = 'leased'",
-                params![unit as i64, worker as i64],
+                "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0
+                 WHERE id = :unit AND worker = :worker AND state = :leased",
+                named_params! {
+                    ":unit": unit as i64, ":worker": worker.0 as i64,
+                    ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+                },
             )?;
         }
         tx.commit()?;
         Ok(())
     }
 
-    /// The job, line, rank and depth of a unit a worker holds (to split it); `None` if it does not hold it.
+    /// What splitting a unit a worker holds needs; `None` if it does not hold it.
     pub fn unit_to_split(&self, worker: WorkerId, unit: UnitId) -> Result<Option<SplitTarget>, StoreError> {
-        let (worker, unit) = (worker.0, unit.0);
         let tx = self.conn.unchecked_transaction()?;
         let found: Option<(i64, String, Vec<u8>, u32)> = tx
             .query_row(
                 "SELECT u.job, n.line, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node
-                 WHERE u.id = ?1 AND u.worker = ?2 AND u.state = 'leased'",
-                params![unit as i64, worker as i64],
+                 WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased",
+                named_params! { ":unit": unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased },
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()?;
         let out = match found {
-            Some((job, line, rank, depth)) => Some((super::jobs::job_spec(&tx, job)?, line, rank, depth)),
+            Some((job, line, rank, depth)) => Some(SplitTarget { spec: job_spec(&tx, job)?, line, rank, depth }),
             None => None,
         };
         tx.commit()?;
@@ -357,12 +382,11 @@ impl Store {
         unit: UnitId,
         children: &[(String, NewNode)],
     ) -> Result<bool, StoreError> {
-        let (worker, unit) = (worker.0, unit.0);
         let tx = self.conn.transaction()?;
-        let found: Option<(i64, i64)> = tx
+        let found: Option<(i64, NodeId)> = tx
             .query_row(
-                "SELECT job, node FROM units WHERE id = ?1 AND worker = ?2 AND state = 'leased'",
-                params![unit as i64, worker as i64],
+                "SELECT job, node FROM units WHERE id = :unit AND worker = :worker AND state = :leased",
+                named_params! { ":unit": unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased },
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
@@ -370,13 +394,17 @@ impl Store {
             return Ok(false);
         };
         tx.execute(
-            "UPDATE units SET state = 'split', deadline = NULL, finished = ?2 WHERE id = ?1",
-            params![unit as i64, now()],
+            "UPDATE units SET state = :split, deadline = NULL, finished = :now WHERE id = :unit",
+            named_params! { ":unit": unit.0 as i64, ":now": now(), ":split": UnitState::Split },
         )?;
         let mut lost = Vec::new();
         for (ord, (mv, child)) in children.iter().enumerate() {
-            let existing: Option<i64> = tx
-                .query_row("SELECT id FROM nodes WHERE job = ?1 AND key = ?2", params![job, child.key], |r| r.get(0))
+            let existing: Option<NodeId> = tx
+                .query_row(
+                    "SELECT id FROM nodes WHERE job = :job AND key = :key",
+                    named_params! { ":job": job, ":key": child.key },
+                    |r| r.get(0),
+                )
                 .optional()?;
             let id = match existing {
                 Some(id) => {
@@ -385,14 +413,20 @@ impl Store {
                 }
                 None => {
                     tx.execute(
-                        "INSERT INTO nodes (job, key, line, depth, rank, replies) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                        params![job, child.key, child.line, child.depth, child.rank, child.replies],
+                        "INSERT INTO nodes (job, key, line, depth, rank, replies)
+                         VALUES (:job, :key, :line, :depth, :rank, :replies)",
+                        named_params! {
+                            ":job": job, ":key": child.key, ":line": child.line, ":depth": child.depth,
+                            ":rank": child.rank, ":replies": child.replies,
+                        },
                     )?;
-                    let id = tx.last_insert_rowid();
+                    let id = NodeId(tx.last_insert_rowid());
                     if child.replies > 0 {
                         tx.execute(
-                            "INSERT INTO units (job, node, rank, state) VALUES (?1, ?2, ?3, 'pending')",
-                            params![job, id, child.rank],
+                            "INSERT INTO units (job, node, rank, state) VALUES (:job, :node, :rank, :pending)",
+                            named_params! {
+                                ":job": job, ":node": id, ":rank": child.rank, ":pending": UnitState::Pending,
+                            },
                         )?;
                     } else {
                         lost.push(id);
@@ -401,13 +435,13 @@ impl Store {
                 }
             };
             tx.execute(
-                "INSERT INTO edges (parent, ord, child, move) VALUES (?1, ?2, ?3, ?4)",
-                params![node, ord as i64, id, mv],
+                "INSERT INTO edges (parent, ord, child, move) VALUES (:parent, :ord, :child, :move)",
+                named_params! { ":parent": node, ":ord": ord as i64, ":child": id, ":move": mv },
             )?;
         }
-        super::tree::count_open(&tx, node)?;
+        count_open(&tx, node)?;
         for id in lost {
-            decide(&tx, id, "loss", None)?;
+            decide(&tx, id, Outcome::Loss, None)?;
         }
         settle(&tx, node)?;
         finish_if_answered(&tx, job)?;
@@ -420,24 +454,26 @@ impl Store {
     pub fn expire_leases(&mut self) -> Result<usize, StoreError> {
         let tx = self.conn.transaction()?;
         let expired: Vec<(i64, i64)> = tx
-            .prepare_cached("SELECT id, attempts FROM units WHERE state = 'leased' AND deadline < ?1")?
-            .query_map([now()], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .prepare_cached("SELECT id, attempts FROM units WHERE state = :leased AND deadline < :now")?
+            .query_map(named_params! { ":now": now(), ":leased": UnitState::Leased }, |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         for &(unit, attempts) in &expired {
             let attempts = attempts + 1;
             if attempts >= MAX_ATTEMPTS {
                 let error = format!("its lease expired {attempts} times (the workers died or lost the coordinator)");
                 tx.execute(
-                    "UPDATE units SET state = 'failed', worker = NULL, deadline = NULL, error = ?2, attempts = ?3
-                     WHERE id = ?1",
-                    params![unit, error, attempts],
+                    "UPDATE units SET state = :failed, worker = NULL, deadline = NULL, error = :error,
+                            attempts = :attempts
+                     WHERE id = :unit",
+                    named_params! { ":unit": unit, ":error": error, ":attempts": attempts, ":failed": UnitState::Failed },
                 )?;
                 fail_job_if_needed(&tx, unit, &error)?;
             } else {
                 tx.execute(
-                    "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0, attempts = ?2
-                     WHERE id = ?1",
-                    params![unit, attempts],
+                    "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0,
+                            attempts = :attempts
+                     WHERE id = :unit",
+                    named_params! { ":unit": unit, ":attempts": attempts, ":pending": UnitState::Pending },
                 )?;
             }
         }
@@ -448,46 +484,18 @@ impl Store {
     /// Gives every lease `lease_seconds` from now: at coordinator start, so
     /// that workers that kept solving while it was away can report in.
     pub fn extend_leases(&mut self, lease_seconds: f64) -> Result<usize, StoreError> {
-        Ok(self.conn.execute("UPDATE units SET deadline = ?1 WHERE state = 'leased'", [now() + lease_seconds])?)
+        Ok(self.conn.execute(
+            "UPDATE units SET deadline = :deadline WHERE state = :leased",
+            named_params! { ":deadline": now() + lease_seconds, ":leased": UnitState::Leased },
+        )?)
     }
 
     /// Puts every leased unit back in the queue: for `golomb run`, whose
     /// file has no other workers, so leases left in it belong to a run that is gone.
     pub fn requeue_leased(&mut self) -> Result<usize, StoreError> {
         Ok(self.conn.execute(
-            "UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0 WHERE state = 'leased'",
-            [],
+            "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0 WHERE state = :leased",
+            named_params! { ":pending": UnitState::Pending, ":leased": UnitState::Leased },
         )?)
-    }
-
-    /// Every worker, with its work.
-    pub fn workers(&self) -> Result<Vec<WorkerRow>, StoreError> {
-        let t = now();
-        let mut stmt = self.conn.prepare(
-            "SELECT w.id, w.name, w.host, w.threads, w.last_seen, w.busy,
-                    (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = 'leased'),
-                    (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = 'done'),
-                    (SELECT COALESCE(SUM(positions), 0) FROM units u WHERE u.worker = w.id AND u.state = 'done'),
-                    (SELECT COALESCE(SUM(seconds), 0) FROM units u WHERE u.worker = w.id AND u.state = 'done')
-             FROM workers w ORDER BY w.id",
-        )?;
-        let rows = stmt
-            .query_map([], |r| {
-                let positions: i64 = r.get(8)?;
-                let seconds: f64 = r.get(9)?;
-                Ok(WorkerRow {
-                    id: WorkerId(r.get::<_, i64>(0)? as u64),
-                    name: r.get(1)?,
-                    host: r.get(2)?,
-                    threads: r.get(3)?,
-                    last_seen: t - r.get::<_, f64>(4)?,
-                    busy: r.get(5)?,
-                    leased: r.get(6)?,
-                    done: r.get::<_, i64>(7)? as u64,
-                    rate: if seconds > 0.0 { positions as f64 / seconds } else { 0.0 },
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(rows)
     }
 }

@@ -3,27 +3,59 @@
 //! bar; run it again with the same file and it resumes where it stopped.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use clap::Args;
 use golomb_proto::{ValidSpec, pb};
 use golomb_worker::{WorkerConfig, WorkerSummary};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
-use crate::client_cmd::{self, Client, refused};
-use crate::cluster_cli::{ClientArgs, RunArgs};
-use crate::report;
+use super::args::{ClientArgs, JobArgs};
+use super::client::{self, Client, refused};
+use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
+use super::output::{self, duration, si};
+use super::results::save_proof;
 use crate::server::{ServerConfig, bind};
 use crate::store::Store;
+
+/// Options of `golomb run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The job.
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// The SQLite file; run the same command again with it to resume.
+    #[arg(long, default_value = "golomb-run.db")]
+    pub db: PathBuf,
+    /// Solver threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 1024)]
+    pub tt_mb: usize,
+    /// Also serve other workers on this address while running (default: loopback only, any port).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: String,
+    /// Also write a proof of the root's value to this file, for `golomb verify`.
+    #[arg(long)]
+    pub proof: Option<PathBuf>,
+    /// Print the results as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
 
 /// Lease length of the embedded coordinator: its only local worker dies with it.
 const LEASE_SECONDS: f64 = 10.0;
 
 /// Runs `golomb run`.
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let spec = client_cmd::job_spec(&args.job);
-    let valid = ValidSpec::new(&spec).context("invalid job")?;
+    let valid = ValidSpec::new(&args.job.wire_spec()).context("invalid job")?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     let existing = {
@@ -39,7 +71,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
         let server = tokio::spawn(server);
         let url = format!("http://{addr}");
-        let mut client = client_cmd::connect(&ClientArgs { coordinator: url.clone(), token_file: None }).await?;
+        let mut client = client::connect(&ClientArgs { coordinator: url.clone(), token_file: None }).await?;
         let job = match existing {
             Some(job) => {
                 eprintln!("resuming job {job} from {}", args.db.display());
@@ -47,7 +79,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
             None => {
                 client
-                    .submit(pb::SubmitRequest { spec: Some(valid.spec.clone()) })
+                    .submit(pb::SubmitRequest { spec: Some(valid.spec.to_wire()) })
                     .await
                     .map_err(refused)?
                     .into_inner()
@@ -72,9 +104,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let summary = worker.await.context("the worker task failed")??;
         let results = client.results(pb::ResultsRequest { job_id: job }).await.map_err(refused)?.into_inner();
         if let (Some(path), true) = (&args.proof, finished) {
-            let proof = client.proof(pb::ProofRequest { job_id: job }).await.map_err(refused)?.into_inner();
-            std::fs::write(path, &proof.json).with_context(|| format!("cannot write {}", path.display()))?;
-            eprintln!("proof written to {} ({} positions for the checker)", path.display(), proof.leaves);
+            let leaves = save_proof(&mut client, job, path).await?;
+            eprintln!("proof written to {} ({leaves} positions for the checker)", path.display());
         }
         shutdown.cancel();
         server.await.context("the coordinator task failed")??;
@@ -85,17 +116,15 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             );
         }
         print_summary(&summary);
-        if args.json {
-            let mut value = report::results_json(&results);
-            value["local_worker"] = serde_json::json!({
-                "threads": threads, "units": summary.units, "positions": summary.positions,
-                "busy_seconds": summary.busy_seconds, "wall_seconds": summary.wall_seconds,
-            });
-            serde_json::to_writer_pretty(&mut *out, &value)?;
-            writeln!(out)?;
-        } else {
-            report::write_results(out, &results)?;
-        }
+        let mut report = ResultsReport::of(&results);
+        report.local_worker = Some(LocalWorkerReport {
+            threads,
+            units: summary.units,
+            positions: summary.positions,
+            busy_seconds: summary.busy_seconds,
+            wall_seconds: summary.wall_seconds,
+        });
+        output::print(out, &report, args.json)?;
         anyhow::ensure!(finished || !interrupt.is_cancelled(), "interrupted before the job finished");
         Ok(())
     })
@@ -117,10 +146,10 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
         bar.set_message(format!(
             "{} children decided, {} positions at {}/s, {value}",
             s.children_decided,
-            report::si(s.positions as f64),
-            report::si(s.positions_per_second)
+            si(s.positions as f64),
+            si(s.positions_per_second)
         ));
-        if matches!(s.state.as_str(), "done" | "cancelled" | "failed") {
+        if is_finished(&s) {
             bar.finish();
             return Ok(true);
         }
@@ -138,8 +167,8 @@ fn print_summary(summary: &WorkerSummary) {
     eprintln!(
         "local worker: {} units, {} positions, solving {:.1}% of {} (the rest waiting on the coordinator)",
         summary.units,
-        report::si(summary.positions as f64),
+        si(summary.positions as f64),
         100.0 * summary.busy_seconds / summary.wall_seconds.max(1e-9),
-        report::duration(summary.wall_seconds)
+        duration(summary.wall_seconds)
     );
 }

@@ -1,15 +1,33 @@
 //! `golomb serve`: run the coordinator until Ctrl-C or SIGTERM.
 
 use std::io::Write;
+use std::path::PathBuf;
 
+use clap::Args;
 use golomb_proto::auth::load_token;
 use tokio_util::sync::CancellationToken;
 
-use crate::cluster_cli::ServeArgs;
 use crate::server::{ServerConfig, bind};
 
+/// Options of `golomb serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The SQLite file that holds jobs, units and results (created if missing).
+    #[arg(long, default_value = "golomb.db")]
+    pub db: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:7117")]
+    pub listen: String,
+    /// A file holding the token every call must carry (default: the GOLOMB_TOKEN variable; none: no check).
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+    /// Seconds a lease lasts without a heartbeat; a dead worker's units return to the queue after this.
+    #[arg(long, default_value_t = 30.0)]
+    pub lease_seconds: f64,
+}
+
 /// Runs `golomb serve`.
-pub fn serve(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.lease_seconds.is_finite() && args.lease_seconds >= 0.3,
         "--lease-seconds must be at least 0.3"

@@ -1,0 +1,122 @@
+//! The argument groups several commands share: the game, a position in it,
+//! the coordinator to talk to, and a job; with the one conversion of each
+//! into engine and wire types, whose errors name the option at fault.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+use golomb_engine::{AnyGame, Bits, Game, GameSpec, GameSpecError, PlacementId, Position};
+use golomb_proto::pb;
+
+/// The board and pieces of a game.
+#[derive(Debug, Clone, Args)]
+pub struct GameArgs {
+    /// Board size, WIDTHxHEIGHT (up to 26 columns and 256 cells).
+    #[arg(long, default_value = "8x8")]
+    pub board: String,
+    /// Blocked cells, comma-separated (for example d4,e4,d5,e5).
+    #[arg(long, default_value = "")]
+    pub blocked: String,
+    /// Piece set: pentominoes, tetrominoes, hexominoes or order:N.
+    #[arg(long, default_value = "pentominoes")]
+    pub pieces: String,
+}
+
+impl GameArgs {
+    /// The game these options name.
+    pub fn spec(&self) -> GameSpec {
+        GameSpec::new(self.board.clone(), self.blocked.clone(), self.pieces.clone())
+    }
+
+    /// Builds the game, with errors that say which option is wrong.
+    pub fn build(&self) -> anyhow::Result<AnyGame> {
+        build_game(&self.spec(), "--board or --blocked", "--pieces")
+    }
+}
+
+/// Builds `spec`, naming `board` or `pieces` (the options or fields they came from) in its errors.
+pub fn build_game(spec: &GameSpec, board: &str, pieces: &str) -> anyhow::Result<AnyGame> {
+    spec.build().map_err(|err| match err {
+        GameSpecError::Board(e) => anyhow::Error::new(e).context(format!("bad {board}")),
+        GameSpecError::Pieces(e) => anyhow::Error::new(e).context(format!("bad {pieces}")),
+        GameSpecError::Game(e) => anyhow::Error::new(e),
+    })
+}
+
+/// A game and a position in it.
+#[derive(Debug, Clone, Args)]
+pub struct PositionArgs {
+    /// The board and pieces.
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Moves played so far, separated by `;`, for example "L:c4,d4,e4,f4,c5;I:a1,b1,c1,d1,e1".
+    #[arg(long, default_value = "")]
+    pub moves: String,
+}
+
+impl PositionArgs {
+    /// Plays `--moves` from the empty board: the position and the moves' placements.
+    pub fn play<B: Bits>(&self, game: &Game<B>) -> anyhow::Result<(Position<B>, Vec<PlacementId>)> {
+        game.play_line(Position::empty(), &self.moves).context("bad --moves")
+    }
+}
+
+/// How to reach a coordinator.
+#[derive(Debug, Clone, Args)]
+pub struct ClientArgs {
+    /// The coordinator's URL.
+    #[arg(long, default_value = golomb_proto::DEFAULT_COORDINATOR)]
+    pub coordinator: String,
+    /// A file holding the coordinator's token (default: the GOLOMB_TOKEN variable).
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+}
+
+/// A job: a position, a goal and how to split it.
+#[derive(Debug, Clone, Args)]
+pub struct JobArgs {
+    /// The root position.
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// `solve` (the root's value and a winning move), `classify` (the value of every child of the root)
+    /// or `count` (the tilings of the board by the pieces).
+    #[arg(long, default_value = "solve")]
+    pub goal: String,
+    /// For `count`: each piece `exactly` once or `at-most` once.
+    #[arg(long, default_value = "exactly")]
+    pub each: String,
+    /// Plies below the root at which the tree is cut into work units (0 to 4); for `count`, placements.
+    #[arg(long, default_value_t = 1)]
+    pub split_depth: u32,
+    /// Give a unit back to be split into its children after this many seconds (0: never).
+    #[arg(long, default_value_t = 0.0)]
+    pub split_after: f64,
+}
+
+impl JobArgs {
+    /// The job as the wire carries it. The coordinator validates every field
+    /// (`golomb run` with [`golomb_proto::ValidSpec::new`]), so a bad goal is
+    /// refused with the same message however the job arrives.
+    pub fn wire_spec(&self) -> pb::JobSpec {
+        let game = &self.position.game;
+        pb::JobSpec {
+            rules: golomb_proto::spec::RULES.into(),
+            board: game.board.clone(),
+            blocked: game.blocked.clone(),
+            pieces: game.pieces.clone(),
+            moves: self.position.moves.clone(),
+            goal: self.goal.clone(),
+            split_depth: self.split_depth,
+            split_after_seconds: self.split_after,
+            each: self.each.clone(),
+        }
+    }
+}
+
+/// The rayon pool for `--threads` (default: one thread per core).
+pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    let threads = threads.unwrap_or_else(rayon::current_num_threads);
+    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+    Ok(rayon::ThreadPoolBuilder::new().num_threads(threads).build()?)
+}

@@ -1,0 +1,180 @@
+//! `golomb bench`: the solver's speed on a fixed set of 8x8 positions
+//! (`bench_positions.txt`), one row per position and order, with totals.
+//!
+//! Each position is solved from an empty transposition table, so the
+//! rows do not depend on each other or on their order. Text rows are
+//! printed as they finish, so a long run shows its progress.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use golomb_engine::solve::order::{MoveOrder, SORT_PLIES};
+use golomb_engine::solve::search::TT_MIN_MOVES;
+use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
+use serde::Serialize;
+
+use super::args::thread_pool;
+use super::output::{self, Report};
+
+/// The benchmark positions: one move list a line, `#` starts a comment.
+const POSITIONS: &str = include_str!("bench_positions.txt");
+
+/// Options of `golomb bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Threads to use (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Transposition table size in MiB (cleared before each position).
+    #[arg(long, default_value_t = 1024)]
+    pub tt_mb: usize,
+    /// Move orders to run, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "best")]
+    pub orders: Vec<MoveOrder>,
+    /// Plies below the root whose moves are sorted by reply count (orders best and replies).
+    #[arg(long, default_value_t = SORT_PLIES)]
+    pub sort_plies: usize,
+    /// Nodes with fewer moves than this skip the transposition table.
+    #[arg(long, default_value_t = TT_MIN_MOVES)]
+    pub tt_min_moves: usize,
+    /// Give up on a position after this many seconds (it then counts as unsolved).
+    #[arg(long, default_value_t = 60.0)]
+    pub max_seconds: f64,
+    /// Only the first N positions of the set.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One solved (or abandoned) benchmark position.
+#[derive(Serialize)]
+struct Row {
+    order: MoveOrder,
+    moves: String,
+    value: Outcome,
+    seconds: f64,
+    positions: u64,
+    positions_per_second: f64,
+}
+
+/// The rows of one order, summed.
+#[derive(Serialize)]
+struct Total {
+    order: MoveOrder,
+    solved: usize,
+    of: usize,
+    seconds: f64,
+    positions: u64,
+    positions_per_second: f64,
+}
+
+/// Every row and the totals per order.
+#[derive(Serialize)]
+struct BenchReport {
+    rows: Vec<Row>,
+    totals: Vec<Total>,
+}
+
+impl Report for BenchReport {
+    /// The totals table (the rows were printed as they finished).
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        writeln!(out, "\n{:<8} {:>8} {:>10} {:>14} {:>9}", "order", "solved", "seconds", "positions", "M pos/s")?;
+        for t in &self.totals {
+            writeln!(
+                out,
+                "{:<8} {:>4}/{:<3} {:>10.3} {:>14} {:>9.2}",
+                t.order.to_string(),
+                t.solved,
+                t.of,
+                t.seconds,
+                t.positions,
+                t.positions_per_second / 1e6
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn write_row(out: &mut dyn Write, index: usize, row: &Row) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{:<8} {:>3} {:<8} {:>9.3} {:>14} {:>9.2}",
+        row.order.to_string(),
+        index + 1,
+        format!("{:?}", row.value).to_lowercase(),
+        row.seconds,
+        row.positions,
+        row.positions_per_second / 1e6
+    )?;
+    Ok(())
+}
+
+fn total(order: MoveOrder, rows: &[Row]) -> Total {
+    let mine: Vec<&Row> = rows.iter().filter(|r| r.order == order).collect();
+    let seconds: f64 = mine.iter().map(|r| r.seconds).sum();
+    let positions: u64 = mine.iter().map(|r| r.positions).sum();
+    Total {
+        order,
+        solved: mine.iter().filter(|r| r.value != Outcome::Unknown).count(),
+        of: mine.len(),
+        seconds,
+        positions,
+        positions_per_second: positions as f64 / seconds.max(1e-9),
+    }
+}
+
+/// Runs `golomb bench`.
+pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let game = Game::<Bitboard>::new(Board::new(8, 8)?, PieceSet::of_order(5))?;
+    let positions: Vec<(Position<Bitboard>, &str)> = POSITIONS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .take(args.limit.unwrap_or(usize::MAX))
+        .map(|line| Ok((game.play_line(Position::empty(), line).context("bad benchmark position")?.0, line)))
+        .collect::<anyhow::Result<_>>()?;
+    let pool = thread_pool(args.threads)?;
+    let tt = TranspositionTable::new(args.tt_mb);
+    if !args.json {
+        let threads = pool.current_num_threads();
+        writeln!(out, "{} positions, {threads} threads, {} MiB table\n", positions.len(), args.tt_mb)?;
+        writeln!(
+            out,
+            "{:<8} {:>3} {:<8} {:>9} {:>14} {:>9}",
+            "order", "#", "value", "seconds", "positions", "M pos/s"
+        )?;
+    }
+    let mut rows = Vec::new();
+    for &order in &args.orders {
+        let config = SolveConfig {
+            order,
+            sort_plies: args.sort_plies,
+            tt_min_moves: args.tt_min_moves,
+            time_budget: Some(Duration::from_secs_f64(args.max_seconds)),
+            ..SolveConfig::default()
+        };
+        for (i, (pos, line)) in positions.iter().enumerate() {
+            tt.clear();
+            let report = pool.install(|| solve(&game, pos, &config, &tt, &Progress::default()));
+            let row = Row {
+                order,
+                moves: line.to_string(),
+                value: report.outcome,
+                seconds: report.elapsed.as_secs_f64(),
+                positions: report.stats.positions,
+                positions_per_second: report.stats.rate(report.elapsed),
+            };
+            if !args.json {
+                write_row(out, i, &row)?;
+            }
+            rows.push(row);
+        }
+    }
+    let totals = args.orders.iter().map(|&order| total(order, &rows)).collect();
+    output::print(out, &BenchReport { rows, totals }, args.json)
+}

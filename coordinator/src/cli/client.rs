@@ -1,0 +1,48 @@
+//! Talking to a running coordinator: the connection the client commands
+//! share, and refusals turned into errors that say what the coordinator said.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use golomb_proto::auth::{SendToken, load_token};
+use golomb_proto::pb::jobs_client::JobsClient;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Channel, Endpoint};
+
+use super::args::ClientArgs;
+
+/// A `Jobs` client that sends the token.
+pub type Client = JobsClient<InterceptedService<Channel, SendToken>>;
+
+/// Connects to the coordinator named by `args`.
+pub async fn connect(args: &ClientArgs) -> anyhow::Result<Client> {
+    let token = load_token(args.token_file.as_deref())?;
+    let channel = Endpoint::from_shared(args.coordinator.clone())
+        .with_context(|| format!("bad coordinator URL `{}`", args.coordinator))?
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .with_context(|| format!("cannot reach the coordinator at {}", args.coordinator))?;
+    Ok(JobsClient::with_interceptor(channel, SendToken::new(token.as_deref())?))
+}
+
+/// A refused call as an error that says what the coordinator said.
+pub fn refused(status: tonic::Status) -> anyhow::Error {
+    anyhow::anyhow!("the coordinator said: {} ({:?})", status.message(), status.code())
+}
+
+/// The single-threaded runtime a client command runs its calls on.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
+}
+
+/// Connects as `args` says and runs `call` with the client on a fresh runtime.
+pub fn with_client<T>(
+    args: &ClientArgs,
+    call: impl AsyncFnOnce(&mut Client) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    runtime()?.block_on(async {
+        let mut client = connect(args).await?;
+        call(&mut client).await
+    })
+}

@@ -1,0 +1,303 @@
+//! How a job is shown: its status (one line in a list, a block on its own)
+//! and its results table, as report structs built from the wire messages.
+
+use std::io::Write;
+
+use golomb_proto::convert::value_name;
+use golomb_proto::pb;
+use serde::Serialize;
+
+use super::output::{Report, duration, si};
+use crate::server::job_state;
+use crate::store::JobState;
+
+/// Unit counts by state.
+#[derive(Serialize, Default)]
+pub struct UnitsReport {
+    pending: u64,
+    leased: u64,
+    done: u64,
+    failed: u64,
+    cancelled: u64,
+    split: u64,
+}
+
+/// How many children of the root are decided.
+#[derive(Serialize)]
+pub struct ChildCounts {
+    decided: u64,
+    total: u64,
+}
+
+/// The job's spec as shown.
+#[derive(Serialize)]
+pub struct SpecReport {
+    board: String,
+    blocked: String,
+    pieces: String,
+    moves: String,
+    goal: String,
+    split_depth: u32,
+    split_after: f64,
+    each: Option<String>,
+}
+
+/// A job's status; `C` is what `children` holds: counts, or the results table.
+#[derive(Serialize)]
+pub struct JobReport<C> {
+    job: u64,
+    state: String,
+    value: Option<&'static str>,
+    winning_move: Option<String>,
+    units: UnitsReport,
+    children: C,
+    positions: u64,
+    positions_per_second: f64,
+    eta_seconds: Option<f64>,
+    elapsed_seconds: f64,
+    workers: u32,
+    conflicts: u64,
+    error: Option<String>,
+    solutions: Option<u64>,
+    solutions_up_to_symmetry: Option<u64>,
+    spec: SpecReport,
+    /// What the embedded worker of `golomb run` did (absent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_worker: Option<LocalWorkerReport>,
+    #[serde(skip)]
+    children_decided: (u64, u64),
+}
+
+/// The embedded worker's totals, for `golomb run --json`.
+#[derive(Serialize)]
+pub struct LocalWorkerReport {
+    /// Solver threads.
+    pub threads: usize,
+    /// Units solved.
+    pub units: u64,
+    /// Positions searched.
+    pub positions: u64,
+    /// Seconds spent solving.
+    pub busy_seconds: f64,
+    /// Seconds the worker ran.
+    pub wall_seconds: f64,
+}
+
+/// One child of the root in the results table.
+#[derive(Serialize)]
+pub struct ChildReport {
+    #[serde(rename = "move")]
+    mv: String,
+    value: Option<&'static str>,
+    winning_move: Option<String>,
+    same_as: Option<String>,
+    replies: u32,
+    positions: u64,
+    seconds: f64,
+}
+
+/// A job's status with child counts (`golomb status`, `golomb cancel`).
+pub type StatusReport = JobReport<ChildCounts>;
+/// A job's status with the table of its root's children (`golomb results`, `golomb run`).
+pub type ResultsReport = JobReport<Vec<ChildReport>>;
+
+fn non_empty(text: &str) -> Option<String> {
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// Whether a status message says the job has ended.
+pub fn is_finished(s: &pb::JobStatus) -> bool {
+    job_state(s).is_some_and(JobState::is_finished)
+}
+
+impl<C> JobReport<C> {
+    fn new(s: &pb::JobStatus, children: C) -> JobReport<C> {
+        let u = s.units.unwrap_or_default();
+        let spec = s.spec.clone().unwrap_or_default();
+        let count = spec.goal == golomb_engine::split::Goal::Count.name();
+        JobReport {
+            job: s.job_id,
+            state: job_state(s).map_or_else(|| s.state.clone(), |state| state.name().to_string()),
+            value: value_name(s.value),
+            winning_move: non_empty(&s.winning_move),
+            units: UnitsReport {
+                pending: u.pending,
+                leased: u.leased,
+                done: u.done,
+                failed: u.failed,
+                cancelled: u.cancelled,
+                split: u.split,
+            },
+            children,
+            positions: s.positions,
+            positions_per_second: s.positions_per_second,
+            eta_seconds: (s.eta_seconds >= 0.0).then_some(s.eta_seconds),
+            elapsed_seconds: s.elapsed_seconds,
+            workers: s.workers,
+            conflicts: s.conflicts,
+            error: non_empty(&s.error),
+            solutions: count.then_some(s.solutions),
+            solutions_up_to_symmetry: count.then_some(s.solutions_up_to_symmetry),
+            spec: SpecReport {
+                each: non_empty(&spec.each),
+                board: spec.board,
+                blocked: spec.blocked,
+                pieces: spec.pieces,
+                moves: spec.moves,
+                goal: spec.goal,
+                split_depth: spec.split_depth,
+                split_after: spec.split_after_seconds,
+            },
+            local_worker: None,
+            children_decided: (s.children_decided, s.children_total),
+        }
+    }
+
+    /// What the job is, in one phrase.
+    pub fn title(&self) -> String {
+        let spec = &self.spec;
+        let moves = if spec.moves.is_empty() { "the empty board".to_string() } else { format!("`{}`", spec.moves) };
+        format!("job {}: {} {} on {} {}", self.job, spec.goal, moves, spec.board, spec.pieces)
+    }
+
+    /// The job as one line of a list: state, value, units, title.
+    pub fn write_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let u = &self.units;
+        writeln!(
+            out,
+            "{:<9} {:<5} {}/{} units  {}",
+            self.state,
+            self.value.unwrap_or("-"),
+            u.done,
+            u.done + u.pending + u.leased,
+            self.title()
+        )?;
+        Ok(())
+    }
+
+    /// The status block: state, value or tilings, units, progress, conflicts, error.
+    fn write_status(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        writeln!(out, "{}", self.title())?;
+        writeln!(out, "state:     {}", self.state)?;
+        if let (Some(solutions), Some(up_to)) = (self.solutions, self.solutions_up_to_symmetry) {
+            let so_far = if self.state == JobState::Done.name() { "" } else { " so far" };
+            writeln!(out, "tilings:   {solutions} ({up_to} up to symmetry){so_far}")?;
+        } else {
+            let value = match self.value {
+                Some("win") => format!("win for the side to move, with {}", self.winning_move.as_deref().unwrap_or("")),
+                Some(v) => format!("{v} for the side to move"),
+                None => "not known yet".to_string(),
+            };
+            writeln!(out, "value:     {value}")?;
+            writeln!(out, "children:  {} of {} decided", self.children_decided.0, self.children_decided.1)?;
+        }
+        let u = &self.units;
+        writeln!(
+            out,
+            "units:     {} done, {} leased, {} pending, {} failed, {} cancelled, {} split",
+            u.done, u.leased, u.pending, u.failed, u.cancelled, u.split
+        )?;
+        let eta = self.eta_seconds.map_or_else(|| "unknown".into(), duration);
+        writeln!(
+            out,
+            "progress:  {} positions, {}/s, {} workers, elapsed {}, ETA {eta}",
+            si(self.positions as f64),
+            si(self.positions_per_second),
+            self.workers,
+            duration(self.elapsed_seconds)
+        )?;
+        if self.conflicts > 0 {
+            writeln!(
+                out,
+                "conflicts: {} results disagreed with recorded ones (see the coordinator log)",
+                self.conflicts
+            )?;
+        }
+        if let Some(error) = &self.error {
+            writeln!(out, "error:     {error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl StatusReport {
+    /// The status of a job.
+    pub fn of(s: &pb::JobStatus) -> StatusReport {
+        JobReport::new(s, ChildCounts { decided: s.children_decided, total: s.children_total })
+    }
+}
+
+impl Report for StatusReport {
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        self.write_status(out)
+    }
+}
+
+impl ResultsReport {
+    /// A job's status and the table of its root's children.
+    pub fn of(r: &pb::JobResults) -> ResultsReport {
+        let children = r
+            .children
+            .iter()
+            .map(|c| ChildReport {
+                mv: c.r#move.clone(),
+                value: value_name(c.value),
+                winning_move: non_empty(&c.winning_move),
+                same_as: non_empty(&c.same_as),
+                replies: c.replies,
+                positions: c.positions,
+                seconds: c.seconds,
+            })
+            .collect();
+        JobReport::new(&r.status.clone().unwrap_or_default(), children)
+    }
+}
+
+impl Report for ResultsReport {
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        self.write_status(out)?;
+        if self.children.is_empty() {
+            return Ok(());
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:<5} {:<24} {:>7} {:<5} {:<24} {:<24} {:>10} {:>8}",
+            "#", "move", "replies", "value", "winning answer", "same as", "positions", "seconds"
+        )?;
+        for (i, c) in self.children.iter().enumerate() {
+            writeln!(
+                out,
+                "{:<5} {:<24} {:>7} {:<5} {:<24} {:<24} {:>10} {:>8.2}",
+                i + 1,
+                c.mv,
+                c.replies,
+                c.value.unwrap_or("?"),
+                c.winning_move.as_deref().unwrap_or(""),
+                c.same_as.as_deref().unwrap_or(""),
+                si(c.positions as f64),
+                c.seconds
+            )?;
+        }
+        let wins = self.children.iter().filter(|c| c.value == Some("win")).count();
+        let losses = self.children.iter().filter(|c| c.value == Some("loss")).count();
+        writeln!(
+            out,
+            "\n{} children: {wins} won by the side to move after them, {losses} lost (each lost one is a winning move here), {} unknown",
+            self.children.len(),
+            self.children.len() - wins - losses
+        )?;
+        Ok(())
+    }
+}
+
+/// Every job, one line each (`golomb status` without a job).
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct JobList(pub Vec<StatusReport>);
+
+impl Report for JobList {
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        self.0.iter().try_for_each(|job| job.write_line(out))
+    }
+}

@@ -1,0 +1,100 @@
+//! The `golomb` command line: the [`Cli`], its [`Command`]s and their
+//! dispatch. Each command lives in its own module, which owns its `Args` and
+//! its `run(&Args, &mut dyn Write)`; the shared argument groups are in
+//! [`args`], and every report is printed through [`output`]. Imports go one
+//! way: from this dispatcher down to the commands, and from the commands to
+//! `args`, `output` and the library.
+
+pub mod args;
+mod bench;
+mod cancel;
+mod client;
+mod info;
+mod job_report;
+mod moves;
+pub mod output;
+mod perft;
+mod pieces;
+mod progress;
+mod results;
+mod run;
+mod serve;
+mod solve;
+mod stars;
+mod status;
+mod submit;
+mod tile;
+mod verify;
+mod workers;
+
+use std::io::Write;
+
+use clap::{Parser, Subcommand};
+
+/// Golomb: solve polyomino games and puzzles by exhaustive search.
+#[derive(Debug, Parser)]
+#[command(name = "golomb", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Draw the free polyominoes of one order with their names and counts.
+    Pieces(pieces::PiecesArgs),
+    /// Describe a board and piece set: placements, symmetries.
+    Info(info::InfoArgs),
+    /// List or count the legal moves at a position.
+    Moves(moves::MovesArgs),
+    /// Count the move sequences of a given length from a position.
+    Perft(perft::PerftArgs),
+    /// Solve a position: does the side to move win?
+    Solve(solve::SolveArgs),
+    /// Check a proof written by `golomb solve --proof` with the independent checker.
+    Verify(verify::VerifyArgs),
+    /// Benchmark the solver on fixed 8x8 positions, and compare move orders.
+    Bench(bench::BenchArgs),
+    /// Run a job on this machine: an embedded coordinator and a worker on all cores.
+    Run(run::RunArgs),
+    /// Run the coordinator: jobs, units and results in a SQLite file, served over gRPC.
+    Serve(serve::ServeArgs),
+    /// Submit a job to a coordinator.
+    Submit(submit::SubmitArgs),
+    /// Show a job's progress (or every job's).
+    Status(status::StatusArgs),
+    /// Show a job's results: the value of every child of its root.
+    Results(results::ResultsArgs),
+    /// List the workers a coordinator knows.
+    Workers(workers::WorkersArgs),
+    /// Cancel a job.
+    Cancel(cancel::CancelArgs),
+    /// Count or draw the tilings of a board by a piece set.
+    Tile(tile::TileArgs),
+    /// Solve a star puzzle (k stars per row, column and region, none touching).
+    Stars(stars::StarsArgs),
+}
+
+/// Runs one parsed command, writing its output to `out`.
+pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Pieces(args) => pieces::run(&args, out),
+        Command::Info(args) => info::run(&args, out),
+        Command::Moves(args) => moves::run(&args, out),
+        Command::Perft(args) => perft::run(&args, out),
+        Command::Solve(args) => solve::run(&args, out),
+        Command::Verify(args) => verify::run(&args, out),
+        Command::Bench(args) => bench::run(&args, out),
+        Command::Run(args) => run::run(&args, out),
+        Command::Serve(args) => serve::run(&args, out),
+        Command::Submit(args) => submit::run(&args, out),
+        Command::Status(args) => status::run(&args, out),
+        Command::Results(args) => results::run(&args, out),
+        Command::Workers(args) => workers::run(&args, out),
+        Command::Cancel(args) => cancel::run(&args, out),
+        Command::Tile(args) => tile::run(&args, out),
+        Command::Stars(args) => stars::run(&args, out),
+    }
+}

@@ -1,0 +1,48 @@
+//! `golomb submit`: launch a job on a coordinator and print its id.
+
+use std::io::Write;
+
+use clap::Args;
+use golomb_proto::pb;
+use serde::Serialize;
+
+use super::args::{ClientArgs, JobArgs};
+use super::client::{refused, with_client};
+use super::output::{self, Report};
+
+/// Options of `golomb submit`.
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The coordinator.
+    #[command(flatten)]
+    pub client: ClientArgs,
+    /// The job.
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// Print JSON (`{"job": ID}`) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The new job's id.
+#[derive(Serialize)]
+struct Submitted {
+    job: u64,
+}
+
+impl Report for Submitted {
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let job = self.job;
+        writeln!(out, "submitted job {job}; follow it with `golomb status {job} --watch`")?;
+        Ok(())
+    }
+}
+
+/// Runs `golomb submit`.
+pub fn run(args: &SubmitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let request = pb::SubmitRequest { spec: Some(args.job.wire_spec()) };
+    let job = with_client(&args.client, async |client| {
+        Ok(client.submit(request).await.map_err(refused)?.into_inner().job_id)
+    })?;
+    output::print(out, &Submitted { job }, args.json)
+}

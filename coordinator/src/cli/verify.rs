@@ -1,0 +1,78 @@
+//! `golomb verify`: check a proof file with the independent checker.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+use golomb_engine::proof::ProofFile;
+use golomb_engine::solve::Outcome;
+use golomb_engine::verify::{check_header, verify};
+use golomb_engine::with_game;
+use serde::Serialize;
+
+use super::args::{build_game, thread_pool};
+use super::output::{self, Report};
+
+/// Options of `golomb verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The proof file.
+    pub proof: PathBuf,
+    /// Threads to use (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A proof the checker accepted.
+#[derive(Serialize)]
+struct VerifyReport {
+    verified: bool,
+    value: Outcome,
+    moves: String,
+    leaves: usize,
+    positions: u64,
+    seconds: f64,
+    positions_per_leaf: golomb_engine::solve::stats::Histogram,
+}
+
+impl Report for VerifyReport {
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let root = if self.moves.is_empty() { "the empty board".to_string() } else { format!("`{}`", self.moves) };
+        writeln!(out, "verified: {:?} for the side to move at {root}", self.value)?;
+        writeln!(
+            out,
+            "checker re-solved {} positions, examining {} positions in {:.2} s",
+            self.leaves, self.positions, self.seconds
+        )?;
+        Ok(())
+    }
+}
+
+/// Runs `golomb verify`: prints "verified" or fails naming the first bad position.
+pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let path = &args.proof;
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read proof file {}", path.display()))?;
+    let proof: ProofFile =
+        serde_json::from_str(&text).with_context(|| format!("{} is not a valid proof file", path.display()))?;
+    check_header(&proof)?;
+    let game = build_game(&proof.game_spec(), "--board or --blocked", "--pieces")
+        .with_context(|| format!("bad game in {}", path.display()))?;
+    let pool = thread_pool(args.threads)?;
+    let checked = pool
+        .install(|| with_game!(&game, g => verify(g, &proof)))
+        .with_context(|| format!("{} is NOT verified", path.display()))?;
+    let report = VerifyReport {
+        verified: true,
+        value: proof.value,
+        moves: proof.moves.clone(),
+        leaves: checked.leaves,
+        positions: checked.positions,
+        seconds: checked.elapsed.as_secs_f64(),
+        positions_per_leaf: checked.positions_per_leaf,
+    };
+    output::print(out, &report, args.json)
+}

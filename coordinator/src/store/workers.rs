@@ -1,0 +1,85 @@
+//! Workers: registering them, noting when they were last heard from, and
+//! listing them with their work.
+
+use golomb_proto::WorkerId;
+use rusqlite::{Connection, named_params};
+
+use super::state::UnitState;
+use super::{Store, StoreError, now};
+
+/// A worker as stored, with its work.
+#[derive(Clone, Debug)]
+pub struct WorkerRow {
+    /// Its id.
+    pub id: WorkerId,
+    /// Its name.
+    pub name: String,
+    /// Its host.
+    pub host: String,
+    /// Its solver threads.
+    pub threads: u32,
+    /// Seconds since it was last heard from.
+    pub last_seen: f64,
+    /// Units it holds.
+    pub leased: u32,
+    /// Units it finished.
+    pub done: u64,
+    /// Positions per solver second over its finished units.
+    pub rate: f64,
+    /// Its share of thread time spent solving.
+    pub busy: f64,
+}
+
+/// Notes that `worker` called now; an unknown worker is an error (it must register again).
+pub(super) fn touch(conn: &Connection, worker: WorkerId) -> Result<(), StoreError> {
+    let changed = conn
+        .prepare_cached("UPDATE workers SET last_seen = :now WHERE id = :worker")?
+        .execute(named_params! { ":worker": worker.0 as i64, ":now": now() })?;
+    if changed == 0 {
+        return Err(StoreError::NoWorker(worker));
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Adds a worker; returns its id.
+    pub fn register_worker(&mut self, name: &str, host: &str, threads: u32) -> Result<WorkerId, StoreError> {
+        self.conn.execute(
+            "INSERT INTO workers (name, host, threads, registered, last_seen)
+             VALUES (:name, :host, :threads, :now, :now)",
+            named_params! { ":name": name, ":host": host, ":threads": threads, ":now": now() },
+        )?;
+        Ok(WorkerId(self.conn.last_insert_rowid() as u64))
+    }
+
+    /// Every worker, with its work.
+    pub fn workers(&self) -> Result<Vec<WorkerRow>, StoreError> {
+        let t = now();
+        let mut stmt = self.conn.prepare(
+            "SELECT w.id, w.name, w.host, w.threads, w.last_seen, w.busy,
+                    (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :leased),
+                    (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :done),
+                    (SELECT COALESCE(SUM(positions), 0) FROM units u WHERE u.worker = w.id AND u.state = :done),
+                    (SELECT COALESCE(SUM(seconds), 0) FROM units u WHERE u.worker = w.id AND u.state = :done)
+             FROM workers w ORDER BY w.id",
+        )?;
+        let rows = stmt
+            .query_map(named_params! { ":leased": UnitState::Leased, ":done": UnitState::Done }, |r| {
+                let positions: i64 = r.get(8)?;
+                let seconds: f64 = r.get(9)?;
+                Ok(WorkerRow {
+                    id: WorkerId(r.get::<_, i64>(0)? as u64),
+                    name: r.get(1)?,
+                    host: r.get(2)?,
+                    threads: r.get(3)?,
+                    last_seen: t - r.get::<_, f64>(4)?,
+                    busy: r.get(5)?,
+                    leased: r.get(6)?,
+                    done: r.get::<_, i64>(7)? as u64,
+                    rate: if seconds > 0.0 { positions as f64 / seconds } else { 0.0 },
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+}

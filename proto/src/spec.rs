@@ -1,0 +1,209 @@
+//! A job spec in domain terms ([`JobSpec`]: a [`GameSpec`], the engine's
+//! [`Goal`] and [`Each`]), and the checks that turn a wire spec into a
+//! [`ValidSpec`]. Everything below validation speaks these types; text is
+//! read and written only at the wire and in the store's SQL.
+
+use std::str::FromStr;
+
+use golomb_engine::split::{self, Goal, SplitError, UnknownGoal};
+use golomb_engine::tiling::{Each, Tiler, TilingError};
+use golomb_engine::{AnyGame, BoardError, GameError, GameSpec, GameSpecError, LineError, NotationError, PieceSetError};
+use golomb_engine::{Position, with_game};
+
+use crate::pb;
+
+/// The only rules so far: Golomb's game (its name on the wire and in files).
+pub const RULES: &str = "golomb";
+
+/// A job: the game, the root position, the goal and how to split it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSpec {
+    /// Board, blocked cells and pieces.
+    pub game: GameSpec,
+    /// The root position: moves from the empty board (printed notation once valid).
+    pub moves: String,
+    /// What to find out.
+    pub goal: Goal,
+    /// For tiling counts: how often each piece may be used ([`Each::Exactly`] for games).
+    pub each: Each,
+    /// Plies (placements, for counts) below the root at which the tree is cut into units.
+    pub split_depth: u32,
+    /// A unit still running after this many seconds is split (0: never).
+    pub split_after_seconds: f64,
+}
+
+/// What is wrong with a job spec.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The request carried no spec.
+    #[error("the request has no job spec")]
+    Missing,
+    /// Rules other than `golomb`.
+    #[error("unknown rules `{0}`: only `golomb` is supported")]
+    Rules(String),
+    /// A bad board size or blocked list.
+    #[error("bad board: {0}")]
+    Board(#[from] BoardError),
+    /// A bad piece set.
+    #[error("bad pieces: {0}")]
+    Pieces(#[from] PieceSetError),
+    /// Pieces that do not fit the board's bitboards.
+    #[error("bad game: {0}")]
+    Game(#[from] GameError),
+    /// A bad root move list.
+    #[error("bad moves: {0}")]
+    Moves(#[from] LineError),
+    /// A single move that does not parse (a stored one the engine no longer reads).
+    #[error("bad move: {0}")]
+    Move(#[from] NotationError),
+    /// An unknown goal.
+    #[error("bad goal: {0}")]
+    Goal(#[from] UnknownGoal),
+    /// A split depth out of range, or too large a tree.
+    #[error("bad split: {0}")]
+    Split(#[from] SplitError),
+    /// A negative or non-finite time.
+    #[error("bad split_after_seconds {0}: expected a number of seconds >= 0")]
+    SplitAfter(f64),
+    /// The root is already decided: it has no moves, so there is nothing to classify.
+    #[error("the root position has no legal moves: nothing to {0}")]
+    NoMoves(Goal),
+    /// A tiling count that cannot be posed (areas differ, bad `each`).
+    #[error("bad tiling: {0}")]
+    Tiling(#[from] TilingError),
+    /// A tiling count given moves.
+    #[error("a count job tiles the whole board: leave `moves` empty")]
+    CountMoves,
+}
+
+impl From<GameSpecError> for SpecError {
+    fn from(err: GameSpecError) -> SpecError {
+        match err {
+            GameSpecError::Board(e) => SpecError::Board(e),
+            GameSpecError::Pieces(e) => SpecError::Pieces(e),
+            GameSpecError::Game(e) => SpecError::Game(e),
+        }
+    }
+}
+
+/// A job spec that passed every check, with the game it names.
+#[derive(Clone, Debug)]
+pub struct ValidSpec {
+    /// The spec in normal form (moves in printed notation).
+    pub spec: JobSpec,
+    /// The game.
+    pub game: AnyGame,
+}
+
+/// The game of a wire unit or spec: checks the rules, then builds it.
+pub fn game(rules: &str, game: &GameSpec) -> Result<AnyGame, SpecError> {
+    if !(rules.is_empty() || rules == RULES) {
+        return Err(SpecError::Rules(rules.to_string()));
+    }
+    Ok(game.build()?)
+}
+
+impl JobSpec {
+    /// Reads a wire spec's fields into domain types (no game-level checks yet).
+    pub fn from_wire(spec: &pb::JobSpec) -> Result<JobSpec, SpecError> {
+        if !(spec.rules.is_empty() || spec.rules == RULES) {
+            return Err(SpecError::Rules(spec.rules.clone()));
+        }
+        let goal = Goal::from_str(&spec.goal)?;
+        let each = if goal == Goal::Count && !spec.each.is_empty() { spec.each.parse()? } else { Each::Exactly };
+        Ok(JobSpec {
+            game: GameSpec::new(spec.board.clone(), spec.blocked.clone(), spec.pieces.clone()),
+            moves: spec.moves.clone(),
+            goal,
+            each,
+            split_depth: spec.split_depth,
+            split_after_seconds: spec.split_after_seconds,
+        })
+    }
+
+    /// The wire form.
+    pub fn to_wire(&self) -> pb::JobSpec {
+        pb::JobSpec::from(self)
+    }
+
+    /// Checks every field; the error says which one is wrong and why.
+    pub fn validate(&self) -> Result<ValidSpec, SpecError> {
+        let game = self.game.build()?;
+        split::check_depth(self.goal, self.split_depth)?;
+        if !(self.split_after_seconds.is_finite() && self.split_after_seconds >= 0.0) {
+            return Err(SpecError::SplitAfter(self.split_after_seconds));
+        }
+        if self.goal == Goal::Count {
+            if !self.moves.trim().is_empty() {
+                return Err(SpecError::CountMoves);
+            }
+            with_game!(&game, g => Tiler::new(g, self.each).map(|_| ()))?;
+            return Ok(ValidSpec { spec: JobSpec { moves: String::new(), ..self.clone() }, game });
+        }
+        let (moves, has_moves) = with_game!(&game, g => {
+            let (pos, line) = g.play_line(Position::empty(), &self.moves)?;
+            (g.line_name(&line), g.has_move(&pos))
+        });
+        if !has_moves {
+            return Err(SpecError::NoMoves(self.goal));
+        }
+        Ok(ValidSpec { spec: JobSpec { moves, each: Each::Exactly, ..self.clone() }, game })
+    }
+}
+
+impl ValidSpec {
+    /// Checks a wire spec: its fields, then the game, position and split it names.
+    pub fn new(spec: &pb::JobSpec) -> Result<ValidSpec, SpecError> {
+        JobSpec::from_wire(spec)?.validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(moves: &str, goal: &str, depth: u32) -> pb::JobSpec {
+        pb::JobSpec {
+            board: "8x8".into(),
+            pieces: "pentominoes".into(),
+            moves: moves.into(),
+            goal: goal.into(),
+            split_depth: depth,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn good_specs_are_normalised() {
+        let valid = ValidSpec::new(&spec("L:c5,c4,d4,e4,f4", "classify", 1)).unwrap();
+        assert_eq!(valid.spec.moves, "L:c4,d4,e4,f4,c5");
+        assert_eq!(valid.spec.to_wire().rules, "golomb");
+        assert_eq!(valid.spec.goal, Goal::Classify);
+    }
+
+    #[test]
+    fn wire_specs_round_trip() {
+        let valid = ValidSpec::new(&spec("L:c4,d4,e4,f4,c5", "solve", 2)).unwrap();
+        assert_eq!(JobSpec::from_wire(&valid.spec.to_wire()).unwrap(), valid.spec);
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        let cases = [
+            (spec("L:c4,d4", "solve", 1), "bad moves"),
+            (spec("", "prove", 1), "unknown goal `prove`"),
+            (spec("", "classify", 0), "split depth 0 is out of range"),
+            (spec("", "solve", 9), "split depth 9"),
+            (pb::JobSpec { board: "8y8".into(), ..spec("", "solve", 1) }, "bad board"),
+            (pb::JobSpec { pieces: "decagons".into(), ..spec("", "solve", 1) }, "bad pieces"),
+            (pb::JobSpec { rules: "chess".into(), ..spec("", "solve", 1) }, "unknown rules"),
+            (spec("", "count", 1), "to use each piece exactly once"),
+            (pb::JobSpec { board: "6x10".into(), ..spec("I:a1,a2,a3,a4,a5", "count", 1) }, "leave `moves` empty"),
+            (pb::JobSpec { board: "6x10".into(), each: "twice".into(), ..spec("", "count", 1) }, "not a piece rule"),
+        ];
+        for (spec, expected) in cases {
+            let err = ValidSpec::new(&spec).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err} should mention {expected}");
+        }
+    }
+}
