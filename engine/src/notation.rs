@@ -72,6 +72,12 @@ pub enum NotationError {
 /// A move list that does not play out from its start position.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LineError {
+    /// Move number `index` (from 1) is empty: two `;` in a row, or one at an end.
+    #[error("move {index} is empty: moves are separated by single `;`")]
+    Empty {
+        /// 1-based move number.
+        index: usize,
+    },
     /// Move number `index` (from 1) does not parse.
     #[error("move {index}: {reason}")]
     Notation {
@@ -153,13 +159,21 @@ impl<B: Bits> Game<B> {
     }
 
     /// Parses a `;`-separated move list and plays it from `start`, checking
-    /// every move. An empty list is the start position.
+    /// every move. An empty (or blank) list is the start position, and one
+    /// `;` may end a list; an empty move anywhere else (`a;;b`, `;;;;`) is an error.
     pub fn play_line(&self, start: Position<B>, text: &str) -> Result<(Position<B>, Vec<PlacementId>), LineError> {
         let mut pos = start;
         let mut ids = Vec::new();
-        let tokens = text.split(';').map(str::trim).filter(|t| !t.is_empty());
-        for (i, token) in tokens.enumerate() {
+        if text.trim().is_empty() {
+            return Ok((pos, ids));
+        }
+        let text = text.trim();
+        let text = text.strip_suffix(';').unwrap_or(text);
+        for (i, token) in text.split(';').map(str::trim).enumerate() {
             let index = i + 1;
+            if token.is_empty() {
+                return Err(LineError::Empty { index });
+            }
             let id = self.parse_move(token).map_err(|reason| LineError::Notation { index, reason })?;
             pos.play(self, id).map_err(|reason| LineError::Illegal { index, token: token.to_string(), reason })?;
             ids.push(id);
@@ -225,7 +239,10 @@ mod tests {
         assert!(line_err("L:a1,a2,a3,a4,b1;L:c1,c2,c3,c4,d1").contains("piece L is already on the board"));
         assert!(line_err("La1").contains("`La1` is not a move"));
         assert!(line_err("L:").contains("is not a move"));
-        assert!(game().play_line(Position::empty(), "L:a1,a2,a3,a4,b1;;I:c1,c2,c3,c4,c5;").is_ok());
+        assert!(game().play_line(Position::empty(), "L:a1,a2,a3,a4,b1;I:c1,c2,c3,c4,c5;").is_ok());
+        assert!(game().play_line(Position::empty(), " ").is_ok());
+        assert!(line_err("L:a1,a2,a3,a4,b1;;I:c1,c2,c3,c4,c5").contains("move 2 is empty"));
+        assert!(line_err(";;;;").contains("move 1 is empty"));
     }
 
     #[test]

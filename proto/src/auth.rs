@@ -6,6 +6,9 @@
 //! putting a TLS proxy in front of the coordinator.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::Interceptor;
@@ -18,7 +21,7 @@ pub const TOKEN_ENV: &str = "GOLOMB_TOKEN";
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
     /// The token file could not be read.
-    #[error("cannot read the token file {path}: {source}")]
+    #[error("cannot read the token file {path}")]
     Read {
         /// The file.
         path: String,
@@ -28,7 +31,13 @@ pub enum TokenError {
     /// The token is empty or has characters a header cannot carry.
     #[error("the token must be non-empty printable ASCII without spaces")]
     Invalid,
+    /// The token is longer than a header should carry.
+    #[error("the token is {0} bytes long; the limit is {MAX_TOKEN} (a random 32 to 64 characters is plenty)")]
+    TooLong(usize),
 }
+
+/// The longest token accepted: it travels in a header of every call.
+pub const MAX_TOKEN: usize = 1024;
 
 /// The token from `file` if given, else from `GOLOMB_TOKEN`, else none.
 pub fn load_token(file: Option<&Path>) -> Result<Option<String>, TokenError> {
@@ -41,6 +50,7 @@ pub fn load_token(file: Option<&Path>) -> Result<Option<String>, TokenError> {
     };
     match token.map(|t| t.trim().to_string()) {
         None => Ok(None),
+        Some(t) if t.len() > MAX_TOKEN => Err(TokenError::TooLong(t.len())),
         Some(t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_graphic()) => Ok(Some(t)),
         Some(_) => Err(TokenError::Invalid),
     }
@@ -66,14 +76,37 @@ impl Interceptor for SendToken {
     }
 }
 
-/// Server side: refuses calls without the right token with `Unauthenticated`.
+/// Server side: refuses calls without the right token with `Unauthenticated`,
+/// and logs the refusals (at most one line every 10 s, with their count).
 #[derive(Clone, Debug, Default)]
-pub struct RequireToken(Option<String>);
+pub struct RequireToken {
+    expected: Option<String>,
+    refused: Arc<Refusals>,
+}
+
+/// Refused calls since the last log line.
+#[derive(Debug, Default)]
+struct Refusals {
+    count: AtomicU64,
+    last_log: Mutex<Option<Instant>>,
+}
+
+impl Refusals {
+    fn note(&self, why: &str) {
+        self.count.fetch_add(1, Relaxed);
+        let mut last = self.last_log.lock().unwrap_or_else(|e| e.into_inner());
+        if last.is_none_or(|t| t.elapsed() >= Duration::from_secs(10)) {
+            let count = self.count.swap(0, Relaxed);
+            tracing::warn!("authentication failed: refused {count} calls in the last 10 s ({why})");
+            *last = Some(Instant::now());
+        }
+    }
+}
 
 impl RequireToken {
     /// Requires `token`; `None` lets every call through.
     pub fn new(token: Option<String>) -> RequireToken {
-        RequireToken(token.map(|t| format!("Bearer {t}")))
+        RequireToken { expected: token.map(|t| format!("Bearer {t}")), refused: Arc::default() }
     }
 }
 
@@ -84,13 +117,17 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 
 impl Interceptor for RequireToken {
     fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
-        let Some(expected) = &self.0 else {
+        let Some(expected) = &self.expected else {
             return Ok(request);
         };
         match request.metadata().get("authorization") {
             Some(sent) if same(sent.as_bytes(), expected.as_bytes()) => Ok(request),
-            Some(_) => Err(Status::unauthenticated("wrong token")),
+            Some(_) => {
+                self.refused.note("wrong token");
+                Err(Status::unauthenticated("wrong token"))
+            }
             None => {
+                self.refused.note("no token");
                 Err(Status::unauthenticated("this coordinator needs a token: pass --token-file or set GOLOMB_TOKEN"))
             }
         }

@@ -19,7 +19,7 @@ pub mod pb {
 }
 
 /// The protocol version workers send when they register; a different one is refused.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The coordinator's default address.
 pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:7117";

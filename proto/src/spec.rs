@@ -15,6 +15,13 @@ use crate::pb;
 /// The only rules so far: Golomb's game (its name on the wire and in files).
 pub const RULES: &str = "golomb";
 
+/// The longest text a spec field may be, in bytes: a whole 15x15 hexomino
+/// game is under 2 kB of moves, and a longer field is a mistake or an attack.
+pub const MAX_FIELD: usize = 16 * 1024;
+
+/// The longest time a unit may run before it is split: 30 days.
+pub const MAX_SPLIT_AFTER: f64 = 30.0 * 86_400.0;
+
 /// A job: the game, the root position, the goal and how to split it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobSpec {
@@ -62,9 +69,17 @@ pub enum SpecError {
     /// A split depth out of range, or too large a tree.
     #[error("bad split: {0}")]
     Split(#[from] SplitError),
-    /// A negative or non-finite time.
-    #[error("bad split_after_seconds {0}: expected a number of seconds >= 0")]
+    /// A negative, non-finite or huge time.
+    #[error("bad split_after_seconds {0}: expected a number of seconds from 0 to {MAX_SPLIT_AFTER} (30 days)")]
     SplitAfter(f64),
+    /// A text field longer than [`MAX_FIELD`].
+    #[error("the {field} field is {len} bytes long; the limit is {MAX_FIELD}")]
+    TooLong {
+        /// Which field.
+        field: &'static str,
+        /// Its length.
+        len: usize,
+    },
     /// The root is already decided: it has no moves, so there is nothing to classify.
     #[error("the root position has no legal moves: nothing to {0}")]
     NoMoves(Goal),
@@ -106,6 +121,19 @@ pub fn game(rules: &str, game: &GameSpec) -> Result<AnyGame, SpecError> {
 impl JobSpec {
     /// Reads a wire spec's fields into domain types (no game-level checks yet).
     pub fn from_wire(spec: &pb::JobSpec) -> Result<JobSpec, SpecError> {
+        for (field, text) in [
+            ("rules", &spec.rules),
+            ("board", &spec.board),
+            ("blocked", &spec.blocked),
+            ("pieces", &spec.pieces),
+            ("moves", &spec.moves),
+            ("goal", &spec.goal),
+            ("each", &spec.each),
+        ] {
+            if text.len() > MAX_FIELD {
+                return Err(SpecError::TooLong { field, len: text.len() });
+            }
+        }
         if !(spec.rules.is_empty() || spec.rules == RULES) {
             return Err(SpecError::Rules(spec.rules.clone()));
         }
@@ -130,7 +158,7 @@ impl JobSpec {
     pub fn validate(&self) -> Result<ValidSpec, SpecError> {
         let game = self.game.build()?;
         split::check_depth(self.goal, self.split_depth)?;
-        if !(self.split_after_seconds.is_finite() && self.split_after_seconds >= 0.0) {
+        if !(self.split_after_seconds.is_finite() && (0.0..=MAX_SPLIT_AFTER).contains(&self.split_after_seconds)) {
             return Err(SpecError::SplitAfter(self.split_after_seconds));
         }
         if self.goal == Goal::Count {
@@ -200,6 +228,9 @@ mod tests {
             (spec("", "count", 1), "to use each piece exactly once"),
             (pb::JobSpec { board: "6x10".into(), ..spec("I:a1,a2,a3,a4,a5", "count", 1) }, "leave `moves` empty"),
             (pb::JobSpec { board: "6x10".into(), each: "twice".into(), ..spec("", "count", 1) }, "not a piece rule"),
+            (pb::JobSpec { split_after_seconds: 1e308, ..spec("", "solve", 1) }, "bad split_after_seconds"),
+            (spec(&"x".repeat(100_000), "solve", 1), "the moves field is 100000 bytes long"),
+            (spec(";;;;", "solve", 1), "bad moves"),
         ];
         for (spec, expected) in cases {
             let err = ValidSpec::new(&spec).unwrap_err().to_string();

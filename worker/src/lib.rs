@@ -32,8 +32,8 @@ pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
 }
 
-/// Cancels `shutdown` on Ctrl-C or SIGTERM.
-pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken) {
+/// Cancels `shutdown` on Ctrl-C or SIGTERM, logging `what` (what stopping means for the caller).
+pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken, what: &'static str) {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
@@ -52,6 +52,6 @@ pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken) {
     }
     #[cfg(not(unix))]
     let _ = ctrl_c.await;
-    tracing::info!("stopping: no new units; giving back the running ones");
+    tracing::info!("stopping: {what}");
     shutdown.cancel();
 }

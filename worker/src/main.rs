@@ -53,7 +53,7 @@ fn run(args: Args) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         let shutdown = CancellationToken::new();
-        tokio::spawn(golomb_worker::stop_on_signal(shutdown.clone()));
+        tokio::spawn(golomb_worker::stop_on_signal(shutdown.clone(), "no new units; giving back the running ones"));
         let summary = golomb_worker::run(config, shutdown).await?;
         tracing::info!(
             "stopped: {} units, {} positions, solving {:.0}% of {:.1} s",

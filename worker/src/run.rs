@@ -59,8 +59,9 @@ pub struct WorkerSummary {
     pub wall_seconds: f64,
 }
 
-/// A unit being solved.
+/// A unit leased and not yet reported (queued or being solved), by its lease token.
 struct Running {
+    unit_id: u64,
     progress: Arc<Progress>,
 }
 
@@ -73,26 +74,94 @@ enum Report {
 /// State shared with the heartbeat task and the solver thread.
 struct Shared {
     worker_id: AtomicU64,
-    /// Units leased and not yet reported: queued or being solved.
-    running: Mutex<HashMap<u64, Running>>,
+    /// The coordinator's database identity, from registration.
+    coordinator_id: Mutex<String>,
+    /// Units leased and not yet reported: queued or being solved, by lease token.
+    running: Mutex<HashMap<String, Running>>,
     busy: BusyClock,
     /// Set when the coordinator no longer knows this worker (it lost its database).
     unknown: AtomicBool,
 }
 
 impl Shared {
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Running>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn coordinator_id(&self) -> String {
+        self.coordinator_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
-/// Errors worth retrying: the coordinator is away or the connection broke.
-fn transient(status: &tonic::Status) -> bool {
-    matches!(status.code(), Code::Unavailable | Code::Unknown | Code::DeadlineExceeded | Code::Cancelled)
+/// What a refused call means for the worker.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Refusal {
+    /// The coordinator is away, overloaded or failing inside (a full disk, a
+    /// locked database): try again later, keeping what we have.
+    Transient,
+    /// The coordinator no longer knows this worker: register again.
+    Unknown,
+    /// This one call can never succeed (a lease no longer held, bad input): drop it.
+    Final,
+    /// Nothing will succeed (a bad token, another protocol): stop the worker.
+    Fatal,
+}
+
+/// Sorts a refusal by what can change it.
+fn refusal(status: &tonic::Status) -> Refusal {
+    match status.code() {
+        Code::Unauthenticated | Code::PermissionDenied | Code::Unimplemented => Refusal::Fatal,
+        Code::NotFound if status.message().contains("no worker") => Refusal::Unknown,
+        Code::NotFound | Code::FailedPrecondition | Code::InvalidArgument | Code::AlreadyExists | Code::OutOfRange => {
+            Refusal::Final
+        }
+        _ => Refusal::Transient,
+    }
+}
+
+/// The lease token a report is about (every report names exactly one lease or a list).
+fn report_tokens(report: &Report) -> Vec<&str> {
+    match report {
+        Report::Complete(r) => vec![r.lease_token.as_str()],
+        Report::GiveBack(r) => r.lease_tokens.iter().map(String::as_str).collect(),
+    }
 }
 
 /// Units leased beyond the one being solved, so the pool never waits for a lease.
 const QUEUED: usize = 1;
+
+/// Waits that double from 250 ms up to 10 s while the coordinator keeps refusing.
+#[derive(Debug)]
+struct Backoff(Duration);
+
+impl Default for Backoff {
+    fn default() -> Backoff {
+        Backoff(Duration::from_millis(250))
+    }
+}
+
+impl Backoff {
+    fn next(&mut self) -> Duration {
+        let wait = self.0;
+        self.0 = (self.0 * 2).min(Duration::from_secs(10));
+        wait
+    }
+}
+
+/// After registering with a coordinator whose database changed: stops the
+/// units leased from the old one and drops their reports, which the new one
+/// would refuse (their leases name the old database).
+fn forget_other_databases(shared: &Shared, outbox: &mut VecDeque<Report>) {
+    let prefix = format!("{}.", shared.coordinator_id());
+    for r in shared.running().iter().filter(|(token, _)| !token.starts_with(&prefix)).map(|(_, r)| r) {
+        r.progress.cancel.store(true, Relaxed);
+    }
+    let before = outbox.len();
+    outbox.retain(|report| report_tokens(report).iter().all(|t| t.starts_with(&prefix)));
+    if outbox.len() < before {
+        tracing::warn!("dropped {} results of units leased from another database", before - outbox.len());
+    }
+}
 
 /// Runs a worker until `shutdown` is cancelled: then it stops leasing, gives
 /// its units back, delivers what it can, and returns its summary.
@@ -109,6 +178,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
         rayon::ThreadPoolBuilder::new().num_threads(config.threads).thread_name(|i| format!("solver-{i}")).build()?;
     let shared = Arc::new(Shared {
         worker_id: AtomicU64::new(0),
+        coordinator_id: Mutex::new(String::new()),
         running: Mutex::new(HashMap::new()),
         busy: BusyClock::default(),
         unknown: AtomicBool::new(false),
@@ -134,17 +204,19 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
     // the units that did not finish, and deliver what we can.
     shared.running().values().for_each(|r| r.progress.cancel.store(true, Relaxed));
     drop(todo_tx);
-    let mut unfinished = Vec::new();
+    let mut unfinished = pb::GiveBackRequest::default();
     while let Some(done) = done_rx.recv().await {
         match done.1 {
-            UnitOutcome::Stopped => unfinished.push(done.0.unit_id),
+            UnitOutcome::Stopped => {
+                unfinished.unit_ids.push(done.0.unit_id);
+                unfinished.lease_tokens.push(done.0.lease_token);
+            }
             _ => collect(done, &mut outbox, &mut summary),
         }
     }
     let _ = solver_thread.join();
-    if !unfinished.is_empty() {
-        let worker_id = shared.worker_id.load(Relaxed);
-        outbox.push_back(Report::GiveBack(pb::GiveBackRequest { worker_id, unit_ids: unfinished, split: false }));
+    if !unfinished.unit_ids.is_empty() {
+        outbox.push_back(Report::GiveBack(unfinished));
     }
     let flushed = tokio::time::timeout(Duration::from_secs(5), async {
         while !outbox.is_empty() {
@@ -181,17 +253,22 @@ async fn work(
 ) -> anyhow::Result<()> {
     let capacity = 1 + QUEUED;
     let mut idle = Duration::from_millis(50);
+    let mut backoff = Backoff::default();
     while !shutdown.is_cancelled() {
+        if shared.unknown.swap(false, Relaxed) {
+            if register(client, config, shared, shutdown).await?.is_none() {
+                return Ok(());
+            }
+            forget_other_databases(shared, outbox);
+        }
         if !deliver(client, config, shared, outbox).await? {
             tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = tokio::time::sleep(backoff.next()) => {}
                 _ = shutdown.cancelled() => {}
             }
             continue;
         }
-        if shared.unknown.swap(false, Relaxed) && register(client, config, shared, shutdown).await?.is_none() {
-            return Ok(());
-        }
+        backoff = Backoff::default();
         let free = capacity.saturating_sub(shared.running().len());
         let mut leased = 0;
         if free > 0 {
@@ -200,17 +277,23 @@ async fn work(
                 Ok(response) => {
                     for unit in response.into_inner().units {
                         leased += 1;
-                        // The same unit again (its lease expired and came back to us): it is already here.
-                        if shared.running().contains_key(&unit.unit_id) {
-                            continue;
-                        }
-                        shared.running().insert(unit.unit_id, Running { progress: Arc::new(Progress::default()) });
+                        let running = Running { unit_id: unit.unit_id, progress: Arc::new(Progress::default()) };
+                        shared.running().insert(unit.lease_token.clone(), running);
                         todo.send(unit).context("the solver thread stopped")?;
                     }
                 }
-                Err(status) if status.code() == Code::NotFound => shared.unknown.store(true, Relaxed),
-                Err(status) if transient(&status) => tracing::debug!("lease failed: {status}"),
-                Err(status) => bail!("the coordinator refused a lease: {status}"),
+                Err(status) => match refusal(&status) {
+                    Refusal::Unknown => shared.unknown.store(true, Relaxed),
+                    Refusal::Fatal => bail!("the coordinator refused a lease: {}", status.message()),
+                    Refusal::Transient | Refusal::Final => {
+                        tracing::warn!("the coordinator could not lease: {}; trying again", status.message());
+                        tokio::select! {
+                            _ = tokio::time::sleep(backoff.next()) => {}
+                            _ = shutdown.cancelled() => {}
+                        }
+                        continue;
+                    }
+                },
             }
         }
         idle = if leased > 0 { Duration::from_millis(50) } else { (idle * 2).min(Duration::from_secs(1)) };
@@ -250,10 +333,20 @@ async fn register(
             Ok(response) => {
                 let response = response.into_inner();
                 shared.worker_id.store(response.worker_id, Relaxed);
+                let mut known = shared.coordinator_id.lock().unwrap_or_else(|e| e.into_inner());
+                if !known.is_empty() && *known != response.coordinator_id {
+                    tracing::warn!(
+                        "the coordinator at {} now runs on another database: the units of the old one are dropped",
+                        config.coordinator
+                    );
+                }
+                *known = response.coordinator_id;
                 tracing::info!("registered with {} as worker {}", config.coordinator, response.worker_id);
-                return Ok(Some(Duration::from_secs_f64(response.heartbeat_seconds.clamp(0.1, 60.0))));
+                let heartbeat = response.heartbeat_seconds;
+                let every = if heartbeat.is_finite() { heartbeat.clamp(0.1, 60.0) } else { 1.0 };
+                return Ok(Some(Duration::from_secs_f64(every)));
             }
-            Err(status) if transient(&status) => {
+            Err(status) if refusal(&status) == Refusal::Transient => {
                 tracing::warn!("cannot reach {} ({}); retrying in {:?}", config.coordinator, status.message(), backoff);
             }
             Err(status) => bail!("the coordinator refused this worker: {}", status.message()),
@@ -275,7 +368,7 @@ fn solve_units(
     done: &mpsc::UnboundedSender<(pb::Unit, UnitOutcome)>,
 ) {
     for unit in todo {
-        let progress = shared.running().get(&unit.unit_id).map(|r| r.progress.clone());
+        let progress = shared.running().get(&unit.lease_token).map(|r| r.progress.clone());
         let Some(progress) = progress else { continue };
         let outcome = if progress.cancel.load(Relaxed) {
             UnitOutcome::Stopped
@@ -285,7 +378,7 @@ fn solve_units(
             shared.busy.stop();
             outcome
         };
-        shared.running().remove(&unit.unit_id);
+        shared.running().remove(&unit.lease_token);
         if done.send((unit, outcome)).is_err() {
             return;
         }
@@ -304,6 +397,7 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
                 worker_id,
                 unit_id: unit.unit_id,
                 job_id: unit.job_id,
+                lease_token: unit.lease_token.clone(),
                 value: convert::value(value),
                 winning_move: if value == Outcome::Win { best.unwrap_or_default() } else { String::new() },
                 stats: Some(stats),
@@ -317,6 +411,7 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
                 worker_id,
                 unit_id: unit.unit_id,
                 job_id: unit.job_id,
+                lease_token: unit.lease_token.clone(),
                 counted: true,
                 solutions,
                 fixed,
@@ -330,6 +425,7 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
                 worker_id,
                 unit_id: unit.unit_id,
                 job_id: unit.job_id,
+                lease_token: unit.lease_token.clone(),
                 value: convert::value(Outcome::Unknown),
                 error,
                 ..Default::default()
@@ -337,7 +433,12 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
         }
         UnitOutcome::TooLong => {
             tracing::info!("unit {} ran past its time: giving it back to be split", unit.unit_id);
-            Report::GiveBack(pb::GiveBackRequest { worker_id, unit_ids: vec![unit.unit_id], split: true })
+            Report::GiveBack(pb::GiveBackRequest {
+                worker_id,
+                unit_ids: vec![unit.unit_id],
+                lease_tokens: vec![unit.lease_token.clone()],
+                split: true,
+            })
         }
         UnitOutcome::Stopped => return,
     };
@@ -367,14 +468,25 @@ async fn deliver(
                 client.give_back(request.clone()).await.map(|_| ())
             }
         };
-        match sent {
+        match sent.map_err(|status| (refusal(&status), status)) {
             Ok(()) => {}
-            Err(status) if transient(&status) => {
-                tracing::warn!("cannot reach {} ({}); will retry", config.coordinator, status.message());
+            Err((Refusal::Transient, status)) => {
+                tracing::warn!(
+                    "cannot deliver a result to {} ({}); keeping it and trying again",
+                    config.coordinator,
+                    status.message()
+                );
                 return Ok(false);
             }
-            Err(status) if status.code() == Code::Unauthenticated => bail!("the coordinator refused us: {status}"),
-            Err(status) => tracing::warn!("the coordinator refused a report: {}", status.message()),
+            Err((Refusal::Fatal, status)) => bail!("the coordinator refused us: {}", status.message()),
+            Err((Refusal::Unknown, status)) => {
+                tracing::warn!("the coordinator no longer knows this worker ({}): registering again", status.message());
+                shared.unknown.store(true, Relaxed);
+                return Ok(false);
+            }
+            Err((Refusal::Final, status)) => {
+                tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
+            }
         }
         outbox.pop_front();
     }
@@ -391,21 +503,23 @@ async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, every: Duration
         let units: Vec<pb::UnitProgress> = shared
             .running()
             .iter()
-            .map(|(&unit_id, r)| pb::UnitProgress { unit_id, positions: r.progress.positions.load(Relaxed) })
+            .map(|(token, r)| pb::UnitProgress {
+                unit_id: r.unit_id,
+                positions: r.progress.positions.load(Relaxed),
+                lease_token: token.clone(),
+            })
             .collect();
         let request =
             pb::HeartbeatRequest { worker_id: shared.worker_id.load(Relaxed), units, busy: shared.busy.share() };
         match client.heartbeat(request).await {
             Ok(response) => {
-                let running = shared.running();
-                for id in response.into_inner().stop_units {
-                    if let Some(r) = running.get(&id) {
-                        tracing::info!("unit {id} is no longer needed: stopping it");
-                        r.progress.cancel.store(true, Relaxed);
-                    }
+                let stop = response.into_inner().stop_units;
+                for r in shared.running().values().filter(|r| stop.contains(&r.unit_id)) {
+                    tracing::info!("unit {} is no longer needed: stopping it", r.unit_id);
+                    r.progress.cancel.store(true, Relaxed);
                 }
             }
-            Err(status) if status.code() == Code::NotFound => shared.unknown.store(true, Relaxed),
+            Err(status) if refusal(&status) == Refusal::Unknown => shared.unknown.store(true, Relaxed),
             Err(status) => tracing::debug!("heartbeat failed: {status}"),
         }
     }

@@ -108,10 +108,15 @@ impl UnitSolver {
         if unit.goal == "count" {
             return with_game!(&*game, g => count_share(g, unit));
         }
-        let config = SolveConfig {
-            time_budget: (unit.split_after_seconds > 0.0).then(|| Duration::from_secs_f64(unit.split_after_seconds)),
-            ..SolveConfig::default()
+        // Whatever the coordinator sends, a bad number fails the unit, never the worker.
+        let time_budget = match unit.split_after_seconds {
+            0.0 => None,
+            s => match Duration::try_from_secs_f64(s) {
+                Ok(budget) => Some(budget),
+                Err(_) => return UnitOutcome::Failed(format!("bad split_after_seconds {s}: not a number of seconds")),
+            },
         };
+        let config = SolveConfig { time_budget, ..SolveConfig::default() };
         with_game!(&*game, g => {
             let pos = match g.play_line(Position::empty(), &unit.moves) {
                 Ok((pos, _)) => pos,

@@ -1,4 +1,5 @@
-//! `golomb cancel`: stop a job; its pending units are dropped and running ones stop.
+//! `golomb cancel` and `golomb retry`: stop a job (its pending units are
+//! dropped and running ones stop), or give a failed one another chance.
 
 use std::io::Write;
 
@@ -10,7 +11,7 @@ use super::client::{refused, with_client};
 use super::job_report::StatusReport;
 use super::output;
 
-/// Options of `golomb cancel`.
+/// Options of `golomb cancel` and `golomb retry`.
 #[derive(Debug, Args)]
 pub struct CancelArgs {
     /// The coordinator.
@@ -27,6 +28,14 @@ pub struct CancelArgs {
 pub fn run(args: &CancelArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     with_client(&args.client, async |client| {
         let s = client.cancel(pb::CancelRequest { job_id: args.job }).await.map_err(refused)?.into_inner();
+        output::print(out, &StatusReport::of(&s), args.json)
+    })
+}
+
+/// Runs `golomb retry`: the failed job's failed units go back to the queue, with fresh attempts.
+pub fn retry(args: &CancelArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    with_client(&args.client, async |client| {
+        let s = client.retry(pb::RetryRequest { job_id: args.job }).await.map_err(refused)?.into_inner();
         output::print(out, &StatusReport::of(&s), args.json)
     })
 }

@@ -26,8 +26,19 @@ pub async fn connect(args: &ClientArgs) -> anyhow::Result<Client> {
     Ok(JobsClient::with_interceptor(channel, SendToken::new(token.as_deref())?))
 }
 
-/// A refused call as an error that says what the coordinator said.
+/// A refused call as an error that says what the coordinator said, or, when
+/// the connection broke, that the coordinator went away mid-call.
 pub fn refused(status: tonic::Status) -> anyhow::Error {
+    use tonic::Code;
+    let broken = matches!(status.code(), Code::Unknown | Code::Unavailable | Code::Cancelled)
+        && (status.message().contains("transport") || status.message().contains("connection"));
+    if broken {
+        return anyhow::anyhow!(
+            "lost the connection to the coordinator during the call ({}): it may have stopped; \
+             check it with `golomb status` (a submit may or may not have been stored)",
+            status.message()
+        );
+    }
     anyhow::anyhow!("the coordinator said: {} ({:?})", status.message(), status.code())
 }
 

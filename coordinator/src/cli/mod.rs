@@ -71,6 +71,8 @@ pub enum Command {
     Workers(workers::WorkersArgs),
     /// Cancel a job.
     Cancel(cancel::CancelArgs),
+    /// Retry a failed job: its failed units go back to the queue.
+    Retry(cancel::CancelArgs),
     /// Count or draw the tilings of a board by a piece set.
     Tile(tile::TileArgs),
     /// Solve a star puzzle (k stars per row, column and region, none touching).
@@ -94,6 +96,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Results(args) => results::run(&args, out),
         Command::Workers(args) => workers::run(&args, out),
         Command::Cancel(args) => cancel::run(&args, out),
+        Command::Retry(args) => cancel::retry(&args, out),
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),
     }

@@ -18,6 +18,7 @@ use super::client::{self, Client, refused};
 use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
 use super::output::{self, duration, si};
 use super::results::save_proof;
+use crate::server::lock::DbLock;
 use crate::server::{ServerConfig, bind};
 use crate::store::Store;
 
@@ -59,6 +60,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     let existing = {
+        // No coordinator may be serving this file while its leases are reset.
+        let _lock = DbLock::acquire(&args.db)?;
         let mut store = Store::open(&args.db).with_context(|| format!("cannot open {}", args.db.display()))?;
         // Leases in this file belonged to an earlier run of this command, which is gone.
         store.requeue_leased()?;
@@ -67,7 +70,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         let shutdown = CancellationToken::new();
-        let config = ServerConfig { db: args.db.clone(), token: None, lease_seconds: LEASE_SECONDS };
+        let config = ServerConfig::new(args.db.clone(), None, LEASE_SECONDS);
         let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
         let server = tokio::spawn(server);
         let url = format!("http://{addr}");
@@ -91,7 +94,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             WorkerConfig { coordinator: url, threads, name: "embedded".into(), token: None, tt_mb: args.tt_mb };
         let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();
-        tokio::spawn(golomb_worker::stop_on_signal(interrupt.clone()));
+        tokio::spawn(golomb_worker::stop_on_signal(interrupt.clone(), "saving what is finished"));
         let finished = tokio::select! {
             finished = follow(&mut client, job, args.quiet, &interrupt) => finished?,
             stopped = &mut worker => {

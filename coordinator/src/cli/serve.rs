@@ -24,6 +24,12 @@ pub struct ServeArgs {
     /// Seconds a lease lasts without a heartbeat; a dead worker's units return to the queue after this.
     #[arg(long, default_value_t = 30.0)]
     pub lease_seconds: f64,
+    /// The most connections served at once (workers and clients); more are closed at once.
+    #[arg(long, default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Seconds a new connection has to start talking before it is closed.
+    #[arg(long, default_value_t = 10.0)]
+    pub handshake_seconds: f64,
 }
 
 /// Runs `golomb serve`.
@@ -34,9 +40,9 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     );
     golomb_worker::init_tracing();
     let config = ServerConfig {
-        db: args.db.clone(),
-        token: load_token(args.token_file.as_deref())?,
-        lease_seconds: args.lease_seconds,
+        max_connections: args.max_connections,
+        handshake_seconds: args.handshake_seconds,
+        ..ServerConfig::new(args.db.clone(), load_token(args.token_file.as_deref())?, args.lease_seconds)
     };
     let secured = config.token.is_some();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -50,7 +56,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             if secured { "token required" } else { "no token" }
         )?;
         out.flush()?;
-        tokio::spawn(golomb_worker::stop_on_signal(shutdown));
+        tokio::spawn(golomb_worker::stop_on_signal(shutdown, "no new calls; finishing the ones in flight"));
         server.await
     })
 }

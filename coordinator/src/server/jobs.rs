@@ -20,6 +20,8 @@ type StatusStream = Pin<Box<dyn Stream<Item = Result<pb::JobStatus, Status>> + S
 impl pb::jobs_server::Jobs for JobsService {
     async fn submit(&self, request: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitResponse>, Status> {
         let spec = request.into_inner().spec.ok_or_else(|| invalid_spec(golomb_proto::SpecError::Missing))?;
+        // One plan at a time: building a big tree takes a lot of memory for a while.
+        let _planning = self.0.planning.acquire().await.map_err(|e| Status::internal(e.to_string()))?;
         let (valid, nodes) = tokio::task::spawn_blocking(move || {
             let valid = ValidSpec::new(&spec)?;
             let nodes = plan::job_nodes(&valid)?;
@@ -32,24 +34,25 @@ impl pb::jobs_server::Jobs for JobsService {
         let units = nodes.iter().filter(|n| n.unit).count();
         let spec = valid.spec.clone();
         let job_id = self.0.store(move |s| s.create_job(&spec, &nodes, symmetries)).await?;
+        drop(_planning);
         tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.spec.goal, valid.spec.moves);
         Ok(Response::new(pb::SubmitResponse { job_id: job_id.0 }))
     }
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::JobStatus>, Status> {
         let job = JobId(request.into_inner().job_id);
-        let row = self.0.store(move |s| s.job(job)).await?;
+        let row = self.0.read(move |s| s.job(job)).await?;
         Ok(Response::new(views::job_status(&row)))
     }
 
     async fn list_jobs(&self, _: Request<pb::ListJobsRequest>) -> Result<Response<pb::ListJobsResponse>, Status> {
-        let rows = self.0.store(|s| s.jobs()).await?;
+        let rows = self.0.read(|s| s.jobs()).await?;
         Ok(Response::new(pb::ListJobsResponse { jobs: rows.iter().map(views::job_status).collect() }))
     }
 
     async fn results(&self, request: Request<pb::ResultsRequest>) -> Result<Response<pb::JobResults>, Status> {
         let job = JobId(request.into_inner().job_id);
-        let (row, children) = self.0.store(move |s| s.results(job)).await?;
+        let (row, children) = self.0.read(move |s| s.results(job)).await?;
         let spec = row.spec.clone();
         let children = tokio::task::spawn_blocking(move || plan::child_results(&spec, &children))
             .await
@@ -65,17 +68,24 @@ impl pb::jobs_server::Jobs for JobsService {
         Ok(Response::new(views::job_status(&row)))
     }
 
+    async fn retry(&self, request: Request<pb::RetryRequest>) -> Result<Response<pb::JobStatus>, Status> {
+        let job = JobId(request.into_inner().job_id);
+        let row = self.0.store(move |s| s.retry_job(job)).await?;
+        tracing::info!("job {job} retried: {} units back in the queue", row.units.pending);
+        Ok(Response::new(views::job_status(&row)))
+    }
+
     async fn list_workers(
         &self,
         _: Request<pb::ListWorkersRequest>,
     ) -> Result<Response<pb::ListWorkersResponse>, Status> {
-        let rows = self.0.store(|s| s.workers()).await?;
+        let rows = self.0.read(|s| s.workers()).await?;
         Ok(Response::new(pb::ListWorkersResponse { workers: rows.iter().map(views::worker_info).collect() }))
     }
 
     async fn proof(&self, request: Request<pb::ProofRequest>) -> Result<Response<pb::ProofResponse>, Status> {
         let job = JobId(request.into_inner().job_id);
-        let tree = self.0.store(move |s| s.job_tree(job)).await?;
+        let tree = self.0.read(move |s| s.job_tree(job)).await?;
         let file = tokio::task::spawn_blocking(move || proof::job_proof(job, &tree))
             .await
             .map_err(|e| Status::internal(e.to_string()))?
@@ -94,7 +104,7 @@ impl pb::jobs_server::Jobs for JobsService {
         let request = request.into_inner();
         let (job, interval) =
             (JobId(request.job_id), Duration::from_millis(request.interval_ms.clamp(100, 60_000).into()));
-        let first = self.0.store(move |s| s.job(job)).await?;
+        let first = self.0.read(move |s| s.job(job)).await?;
         let shared = self.0.clone();
         let (tx, rx) = tokio::sync::mpsc::channel(4);
         tokio::spawn(async move {
@@ -108,7 +118,7 @@ impl pb::jobs_server::Jobs for JobsService {
                     _ = tokio::time::sleep(interval) => {}
                     _ = shared.shutdown.cancelled() => return,
                 }
-                row = match shared.store(move |s| s.job(job)).await {
+                row = match shared.read(move |s| s.job(job)).await {
                     Ok(row) => row,
                     Err(status) => {
                         let _ = tx.send(Err(status)).await;

@@ -54,11 +54,57 @@ fn count_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
     })
 }
 
+/// About how many distinct positions a split of `root` to `depth` plies makes.
+///
+/// The moves of a few positions per ply, reached by fixed pseudo-random
+/// lines, give the mean branching; sequences are divided by the orders in
+/// which each player's moves can come (transpositions) and by the board's
+/// symmetries. It costs a few move generations, so a hopeless split is
+/// refused in moments instead of after minutes of building.
+pub fn estimate_nodes<B: Bits>(game: &Game<B>, root: &Position<B>, depth: u32) -> f64 {
+    const SAMPLES: u64 = 24;
+    let symmetries = game.board().symmetries().len().max(1) as f64;
+    let mut total = 1.0;
+    let mut sequences = 1.0;
+    let mut frontier = vec![*root];
+    for ply in 1..=depth {
+        let counts: Vec<usize> = frontier.iter().map(|p| game.legal_moves(p).len()).collect();
+        let mean = counts.iter().sum::<usize>() as f64 / counts.len().max(1) as f64;
+        sequences *= mean;
+        let (mine, theirs) = (u64::from(ply).div_ceil(2), u64::from(ply) / 2);
+        let orders = (1..=mine).product::<u64>() as f64 * (1..=theirs).product::<u64>() as f64;
+        total += sequences / orders / symmetries;
+        let mut next = Vec::new();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(ply);
+        for (pos, &count) in frontier.iter().zip(&counts) {
+            let moves = game.legal_moves(pos);
+            for _ in 0..SAMPLES.div_ceil(frontier.len() as u64) {
+                if count == 0 {
+                    break;
+                }
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                next.push(pos.after(game.placement(moves[(seed >> 33) as usize % count])));
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    total
+}
+
 /// A game job's split tree.
 fn game_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
     with_game!(&valid.game, g => {
         let (root, _) = g.play_line(Position::empty(), &valid.spec.moves)?;
-        let tree = split::split(g, &root, valid.spec.split_depth, MAX_NODES)?;
+        let depth = valid.spec.split_depth;
+        let estimate = estimate_nodes(g, &root, depth);
+        // The estimate is rough: refuse only what is clearly out of reach; the split's own limit does the rest.
+        if estimate > 4.0 * MAX_NODES as f64 {
+            return Err(SplitError::TooLarge { depth, limit: MAX_NODES }.into());
+        }
+        let tree = split::split(g, &root, depth, MAX_NODES)?;
         Ok(tree
             .nodes
             .iter()

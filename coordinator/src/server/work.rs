@@ -1,11 +1,48 @@
 //! The `Work` service: what workers ask.
 
-use golomb_proto::{JobId, PROTOCOL_VERSION, UnitId, WorkerId, convert, pb};
+use golomb_engine::solve::Outcome;
+use golomb_engine::{Position, with_game};
+use golomb_proto::{JobId, PROTOCOL_VERSION, SpecError, UnitId, WorkerId, convert, pb};
 use tonic::{Request, Response, Status};
 
 use super::{Shared, plan};
-use crate::store::{Completion, HeartbeatUnit, Reported};
-use golomb_engine::solve::Outcome;
+use crate::store::{Completion, HeartbeatUnit, HeldUnit, Reported};
+
+/// The units of a give-back with their leases; a request whose lists differ in length is refused.
+fn held_units(r: &pb::GiveBackRequest) -> Result<Vec<HeldUnit>, Status> {
+    if r.unit_ids.len() != r.lease_tokens.len() {
+        return Err(Status::invalid_argument("a give-back needs one lease token per unit"));
+    }
+    Ok(r.unit_ids
+        .iter()
+        .zip(&r.lease_tokens)
+        .map(|(&unit, token)| HeldUnit { unit: UnitId(unit), lease_token: token.clone() })
+        .collect())
+}
+
+impl WorkService {
+    /// Checks a reported winning move against the unit's position and returns it
+    /// in printed notation: a move that does not parse or is not legal there is
+    /// refused, never stored.
+    async fn checked_move(&self, unit: UnitId, job: JobId, mv: String) -> Result<String, Status> {
+        let (spec, line) = self.0.read(move |s| s.unit_position(unit, job)).await?;
+        let shared = self.0.clone();
+        tokio::task::spawn_blocking(move || {
+            let game = shared.game(&spec.game)?;
+            with_game!(&*game, g => {
+                let (pos, _) = g.play_line(Position::empty(), &line)?;
+                let id = g.parse_move(&mv)?;
+                g.play_line(pos, &mv)?;
+                Ok::<_, SpecError>(g.move_name(id))
+            })
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(|e| {
+            Status::invalid_argument(format!("unit {unit}: the reported winning move is not a legal move: {e}"))
+        })
+    }
+}
 
 /// The `Work` service over the shared store.
 pub struct WorkService(pub Shared);
@@ -31,6 +68,7 @@ impl pb::work_server::Work for WorkService {
             worker_id: worker_id.0,
             lease_seconds: config.lease_seconds,
             heartbeat_seconds: config.heartbeat_seconds(),
+            coordinator_id: self.0.db_id.to_string(),
         }))
     }
 
@@ -56,6 +94,7 @@ impl pb::work_server::Work for WorkService {
                     each: spec.each,
                     weight: u.weight,
                     checks: u.checks,
+                    lease_token: u.lease_token,
                 }
             })
             .collect();
@@ -67,8 +106,15 @@ impl pb::work_server::Work for WorkService {
         request: Request<pb::HeartbeatRequest>,
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
         let r = request.into_inner();
-        let units: Vec<HeartbeatUnit> =
-            r.units.iter().map(|u| HeartbeatUnit { unit: UnitId(u.unit_id), positions: u.positions }).collect();
+        let units: Vec<HeartbeatUnit> = r
+            .units
+            .iter()
+            .map(|u| HeartbeatUnit {
+                unit: UnitId(u.unit_id),
+                lease_token: u.lease_token.clone(),
+                positions: u.positions,
+            })
+            .collect();
         let lease = self.0.config.lease_seconds;
         let busy = r.busy.clamp(0.0, 1.0);
         let stop_units = self.0.store(move |s| s.heartbeat(WorkerId(r.worker_id), &units, busy, lease)).await?;
@@ -84,12 +130,17 @@ impl pb::work_server::Work for WorkService {
             Outcome::Unknown => {
                 return Err(Status::invalid_argument("a completion needs a value (win or loss), a count or an error"));
             }
-            value => Reported::Value { value, best: (!r.winning_move.is_empty()).then(|| r.winning_move.clone()) },
+            Outcome::Win if !r.winning_move.is_empty() => {
+                let best = self.checked_move(UnitId(r.unit_id), JobId(r.job_id), r.winning_move.clone()).await?;
+                Reported::Value { value: Outcome::Win, best: Some(best) }
+            }
+            value => Reported::Value { value, best: None },
         };
         let completion = Completion {
             unit: UnitId(r.unit_id),
             job: JobId(r.job_id),
             worker: WorkerId(r.worker_id),
+            lease_token: r.lease_token.clone(),
             reported,
             positions: stats.positions,
             seconds: stats.seconds,
@@ -107,14 +158,16 @@ impl pb::work_server::Work for WorkService {
 
     async fn give_back(&self, request: Request<pb::GiveBackRequest>) -> Result<Response<pb::GiveBackResponse>, Status> {
         let r = request.into_inner();
+        let units = held_units(&r)?;
+        let worker = WorkerId(r.worker_id);
         if !r.split {
-            let units: Vec<UnitId> = r.unit_ids.iter().copied().map(UnitId).collect();
-            self.0.store(move |s| s.give_back(WorkerId(r.worker_id), &units)).await?;
+            self.0.store(move |s| s.give_back(worker, &units)).await?;
             return Ok(Response::new(pb::GiveBackResponse {}));
         }
-        for unit in r.unit_ids.into_iter().map(UnitId) {
-            let worker = WorkerId(r.worker_id);
-            let Some(target) = self.0.store(move |s| s.unit_to_split(worker, unit)).await? else {
+        for held in units {
+            let unit = held.unit;
+            let key = held.clone();
+            let Some(target) = self.0.read(move |s| s.unit_to_split(worker, &key)).await? else {
                 continue;
             };
             let children = tokio::task::spawn_blocking(move || plan::unit_children(&target))
@@ -129,7 +182,7 @@ impl pb::work_server::Work for WorkService {
                 }
             };
             let count = children.len();
-            if self.0.store(move |s| s.split_unit(worker, unit, &children)).await? {
+            if self.0.store(move |s| s.split_unit(worker, &held, &children)).await? {
                 tracing::info!("unit {unit} ran too long: split into {count} children");
             }
         }

@@ -126,7 +126,7 @@ impl Store {
     /// what the tree already decides (lost leaves). `symmetries` is the order
     /// of the board's symmetry group (tiling counts divide by it). Returns the job id.
     pub fn create_job(&mut self, spec: &JobSpec, nodes: &[NewNode], symmetries: u32) -> Result<JobId, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.write()?;
         tx.execute(
             "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, each, symmetries,
                                state, created)
@@ -249,7 +249,7 @@ impl Store {
 
     /// Cancels a job that has not ended: its pending and leased units stop.
     pub fn cancel_job(&mut self, job: JobId) -> Result<JobRow, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.write()?;
         job_row(&tx, job)?;
         tx.execute(
             "UPDATE jobs SET state = :cancelled, finished = :now WHERE id = :job AND state IN (:pending, :running)",
@@ -259,6 +259,36 @@ impl Store {
             },
         )?;
         tree::stop_units_of_job(&tx, job.0 as i64)?;
+        let row = job_row(&tx, job)?;
+        tx.commit()?;
+        Ok(row)
+    }
+}
+
+impl Store {
+    /// Gives a failed job another chance: the units it still needs (failed,
+    /// or cancelled when it failed) go back to the queue with fresh attempts,
+    /// and the job runs again. Units that pruning cancelled stay cancelled.
+    pub fn retry_job(&mut self, job: JobId) -> Result<JobRow, StoreError> {
+        let tx = self.write()?;
+        let row = job_row(&tx, job)?;
+        if row.state != JobState::Failed {
+            return Err(StoreError::JobState { job, state: row.state, what: "only a failed job can be retried" });
+        }
+        tx.execute(
+            "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0, attempts = 0,
+                    error = NULL
+             WHERE job = :job AND state IN (:failed, :cancelled)
+               AND node IN (SELECT id FROM nodes WHERE job = :job AND live = 1 AND value IS NULL)",
+            named_params! {
+                ":job": job.0 as i64, ":pending": UnitState::Pending, ":failed": UnitState::Failed,
+                ":cancelled": UnitState::Cancelled,
+            },
+        )?;
+        tx.execute(
+            "UPDATE jobs SET state = :running, finished = NULL, error = NULL WHERE id = :job",
+            named_params! { ":job": job.0 as i64, ":running": JobState::Running },
+        )?;
         let row = job_row(&tx, job)?;
         tx.commit()?;
         Ok(row)

@@ -38,7 +38,7 @@ pub use jobs::{JobRow, NewNode, UnitCounts};
 pub use schema::SCHEMA_VERSION;
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, TreeNode};
-pub use units::{Completion, HeartbeatUnit, LeasedUnit, Reported, SplitTarget};
+pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported, SplitTarget};
 pub use workers::WorkerRow;
 
 /// A unit that failed or lost its lease this many times is marked failed.
@@ -83,6 +83,21 @@ pub enum StoreError {
     /// No unit with this id.
     #[error("no unit {0}")]
     NoUnit(UnitId),
+    /// A call about a unit from a worker that does not hold its current lease
+    /// (the lease went to another worker, expired and was handed out again, or
+    /// was issued by another database).
+    #[error("unit {0}: this call does not carry the unit's current lease; it is refused")]
+    NotHolder(UnitId),
+    /// A job in a state the call does not apply to.
+    #[error("job {job} is {state}: {what}")]
+    JobState {
+        /// The job.
+        job: JobId,
+        /// Its state.
+        state: JobState,
+        /// What cannot be done.
+        what: &'static str,
+    },
 }
 
 /// Seconds since the Unix epoch, the store's clock.
@@ -90,20 +105,55 @@ pub fn now() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// The environment variable that names a fault file: while that file exists,
+/// every write fails as if the disk were full. For tests of what the cluster
+/// does on a bad day; unset in normal use.
+pub const FAULT_WRITES_ENV: &str = "GOLOMB_FAULT_WRITES";
+
 /// The SQLite store.
 pub struct Store {
     conn: Connection,
+    db_id: String,
+    fault_file: Option<std::path::PathBuf>,
 }
 
 impl Store {
-    /// Opens (or creates) the database at `path`, refusing foreign or newer files.
+    /// Opens (or creates, or migrates) the database at `path`, refusing foreign or newer files.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Ok(Store { conn: schema::open(path)? })
+        let conn = schema::open(path)?;
+        let db_id = schema::db_id(&conn)?;
+        let fault_file = std::env::var_os(FAULT_WRITES_ENV).map(std::path::PathBuf::from);
+        Ok(Store { conn, db_id, fault_file })
     }
 
-    /// Folds the write-ahead log into the main file (at shutdown).
+    /// The database's identity: lease tokens start with it, and workers learn
+    /// it when they register, so work from another database is never mixed in.
+    pub fn db_id(&self) -> &str {
+        &self.db_id
+    }
+
+    /// Starts a write transaction (failing as a full disk would while the fault file exists).
+    fn write(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
+        if self.fault_file.as_deref().is_some_and(Path::exists) {
+            return Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+                Some(format!("database or disk is full (injected: {FAULT_WRITES_ENV} file exists)")),
+            )));
+        }
+        Ok(self.conn.transaction()?)
+    }
+
+    /// Folds the write-ahead log into the main file and empties it (at shutdown).
     pub fn checkpoint(&self) -> Result<(), StoreError> {
         self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).optional()?;
+        Ok(())
+    }
+
+    /// Folds what it can of the write-ahead log into the main file without
+    /// waiting for readers (now and then while serving); an error means the
+    /// main file cannot be written, and the log grows until it can.
+    pub fn checkpoint_passive(&self) -> Result<(), StoreError> {
+        self.conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())).optional()?;
         Ok(())
     }
 }

@@ -1,8 +1,11 @@
-//! The database file: its schema, its version and the checks that keep a
-//! foreign or newer file from being opened.
+//! The database file: its schema, its version, the migrations from older
+//! versions, and the checks that keep a foreign or newer file from being
+//! opened.
 //!
 //! The schema carries its version in `PRAGMA user_version`, and the
-//! `application_id` marks the file as Golomb's.
+//! `application_id` marks the file as Golomb's. Version 2 added the
+//! database's identity (`meta.db_id`, random at creation) and the lease token
+//! of every unit (`units.lease_token`): results bind to both.
 
 use std::path::Path;
 
@@ -11,11 +14,12 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
 const APPLICATION_ID: i64 = 0x474f_4c4d;
 
-const SCHEMA: &str = "
+/// Version 1, as it was created: the base that the migrations build on.
+const SCHEMA_V1: &str = "
 CREATE TABLE jobs (
     id INTEGER PRIMARY KEY,
     rules TEXT NOT NULL, board TEXT NOT NULL, blocked TEXT NOT NULL, pieces TEXT NOT NULL,
@@ -93,6 +97,20 @@ CREATE TABLE workers (
 );
 ";
 
+/// Version 1 to 2: the database's identity and per-lease tokens.
+const V1_TO_V2: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+ALTER TABLE units ADD COLUMN lease_token TEXT;
+";
+
+/// Random bytes as hex (identities and lease tokens).
+pub(super) fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    // Without an OS random source there is no safe token: fail loudly.
+    getrandom::fill(&mut buf).expect("the operating system's random source works");
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Opens (or creates) the database at `path` in WAL mode, refusing foreign or newer files.
 pub(super) fn open(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)?;
@@ -111,12 +129,60 @@ pub(super) fn open(path: &Path) -> Result<Connection, StoreError> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
-    if version == 0 {
-        let tx = conn.unchecked_transaction()?;
-        tx.execute_batch(SCHEMA)?;
-        tx.pragma_update(None, "application_id", APPLICATION_ID)?;
-        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        tx.commit()?;
+    if version < SCHEMA_VERSION {
+        migrate(&conn, version)?;
     }
     Ok(conn)
+}
+
+/// Brings a file of schema `version` (0: new) to [`SCHEMA_VERSION`], in one transaction.
+fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
+    let tx = conn.unchecked_transaction()?;
+    if version < 1 {
+        tx.execute_batch(SCHEMA_V1)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    }
+    if version < 2 {
+        tx.execute_batch(V1_TO_V2)?;
+        tx.execute("INSERT INTO meta (key, value) VALUES ('db_id', ?1)", [random_hex(8)])?;
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// The database's identity: random, made when the file was created (or migrated).
+pub(super) fn db_id(conn: &Connection) -> Result<String, StoreError> {
+    Ok(conn.query_row("SELECT value FROM meta WHERE key = 'db_id'", [], |r| r.get(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_1_file_is_migrated_and_keeps_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_V1).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.execute(
+                "INSERT INTO workers (name, host, threads, registered, last_seen) VALUES ('w', 'h', 2, 0, 0)",
+                [],
+            )
+            .unwrap();
+        }
+        let conn = open(&path).unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(db_id(&conn).unwrap().len(), 16);
+        let workers: i64 = conn.query_row("SELECT COUNT(*) FROM workers", [], |r| r.get(0)).unwrap();
+        assert_eq!(workers, 1);
+        drop(conn);
+        let again = open(&path).unwrap();
+        assert_eq!(db_id(&again).unwrap().len(), 16, "reopening keeps the identity");
+    }
 }

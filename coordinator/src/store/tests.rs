@@ -52,11 +52,21 @@ fn done(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome) -> bo
             unit,
             job: JobId(1),
             worker,
+            lease_token: store.token(unit),
             reported: Reported::Value { value, best: None },
             positions: 10,
             seconds: 0.5,
         })
         .unwrap()
+}
+
+impl Store {
+    /// The unit's current lease token (tests play the worker that holds it).
+    fn token(&self, unit: UnitId) -> String {
+        self.conn
+            .query_row("SELECT COALESCE(lease_token, '') FROM units WHERE id = ?1", [unit.0 as i64], |r| r.get(0))
+            .unwrap()
+    }
 }
 
 #[test]
@@ -71,7 +81,14 @@ fn a_losing_child_decides_a_solve_and_cancels_the_rest() {
     assert_eq!((row.state, row.value, row.best.as_deref()), (JobState::Done, Win, Some("mb")));
     assert_eq!((row.units.done, row.units.cancelled), (2, 1));
     assert_eq!(
-        store.heartbeat(worker, &[HeartbeatUnit { unit: units[2].unit, positions: 5 }], 0.5, 60.0).unwrap(),
+        store
+            .heartbeat(
+                worker,
+                &[HeartbeatUnit { unit: units[2].unit, lease_token: units[2].lease_token.clone(), positions: 5 }],
+                0.5,
+                60.0
+            )
+            .unwrap(),
         [units[2].unit]
     );
 }
@@ -146,7 +163,8 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
     let units = store.lease(worker, 1, 60.0).unwrap();
     let children: Vec<(String, NewNode)> =
         vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
-    assert!(store.split_unit(worker, units[0].unit, &children).unwrap());
+    let held = HeldUnit { unit: units[0].unit, lease_token: units[0].lease_token.clone() };
+    assert!(store.split_unit(worker, &held, &children).unwrap());
     assert_eq!(store.job(job).unwrap().units.split, 1);
     let next = store.lease(worker, 10, 60.0).unwrap();
     assert_eq!(next.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a1", "a2", "b", "c"], "children first");
@@ -159,8 +177,9 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
     let (mut store, job, worker, _dir) = flat(Goal::Classify);
     for attempt in 1..=MAX_ATTEMPTS {
         let unit = store.lease(worker, 1, 60.0).unwrap()[0].unit;
-        let failure =
-            Completion { unit, job, worker, reported: Reported::Failure("boom".into()), positions: 0, seconds: 0.0 };
+        let lease_token = store.token(unit);
+        let reported = Reported::Failure("boom".into());
+        let failure = Completion { unit, job, worker, lease_token, reported, positions: 0, seconds: 0.0 };
         assert!(!store.complete(&failure).unwrap());
         let state = store.job(job).unwrap().state;
         assert_eq!(state, if attempt < MAX_ATTEMPTS { JobState::Running } else { JobState::Failed });
@@ -168,4 +187,50 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
     let row = store.job(job).unwrap();
     assert!(row.error.unwrap().contains("boom"));
     assert_eq!((row.units.failed, row.units.pending, row.units.cancelled), (1, 0, 2), "the failed job's units stop");
+}
+
+#[test]
+fn a_failed_job_keeps_no_pending_unit_and_can_be_retried() {
+    let (mut store, job, worker, _dir) = flat(Goal::Classify);
+    let held = store.lease(worker, 3, -1.0).unwrap();
+    assert_eq!(held.len(), 3);
+    // Three expiries of the same unit fail it; the other units must not come back as pending.
+    for round in 0..MAX_ATTEMPTS {
+        store.expire_leases().unwrap();
+        if round + 1 < MAX_ATTEMPTS {
+            while store.lease(worker, 3, -1.0).unwrap().is_empty() {}
+        }
+    }
+    let row = store.job(job).unwrap();
+    assert_eq!(row.state, JobState::Failed);
+    assert_eq!(row.units.pending + row.units.leased, 0, "a failed job has nothing waiting: {:?}", row.units);
+    assert!(matches!(store.retry_job(JobId(99)), Err(StoreError::NoJob(_))));
+    let row = store.retry_job(job).unwrap();
+    assert_eq!(row.state, JobState::Running);
+    assert_eq!(row.units.pending, 3);
+    assert!(matches!(store.retry_job(job), Err(StoreError::JobState { .. })), "only a failed job");
+}
+
+#[test]
+fn results_only_count_from_the_current_lease() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    let other = store.register_worker("other", "h", 1).unwrap();
+    let unit = store.lease(worker, 1, 60.0).unwrap().remove(0);
+    assert!(unit.lease_token.starts_with(store.db_id()));
+    let report = |worker, token: &str| Completion {
+        unit: unit.unit,
+        job,
+        worker,
+        lease_token: token.to_string(),
+        reported: Reported::Value { value: Loss, best: None },
+        positions: 1,
+        seconds: 0.1,
+    };
+    assert!(matches!(store.complete(&report(other, &unit.lease_token)), Err(StoreError::NotHolder(_))));
+    assert!(matches!(store.complete(&report(worker, "forged")), Err(StoreError::NotHolder(_))));
+    assert!(matches!(store.complete(&report(WorkerId(77), &unit.lease_token)), Err(StoreError::NoWorker(_))));
+    assert_eq!(store.job(job).unwrap().value, Unknown, "nothing was recorded");
+    assert!(!store.complete(&report(worker, &unit.lease_token)).unwrap());
+    assert!(!store.complete(&report(worker, &unit.lease_token)).unwrap(), "a repeat of the same lease agrees");
+    assert_eq!(store.job(job).unwrap().value, Win);
 }

@@ -265,29 +265,45 @@ pub struct JobTree {
 }
 
 impl Store {
-    /// A job and the children of its root, in the root's move order.
+    /// A job and the children of its root, in the root's move order, each
+    /// with the positions and seconds of the units below it.
+    ///
+    /// Units below a node are those whose rank starts with the node's rank;
+    /// with the units sorted by rank they form one contiguous run, found by
+    /// binary search, so the cost is one pass over the units plus a search
+    /// per child (not children times units).
     pub fn results(&self, job: JobId) -> Result<(jobs::JobRow, Vec<ChildRow>), StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         let row = jobs::job_row(&tx, job)?;
+        let units: Vec<(Vec<u8>, i64, f64)> = tx
+            .prepare("SELECT rank, positions + progress, seconds FROM units WHERE job = ?1 ORDER BY rank")?
+            .query_map([job.0 as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        // Running sums, so a run's totals are a difference.
+        let mut sums = Vec::with_capacity(units.len() + 1);
+        sums.push((0i64, 0f64));
+        for (_, positions, seconds) in &units {
+            let (p, s) = sums[sums.len() - 1];
+            sums.push((p + positions, s + seconds));
+        }
         let mut stmt = tx.prepare(
-            "SELECT e.move, n.line, n.value, n.best, n.replies,
-                    (SELECT COALESCE(SUM(u.positions + u.progress), 0) FROM units u
-                      WHERE u.job = n.job AND substr(u.rank, 1, length(n.rank)) = n.rank),
-                    (SELECT COALESCE(SUM(u.seconds), 0) FROM units u
-                      WHERE u.job = n.job AND substr(u.rank, 1, length(n.rank)) = n.rank)
+            "SELECT e.move, n.line, n.value, n.best, n.replies, n.rank
              FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
              WHERE j.id = ?1 ORDER BY e.ord",
         )?;
         let children = stmt
             .query_map([job.0 as i64], |r| {
+                let rank: Vec<u8> = r.get(5)?;
+                let start = units.partition_point(|(u, _, _)| u.as_slice() < rank.as_slice());
+                let end = start + units[start..].partition_point(|(u, _, _)| u.starts_with(&rank));
                 Ok(ChildRow {
                     mv: r.get(0)?,
                     node_line: r.get(1)?,
                     value: r.get::<_, Value>(2)?.0,
                     best: r.get(3)?,
                     replies: r.get(4)?,
-                    positions: r.get::<_, i64>(5)? as u64,
-                    seconds: r.get(6)?,
+                    positions: (sums[end].0 - sums[start].0) as u64,
+                    seconds: sums[end].1 - sums[start].1,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

@@ -26,15 +26,28 @@ pub struct LeasedUnit {
     pub weight: u64,
     /// For a tiling count: the symmetries to test each solution against.
     pub checks: Vec<u32>,
+    /// This lease: every later call about the unit must carry it.
+    pub lease_token: String,
 }
 
 /// A running unit's progress in a heartbeat.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub struct HeartbeatUnit {
     /// The unit.
     pub unit: UnitId,
+    /// The lease it runs under.
+    pub lease_token: String,
     /// Positions searched so far.
     pub positions: u64,
+}
+
+/// A unit named with the lease it is held under (for give-backs and splits).
+#[derive(Clone, Debug)]
+pub struct HeldUnit {
+    /// The unit.
+    pub unit: UnitId,
+    /// Its lease.
+    pub lease_token: String,
 }
 
 /// What a worker found out about a unit.
@@ -67,6 +80,8 @@ pub struct Completion {
     pub job: JobId,
     /// The reporting worker.
     pub worker: WorkerId,
+    /// The lease the unit was solved under.
+    pub lease_token: String,
     /// What it found.
     pub reported: Reported,
     /// Positions searched.
@@ -85,6 +100,7 @@ struct UnitRecord {
     fixed: Option<i64>,
     attempts: i64,
     worker: Option<i64>,
+    lease_token: Option<String>,
 }
 
 /// A leased unit as the lease statement returns it.
@@ -95,6 +111,7 @@ struct LeaseRow {
     weight: i64,
     checks: String,
     rank: Vec<u8>,
+    lease_token: String,
 }
 
 /// What splitting a unit needs: its job's spec, and its node's line, rank and depth.
@@ -152,17 +169,18 @@ fn complete_count(
 
 /// A unit its holder could not solve: back to the queue, or failed after [`MAX_ATTEMPTS`].
 fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, error: &str) -> Result<(), StoreError> {
-    if unit.state != UnitState::Leased || unit.worker != Some(c.worker.0 as i64) {
+    if unit.state != UnitState::Leased {
         return Ok(());
     }
     let failed = unit.attempts + 1 >= MAX_ATTEMPTS;
     tx.execute(
         "UPDATE units SET state = :state, worker = NULL, deadline = NULL, error = :error, attempts = attempts + 1
-         WHERE id = :unit",
+         WHERE id = :unit AND state = :leased",
         named_params! {
             ":unit": c.unit.0 as i64,
             ":state": if failed { UnitState::Failed } else { UnitState::Pending },
             ":error": error,
+            ":leased": UnitState::Leased,
         },
     )?;
     if failed {
@@ -210,21 +228,24 @@ impl Store {
     /// Leases up to `max` pending units of running jobs, oldest job first and
     /// depth first within a job, until `now + lease_seconds`.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
-        let tx = self.conn.transaction()?;
+        let prefix = self.db_id.clone();
+        let tx = self.write()?;
         workers::touch(&tx, worker)?;
         let mut leased: Vec<LeaseRow> = tx
             .prepare_cached(
-                "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0
+                "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
+                                  lease_token = :prefix || '.' || lower(hex(randomblob(12)))
                  WHERE id IN (SELECT u.id FROM units u JOIN jobs j ON j.id = u.job
                               WHERE u.state = :pending AND j.state IN (:job_pending, :job_running)
                               ORDER BY u.job, u.rank LIMIT :max)
-                 RETURNING id, job, node, weight, checks, rank",
+                 RETURNING id, job, node, weight, checks, rank, lease_token",
             )?
             .query_map(
                 named_params! {
                     ":worker": worker.0 as i64, ":deadline": now() + lease_seconds, ":max": max,
                     ":leased": UnitState::Leased, ":pending": UnitState::Pending,
                     ":job_pending": JobState::Pending, ":job_running": JobState::Running,
+                    ":prefix": prefix,
                 },
                 |r| {
                     Ok(LeaseRow {
@@ -234,6 +255,7 @@ impl Store {
                         weight: r.get(3)?,
                         checks: r.get(4)?,
                         rank: r.get(5)?,
+                        lease_token: r.get(6)?,
                     })
                 },
             )?
@@ -254,6 +276,7 @@ impl Store {
                 line,
                 weight: row.weight as u64,
                 checks: row.checks.split(',').filter_map(|g| g.parse().ok()).collect(),
+                lease_token: row.lease_token,
             });
         }
         tx.commit()?;
@@ -269,7 +292,7 @@ impl Store {
         busy: f64,
         lease_seconds: f64,
     ) -> Result<Vec<UnitId>, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.write()?;
         workers::touch(&tx, worker)?;
         tx.execute(
             "UPDATE workers SET busy = :busy WHERE id = :worker",
@@ -279,12 +302,12 @@ impl Store {
         {
             let mut extend = tx.prepare_cached(
                 "UPDATE units SET deadline = :deadline, progress = :progress
-                 WHERE id = :unit AND worker = :worker AND state = :leased",
+                 WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token",
             )?;
             for u in units {
                 let held = extend.execute(named_params! {
                     ":unit": u.unit.0 as i64, ":worker": worker.0 as i64, ":deadline": now() + lease_seconds,
-                    ":progress": u.positions as i64, ":leased": UnitState::Leased,
+                    ":progress": u.positions as i64, ":leased": UnitState::Leased, ":token": u.lease_token,
                 })?;
                 if held == 0 {
                     stop.push(u.unit);
@@ -300,15 +323,12 @@ impl Store {
     /// repeated one must agree, and one that disagrees is kept in
     /// `conflicts`. Returns whether it disagreed.
     pub fn complete(&mut self, c: &Completion) -> Result<bool, StoreError> {
-        let tx = self.conn.transaction()?;
-        // A worker the store forgot may still deliver what it solved before.
-        match workers::touch(&tx, c.worker) {
-            Ok(()) | Err(StoreError::NoWorker(_)) => {}
-            Err(err) => return Err(err),
-        }
+        let tx = self.write()?;
+        workers::touch(&tx, c.worker)?;
         let unit = tx
             .query_row(
-                "SELECT job, node, state, value, solutions, fixed, attempts, worker FROM units WHERE id = ?1",
+                "SELECT job, node, state, value, solutions, fixed, attempts, worker, lease_token
+                 FROM units WHERE id = ?1",
                 [c.unit.0 as i64],
                 |r| {
                     Ok(UnitRecord {
@@ -320,12 +340,18 @@ impl Store {
                         fixed: r.get(5)?,
                         attempts: r.get(6)?,
                         worker: r.get(7)?,
+                        lease_token: r.get(8)?,
                     })
                 },
             )
             .optional()?
             .filter(|u| u.job as u64 == c.job.0)
             .ok_or(StoreError::NoUnit(c.unit))?;
+        // Only the worker holding the unit's last lease, with that lease's token, reports on it.
+        let holds = unit.worker == Some(c.worker.0 as i64) && unit.lease_token.as_deref() == Some(&c.lease_token);
+        if !holds {
+            return Err(StoreError::NotHolder(c.unit));
+        }
         let conflict = match &c.reported {
             Reported::Count { solutions, fixed } => complete_count(&tx, c, &unit, *solutions, *fixed)?,
             Reported::Failure(error) => {
@@ -339,14 +365,14 @@ impl Store {
     }
 
     /// Puts units a worker holds back in the queue, unsolved.
-    pub fn give_back(&mut self, worker: WorkerId, units: &[UnitId]) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
-        for &UnitId(unit) in units {
+    pub fn give_back(&mut self, worker: WorkerId, units: &[HeldUnit]) -> Result<(), StoreError> {
+        let tx = self.write()?;
+        for held in units {
             tx.execute(
                 "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0
-                 WHERE id = :unit AND worker = :worker AND state = :leased",
+                 WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token",
                 named_params! {
-                    ":unit": unit as i64, ":worker": worker.0 as i64,
+                    ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":token": held.lease_token,
                     ":pending": UnitState::Pending, ":leased": UnitState::Leased,
                 },
             )?;
@@ -355,14 +381,33 @@ impl Store {
         Ok(())
     }
 
+    /// A unit's job spec and position (moves from the empty board), to check a report against.
+    pub fn unit_position(&self, unit: UnitId, job: JobId) -> Result<(JobSpec, String), StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let found: Option<(i64, String)> = tx
+            .query_row(
+                "SELECT u.job, n.line FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
+                [unit.0 as i64],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let (found_job, line) = found.filter(|(j, _)| *j as u64 == job.0).ok_or(StoreError::NoUnit(unit))?;
+        let spec = job_spec(&tx, found_job)?;
+        tx.commit()?;
+        Ok((spec, line))
+    }
+
     /// What splitting a unit a worker holds needs; `None` if it does not hold it.
-    pub fn unit_to_split(&self, worker: WorkerId, unit: UnitId) -> Result<Option<SplitTarget>, StoreError> {
+    pub fn unit_to_split(&self, worker: WorkerId, held: &HeldUnit) -> Result<Option<SplitTarget>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         let found: Option<(i64, String, Vec<u8>, u32)> = tx
             .query_row(
                 "SELECT u.job, n.line, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node
-                 WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased",
-                named_params! { ":unit": unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased },
+                 WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token",
+                named_params! {
+                    ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased,
+                    ":token": held.lease_token,
+                },
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()?;
@@ -379,14 +424,19 @@ impl Store {
     pub fn split_unit(
         &mut self,
         worker: WorkerId,
-        unit: UnitId,
+        held: &HeldUnit,
         children: &[(String, NewNode)],
     ) -> Result<bool, StoreError> {
-        let tx = self.conn.transaction()?;
+        let unit = held.unit;
+        let tx = self.write()?;
         let found: Option<(i64, NodeId)> = tx
             .query_row(
-                "SELECT job, node FROM units WHERE id = :unit AND worker = :worker AND state = :leased",
-                named_params! { ":unit": unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased },
+                "SELECT job, node FROM units
+                 WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token",
+                named_params! {
+                    ":unit": unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased,
+                    ":token": held.lease_token,
+                },
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
@@ -452,7 +502,7 @@ impl Store {
     /// Returns units whose lease ran out to the queue, or fails them after
     /// [`MAX_ATTEMPTS`]; returns how many expired.
     pub fn expire_leases(&mut self) -> Result<usize, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.write()?;
         let expired: Vec<(i64, i64)> = tx
             .prepare_cached("SELECT id, attempts FROM units WHERE state = :leased AND deadline < :now")?
             .query_map(named_params! { ":now": now(), ":leased": UnitState::Leased }, |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -464,16 +514,21 @@ impl Store {
                 tx.execute(
                     "UPDATE units SET state = :failed, worker = NULL, deadline = NULL, error = :error,
                             attempts = :attempts
-                     WHERE id = :unit",
-                    named_params! { ":unit": unit, ":error": error, ":attempts": attempts, ":failed": UnitState::Failed },
+                     WHERE id = :unit AND state = :leased",
+                    named_params! {
+                        ":unit": unit, ":error": error, ":attempts": attempts, ":failed": UnitState::Failed,
+                        ":leased": UnitState::Leased,
+                    },
                 )?;
                 fail_job_if_needed(&tx, unit, &error)?;
             } else {
                 tx.execute(
                     "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0,
                             attempts = :attempts
-                     WHERE id = :unit",
-                    named_params! { ":unit": unit, ":attempts": attempts, ":pending": UnitState::Pending },
+                     WHERE id = :unit AND state = :leased",
+                    named_params! {
+                        ":unit": unit, ":attempts": attempts, ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+                    },
                 )?;
             }
         }
@@ -484,18 +539,24 @@ impl Store {
     /// Gives every lease `lease_seconds` from now: at coordinator start, so
     /// that workers that kept solving while it was away can report in.
     pub fn extend_leases(&mut self, lease_seconds: f64) -> Result<usize, StoreError> {
-        Ok(self.conn.execute(
+        let tx = self.write()?;
+        let extended = tx.execute(
             "UPDATE units SET deadline = :deadline WHERE state = :leased",
             named_params! { ":deadline": now() + lease_seconds, ":leased": UnitState::Leased },
-        )?)
+        )?;
+        tx.commit()?;
+        Ok(extended)
     }
 
     /// Puts every leased unit back in the queue: for `golomb run`, whose
     /// file has no other workers, so leases left in it belong to a run that is gone.
     pub fn requeue_leased(&mut self) -> Result<usize, StoreError> {
-        Ok(self.conn.execute(
+        let tx = self.write()?;
+        let requeued = tx.execute(
             "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0 WHERE state = :leased",
             named_params! { ":pending": UnitState::Pending, ":leased": UnitState::Leased },
-        )?)
+        )?;
+        tx.commit()?;
+        Ok(requeued)
     }
 }

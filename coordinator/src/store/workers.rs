@@ -44,12 +44,15 @@ pub(super) fn touch(conn: &Connection, worker: WorkerId) -> Result<(), StoreErro
 impl Store {
     /// Adds a worker; returns its id.
     pub fn register_worker(&mut self, name: &str, host: &str, threads: u32) -> Result<WorkerId, StoreError> {
-        self.conn.execute(
+        let tx = self.write()?;
+        tx.execute(
             "INSERT INTO workers (name, host, threads, registered, last_seen)
              VALUES (:name, :host, :threads, :now, :now)",
             named_params! { ":name": name, ":host": host, ":threads": threads, ":now": now() },
         )?;
-        Ok(WorkerId(self.conn.last_insert_rowid() as u64))
+        let id = WorkerId(tx.last_insert_rowid() as u64);
+        tx.commit()?;
+        Ok(id)
     }
 
     /// Every worker, with its work.

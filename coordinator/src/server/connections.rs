@@ -1,0 +1,129 @@
+//! Accepting connections within limits: at most `max` at once (more are
+//! closed at once, with a warning), and each must start talking within the
+//! handshake time or it is closed, so idle sockets cannot use up the
+//! coordinator's file descriptors. Accept errors (out of descriptors) are
+//! logged and retried after a pause instead of spinning.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::sync::CancellationToken;
+use tonic::transport::server::{Connected, TcpConnectInfo};
+
+/// How many connections, and how quickly they must speak.
+#[derive(Copy, Clone, Debug)]
+pub struct Limits {
+    /// Connections served at once.
+    pub max: usize,
+    /// Time a new connection has to send its first bytes.
+    pub handshake: Duration,
+}
+
+/// An accepted connection holding one of the limited slots until it closes.
+pub struct Conn {
+    stream: TcpStream,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Connected for Conn {
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        self.stream.connect_info()
+    }
+}
+
+impl AsyncRead for Conn {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Conn {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+/// Logs a warning at most every 10 s, with how many times it happened since.
+struct Throttled {
+    what: &'static str,
+    count: u64,
+    last: Option<Instant>,
+}
+
+impl Throttled {
+    fn new(what: &'static str) -> Throttled {
+        Throttled { what, count: 0, last: None }
+    }
+
+    fn note(&mut self, detail: &str) {
+        self.count += 1;
+        if self.last.is_none_or(|t| t.elapsed() >= Duration::from_secs(10)) {
+            tracing::warn!("{} ({} times in the last 10 s): {detail}", self.what, self.count);
+            self.count = 0;
+            self.last = Some(Instant::now());
+        }
+    }
+}
+
+/// The connections the server should serve: accepted, within the limit, and talking.
+pub fn incoming(
+    listener: TcpListener,
+    limits: Limits,
+    shutdown: CancellationToken,
+) -> ReceiverStream<std::io::Result<Conn>> {
+    let (tx, rx) = mpsc::channel(64);
+    tokio::spawn(async move {
+        let slots = Arc::new(Semaphore::new(limits.max));
+        let mut full = Throttled::new("connection limit reached, new connections closed");
+        let mut failing = Throttled::new("cannot accept connections");
+        loop {
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                _ = shutdown.cancelled() => return,
+            };
+            let stream = match accepted {
+                Ok((stream, _)) => stream,
+                Err(err) => {
+                    failing.note(&err.to_string());
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let Ok(slot) = slots.clone().try_acquire_owned() else {
+                full.note(&format!("{} at once (--max-connections)", limits.max));
+                drop(stream);
+                continue;
+            };
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                // Small replies (leases, acknowledgements) go out at once instead of waiting for a delayed ACK.
+                let _ = stream.set_nodelay(true);
+                let mut first = [0u8; 1];
+                match tokio::time::timeout(limits.handshake, stream.peek(&mut first)).await {
+                    Ok(Ok(n)) if n > 0 => {
+                        let _ = tx.send(Ok(Conn { stream, _slot: slot })).await;
+                    }
+                    Ok(_) => {}
+                    Err(_) => tracing::debug!("closed a connection that sent nothing within the handshake time"),
+                }
+            });
+        }
+    });
+    ReceiverStream::new(rx)
+}
