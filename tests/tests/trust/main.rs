@@ -65,37 +65,40 @@ fn runtime() -> tokio::runtime::Runtime {
 #[test]
 fn results_for_a_previous_database_never_reach_a_new_job() {
     let mut cluster = Cluster::start(None, LEASE_SECONDS);
-    let workers: Vec<Process> = (1..=3).map(|i| cluster.worker(&format!("w{i}"), 1)).collect();
-    // 7x7 openings take 0.1 to 8 s each: the workers are mid-unit at the switch.
+    // 7x7 openings take 0.1 to 8 s each: the workers are mid-unit at the switch. The
+    // first ones in the queue are all wins; the first 6x5 units include losses.
     let old = cluster.submit(&["--board", "7x7", "--goal", "classify", "--split-depth", "1"]);
+    // A worker of our own holds the first two leases of the old database.
+    let runtime = runtime();
+    let held = runtime.block_on(async {
+        let mut client = cluster.work_client().await;
+        let me = register(&mut client, "stale").await;
+        let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 2 }).await.unwrap().into_inner().units;
+        (me, units)
+    });
+    assert_eq!(held.1.len(), 2, "the old job has units to lease");
+    let workers: Vec<Process> = (1..=3).map(|i| cluster.worker(&format!("w{i}"), 1)).collect();
     wait_until(MINUTES, "every worker to hold a unit", || {
         let workers = cluster.workers();
         let busy = workers.as_array()?.iter().filter(|w| w["leased_units"].as_u64() >= Some(1)).count();
         (busy == 3).then_some(())
     });
-    // A worker of our own holds two more leases of the old database, and knows their true values.
-    let runtime = runtime();
-    let stale: Vec<pb::CompleteRequest> = runtime.block_on(async {
-        let mut client = cluster.work_client().await;
-        let me = register(&mut client, "stale").await;
-        let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 2 }).await.unwrap().into_inner().units;
-        units
-            .iter()
-            .map(|u| pb::CompleteRequest {
-                worker_id: me,
-                unit_id: u.unit_id,
-                job_id: u.job_id,
-                value: if local_value("7x7", &u.moves) == "win" { pb::Value::Win } else { pb::Value::Loss } as i32,
-                ..Default::default()
-            })
-            .collect()
-    });
-    assert_eq!(stale.len(), 2, "the old job has units to lease");
     // Frozen mid-unit, the workers can deliver only after the new job exists.
     workers.iter().for_each(Process::pause);
+    // Our own worker's results: the true values of its units.
+    let (me, units) = held;
+    let stale: Vec<pb::CompleteRequest> = units
+        .iter()
+        .map(|u| pb::CompleteRequest {
+            worker_id: me,
+            unit_id: u.unit_id,
+            job_id: u.job_id,
+            value: if local_value("7x7", &u.moves) == "win" { pb::Value::Win } else { pb::Value::Loss } as i32,
+            ..Default::default()
+        })
+        .collect();
     cluster.restart_coordinator_on(cluster.dir.path().join("fresh.db"));
-    let root = "I:a1,a2,a3,a4,a5";
-    let new = cluster.submit(&["--board", "6x6", "--moves", root, "--goal", "classify", "--split-depth", "1"]);
+    let new = cluster.submit(&["--board", "6x5", "--goal", "classify", "--split-depth", "1"]);
     assert_eq!(new, old, "a fresh database numbers its jobs from 1 again");
     let accepted: Vec<String> = runtime.block_on(async {
         let mut client = cluster.work_client().await;
@@ -114,7 +117,7 @@ fn results_for_a_previous_database_never_reach_a_new_job() {
     let results = cluster.golomb(&["results", &new.to_string(), "--json"]);
     if results.status.success() {
         let results: Value = serde_json::from_slice(&results.stdout).expect("valid JSON");
-        problems.extend(wrong_children(&results, "6x6", root));
+        problems.extend(wrong_children(&results, "6x5", ""));
     } else {
         problems.push(format!("results of the new job fail: {}", stderr(&results)));
     }
