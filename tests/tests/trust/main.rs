@@ -201,6 +201,8 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
                     unit_id: mine[1].unit_id,
                     job_id: job,
                     value: pb::Value::Win as i32,
+                    // Once `CompleteRequest` carries `lease_token`, set it from `mine[1]` here, so
+                    // that only the move's validation can refuse this one.
                     winning_move: "garbage".into(),
                     ..Default::default()
                 },
@@ -486,7 +488,7 @@ fn a_failed_job_has_no_pending_unit_and_can_be_retried() {
         "a failed job keeps no unit in the queue: {failed}"
     );
     let retried = cluster.json(&["retry", &job.to_string()]);
-    assert_eq!(retried["state"], "running", "{retried}");
+    assert!(matches!(retried["state"].as_str(), Some("running" | "pending")), "back in the queue: {retried}");
     assert_eq!(count(&retried, "units", "failed"), 0, "{retried}");
     let _workers = [cluster.worker("healer1", 1), cluster.worker("healer2", 1)];
     let status = cluster.wait_for_end(job, MINUTES);
@@ -533,7 +535,7 @@ fn an_oversized_submit_is_refused_within_seconds() {
     let message = stderr(&out).to_lowercase();
     assert!(!out.status.success(), "the submit was accepted after {:?}", started.elapsed());
     assert!(
-        ["too large", "too big", "too many", "estimate"].iter().any(|w| message.contains(w)),
+        ["too large", "too big", "too many", "estimate", "exceeds", "limit"].iter().any(|w| message.contains(w)),
         "the refusal says the tree is too large: {message}"
     );
     // The coordinator is still there.
