@@ -18,10 +18,12 @@ use std::time::{Duration, Instant};
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::{Board, BoardSpec, Game, PieceSet, PieceSetSpec, Position, WideBitboard};
 use golomb_proto::auth::SendToken;
-use golomb_proto::pb::work_client::WorkClient;
 use serde_json::Value;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
+
+/// A gRPC client of the coordinator's `Work` service, with the cluster's token: what a worker holds.
+pub type WorkClient = golomb_proto::pb::work_client::WorkClient<InterceptedService<Channel, SendToken>>;
 
 /// The path of one of the workspace's binaries, built if needed.
 pub fn binary(name: &str) -> PathBuf {
@@ -91,11 +93,6 @@ pub struct Process {
 }
 
 impl Process {
-    /// Wraps a started child.
-    pub fn new(child: Child) -> Process {
-        Process { child }
-    }
-
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -371,13 +368,16 @@ impl Cluster {
     }
 
     /// A gRPC client of the `Work` service, as a worker (or an impostor) would hold, with the cluster's token.
-    pub async fn work_client(&self) -> WorkClient<InterceptedService<Channel, SendToken>> {
+    pub async fn work_client(&self) -> WorkClient {
         let channel = tonic::transport::Endpoint::from_shared(self.url.clone())
             .expect("a valid URL")
             .connect()
             .await
             .expect("connects to the coordinator");
-        WorkClient::with_interceptor(channel, SendToken::new(self.options.token.as_deref()).expect("a valid token"))
+        golomb_proto::pb::work_client::WorkClient::with_interceptor(
+            channel,
+            SendToken::new(self.options.token.as_deref()).expect("a valid token"),
+        )
     }
 }
 
