@@ -6,12 +6,12 @@
 #
 #   tests/soak.sh [SECONDS [SEED]]
 #
-# SECONDS is the length of the chaos phase (default 150; the whole run takes
-# about a minute more); SEED replays the choices of an earlier run, which it
-# prints first.
+# SECONDS is the length of the chaos phase (default: $GOLOMB_SOAK_SECONDS, or
+# 150; the whole run takes about 45 s more); SEED replays the choices of an
+# earlier run, which it prints first (or set GOLOMB_SOAK_SEED).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOLOMB_SOAK_SECONDS="${1:-150}"
+export GOLOMB_SOAK_SECONDS="${1:-${GOLOMB_SOAK_SECONDS:-150}}"
 if [ -n "${2:-}" ]; then
     export GOLOMB_SOAK_SEED="$2"
 fi
