@@ -7,11 +7,11 @@
 #   tests/soak.sh [SECONDS [SEED]]
 #
 # SECONDS is the length of the chaos phase (default: $GOLOMB_SOAK_SECONDS, or
-# 150; the whole run takes about 45 s more); SEED replays the choices of an
+# 120; the whole run takes a minute or two more); SEED replays the choices of an
 # earlier run, which it prints first (or set GOLOMB_SOAK_SEED).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOLOMB_SOAK_SECONDS="${1:-${GOLOMB_SOAK_SECONDS:-150}}"
+export GOLOMB_SOAK_SECONDS="${1:-${GOLOMB_SOAK_SECONDS:-120}}"
 if [ -n "${2:-}" ]; then
     export GOLOMB_SOAK_SEED="$2"
 fi

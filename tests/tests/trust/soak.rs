@@ -99,7 +99,7 @@ fn ended(status: &Value) -> bool {
 #[ignore = "minutes long: cargo test -p golomb-tests --test trust -- --ignored --nocapture soak"]
 fn soak_under_kills_and_pauses() {
     let chaos =
-        Duration::from_secs(std::env::var("GOLOMB_SOAK_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(150));
+        Duration::from_secs(std::env::var("GOLOMB_SOAK_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(120));
     let seed = std::env::var("GOLOMB_SOAK_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
     });
