@@ -4,15 +4,26 @@
 //!
 //! The binaries are found next to the test executable (`target/<profile>/`),
 //! where `cargo test --workspace` builds them; if they are missing, the
-//! harness builds them with cargo first.
+//! harness builds them with cargo first. The coordinator's stderr goes to
+//! `coordinator.log` and each worker's to `worker-NAME.log` in the cluster's
+//! directory, so tests can read what they logged.
 
-use std::io::{BufRead, BufReader};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::{Board, BoardSpec, Game, PieceSet, PieceSetSpec, Position, WideBitboard};
+use golomb_proto::auth::SendToken;
 use serde_json::Value;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
+
+/// A gRPC client of the coordinator's `Work` service, with the cluster's token: what a worker holds.
+pub type WorkClient = golomb_proto::pb::work_client::WorkClient<InterceptedService<Channel, SendToken>>;
 
 /// The path of one of the workspace's binaries, built if needed.
 pub fn binary(name: &str) -> PathBuf {
@@ -36,16 +47,77 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
+/// `golomb` with no token in its environment: a client command, `solve`, or a `serve` the test manages itself.
+pub fn golomb_command() -> Command {
+    let mut command = Command::new(binary("golomb"));
+    command.env_remove("GOLOMB_TOKEN");
+    command
+}
+
+/// Runs `command` with piped output for at most `timeout`; `None` if it was
+/// still running then (it is killed).
+pub fn output_within(command: &mut Command, timeout: Duration) -> Option<Output> {
+    let mut child =
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the command starts");
+    // Read both pipes on threads, so a chatty command never blocks on a full pipe.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+    status.map(|status| Output { status, stdout, stderr })
+}
+
 /// A child process killed (SIGKILL) when dropped.
 pub struct Process {
     child: Child,
 }
 
 impl Process {
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kills the process at once (SIGKILL), as a crash would.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// Sends `signal` (`STOP`, `CONT`, `TERM`...) with kill(1).
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill").arg(format!("-{signal}")).arg(self.pid().to_string()).status();
+        assert!(status.is_ok_and(|s| s.success()), "kill -{signal} {} failed", self.pid());
+    }
+
+    /// Freezes the process (SIGSTOP), as an overloaded or suspended machine would.
+    pub fn pause(&self) {
+        self.signal("STOP");
+    }
+
+    /// Lets a paused process run again (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("CONT");
     }
 
     /// Sends SIGTERM and waits for the process to exit; returns whether it exited cleanly.
@@ -74,9 +146,45 @@ impl Drop for Process {
     }
 }
 
+/// How to start a coordinator: [`Cluster::start`] takes the usual two, [`Cluster::start_with`] all of them.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The token every call must carry, if any (written to a file in the cluster's directory).
+    pub token: Option<String>,
+    /// `--lease-seconds`.
+    pub lease_seconds: f64,
+    /// More `golomb serve` options.
+    pub args: Vec<String>,
+    /// Environment variables for the coordinator.
+    pub env: Vec<(String, String)>,
+    /// The database file (default: `golomb.db` in the cluster's directory).
+    pub db: Option<PathBuf>,
+    /// A limit on the coordinator's open files (RLIMIT_NOFILE, set with prlimit(1)).
+    pub max_open_files: Option<u32>,
+}
+
+impl ServeOptions {
+    /// No token, leases of `lease_seconds`, nothing else.
+    pub fn new(lease_seconds: f64) -> ServeOptions {
+        ServeOptions { token: None, lease_seconds, args: Vec::new(), env: Vec::new(), db: None, max_open_files: None }
+    }
+
+    /// Adds `golomb serve` options.
+    pub fn args(mut self, args: &[&str]) -> ServeOptions {
+        self.args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
+
+    /// Adds an environment variable.
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> ServeOptions {
+        self.env.push((key.into(), value.as_ref().to_string_lossy().into_owned()));
+        self
+    }
+}
+
 /// A coordinator with its database in a temporary directory, and its workers.
 pub struct Cluster {
-    /// The temporary directory (database, token file).
+    /// The temporary directory (database, token file, logs).
     pub dir: tempfile::TempDir,
     /// The coordinator's URL.
     pub url: String,
@@ -84,53 +192,101 @@ pub struct Cluster {
     pub coordinator: Option<Process>,
     /// The token file, when the coordinator requires one.
     pub token_file: Option<PathBuf>,
-    lease_seconds: f64,
+    options: ServeOptions,
+    db: PathBuf,
 }
 
 impl Cluster {
     /// Starts a coordinator on a free loopback port; with `token`, calls must carry it.
     pub fn start(token: Option<&str>, lease_seconds: f64) -> Cluster {
+        Cluster::start_with(ServeOptions { token: token.map(str::to_string), ..ServeOptions::new(lease_seconds) })
+    }
+
+    /// Starts a coordinator on a free loopback port as `options` say.
+    pub fn start_with(options: ServeOptions) -> Cluster {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let token_file = token.map(|t| {
+        let token_file = options.token.as_ref().map(|t| {
             let path = dir.path().join("token");
             std::fs::write(&path, t).expect("writes the token");
             path
         });
-        let mut cluster = Cluster { dir, url: String::new(), coordinator: None, token_file, lease_seconds };
+        let db = options.db.clone().unwrap_or_else(|| dir.path().join("golomb.db"));
+        let mut cluster = Cluster { dir, url: String::new(), coordinator: None, token_file, options, db };
         cluster.start_coordinator("127.0.0.1:0");
         cluster
     }
 
-    /// The SQLite file.
+    /// The SQLite file the coordinator uses now.
     pub fn db(&self) -> PathBuf {
-        self.dir.path().join("golomb.db")
+        self.db.clone()
     }
 
-    fn start_coordinator(&mut self, listen: &str) {
-        let mut command = Command::new(binary("golomb"));
+    /// The coordinator's stderr, over all its runs.
+    pub fn coordinator_log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("coordinator.log")).unwrap_or_default()
+    }
+
+    /// A worker's stderr, over all processes of that name.
+    pub fn worker_log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("worker-{name}.log"))).unwrap_or_default()
+    }
+
+    fn log_file(&self, name: &str) -> File {
+        OpenOptions::new().create(true).append(true).open(self.dir.path().join(name)).expect("a log file")
+    }
+
+    /// `golomb serve` on this cluster's database with its token, lease and options, and `--listen listen`.
+    pub fn serve_command(&self, listen: &str) -> Command {
+        let mut command = match self.options.max_open_files {
+            Some(limit) => {
+                let mut c = Command::new("prlimit");
+                c.arg(format!("--nofile={limit}:{limit}")).arg("--").arg(binary("golomb"));
+                c
+            }
+            None => Command::new(binary("golomb")),
+        };
         command
-            .args(["serve", "--listen", listen, "--lease-seconds", &self.lease_seconds.to_string()])
+            .args(["serve", "--listen", listen, "--lease-seconds", &self.options.lease_seconds.to_string()])
             .arg("--db")
-            .arg(self.db())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .arg(&self.db)
+            .args(&self.options.args)
+            .env_remove("GOLOMB_TOKEN")
+            .env("RUST_LOG", "info")
+            .envs(self.options.env.iter().map(|(k, v)| (k, v)));
         if let Some(file) = &self.token_file {
             command.arg("--token-file").arg(file);
         }
+        command
+    }
+
+    fn start_coordinator(&mut self, listen: &str) {
+        let mut command = self.serve_command(listen);
+        command.stdout(Stdio::piped()).stderr(self.log_file("coordinator.log"));
         let mut child = command.spawn().expect("golomb serve starts");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line).expect("golomb serve prints its address");
-        let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("an http:// address").to_string();
-        self.url = url;
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("golomb serve did not start; its stderr:\n{}", self.coordinator_log());
+        };
+        self.url = url.to_string();
         self.coordinator = Some(Process { child });
     }
 
     /// Kills the coordinator (SIGKILL) and starts it again on the same port and database.
     pub fn restart_coordinator(&mut self) {
+        let db = self.db.clone();
+        self.restart_coordinator_on(db);
+    }
+
+    /// Kills the coordinator (SIGKILL) and starts it again on the same port, with the database `db`.
+    pub fn restart_coordinator_on(&mut self, db: PathBuf) {
         if let Some(mut old) = self.coordinator.take() {
             old.kill();
         }
+        self.db = db;
         let listen = self.url.trim_start_matches("http://").to_string();
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
@@ -148,22 +304,28 @@ impl Cluster {
         let mut command = Command::new(binary("golomb-worker"));
         command
             .args(["--coordinator", &self.url, "--threads", &threads.to_string(), "--name", name, "--tt-mb", "32"])
+            .env("RUST_LOG", "info")
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(self.log_file(&format!("worker-{name}.log")));
         if let Some(file) = &self.token_file {
             command.arg("--token-file").arg(file);
         }
         Process { child: command.spawn().expect("golomb-worker starts") }
     }
 
-    /// Runs `golomb <args> --coordinator URL [--token-file F]` and returns its output.
-    pub fn golomb(&self, args: &[&str]) -> Output {
-        let mut command = Command::new(binary("golomb"));
-        command.args(args).args(["--coordinator", &self.url]).env_remove("GOLOMB_TOKEN");
+    /// `golomb <args> --coordinator URL [--token-file F]`, to run as the test likes.
+    pub fn golomb_command(&self, args: &[&str]) -> Command {
+        let mut command = golomb_command();
+        command.args(args).args(["--coordinator", &self.url]);
         if let Some(file) = &self.token_file {
             command.arg("--token-file").arg(file);
         }
-        command.output().expect("golomb runs")
+        command
+    }
+
+    /// Runs `golomb <args> --coordinator URL [--token-file F]` and returns its output.
+    pub fn golomb(&self, args: &[&str]) -> Output {
+        self.golomb_command(args).output().expect("golomb runs")
     }
 
     /// Runs a client command with `--json` and parses its output; panics with stderr if it fails.
@@ -204,6 +366,19 @@ impl Cluster {
             matches!(status["state"].as_str(), Some("done" | "cancelled" | "failed")).then_some(status)
         })
     }
+
+    /// A gRPC client of the `Work` service, as a worker (or an impostor) would hold, with the cluster's token.
+    pub async fn work_client(&self) -> WorkClient {
+        let channel = tonic::transport::Endpoint::from_shared(self.url.clone())
+            .expect("a valid URL")
+            .connect()
+            .await
+            .expect("connects to the coordinator");
+        golomb_proto::pb::work_client::WorkClient::with_interceptor(
+            channel,
+            SendToken::new(self.options.token.as_deref()).expect("a valid token"),
+        )
+    }
 }
 
 /// Polls `check` every 100 ms until it returns a value; panics after `timeout`.
@@ -221,4 +396,43 @@ pub fn wait_until<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> O
 /// A count from a JSON status (`units.done`, say).
 pub fn count(value: &Value, section: &str, key: &str) -> u64 {
     value[section][key].as_u64().unwrap_or_else(|| panic!("{section}.{key} missing in {value}"))
+}
+
+/// The value `golomb solve` gives the position after `moves` on `board` with pentominoes, solved here in-process.
+pub fn local_value(board: &str, moves: &str) -> &'static str {
+    let board = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
+    let game: Game<WideBitboard> =
+        Game::new(board, PieceSet::for_game(PieceSetSpec::parse("pentominoes").unwrap()).unwrap()).unwrap();
+    let (pos, _) = game.play_line(Position::empty(), moves).unwrap();
+    let tt = TranspositionTable::new(8);
+    match solve(&game, &pos, &SolveConfig::default(), &tt, &Progress::default()).outcome {
+        Outcome::Win => "win",
+        Outcome::Loss => "loss",
+        Outcome::Unknown => unreachable!("no budget was set"),
+    }
+}
+
+/// Checks a finished classify job: every legal move of the root is listed
+/// once, with a value; `check` picks the children compared with a local solve.
+pub fn check_classify(results: &Value, board: &str, root: &str, mut check: impl FnMut(usize, &str) -> bool) {
+    let children = results["children"].as_array().expect("children");
+    let board_spec = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
+    let game: Game<WideBitboard> = Game::new(board_spec, PieceSet::of_order(5)).unwrap();
+    let (pos, _) = game.play_line(Position::empty(), root).unwrap();
+    let mut expected: Vec<String> = game.legal_moves(&pos).into_iter().map(|id| game.move_name(id)).collect();
+    let mut listed: Vec<String> = children.iter().map(|c| c["move"].as_str().unwrap().to_string()).collect();
+    expected.sort();
+    listed.sort();
+    assert_eq!(listed, expected, "one entry per legal move of the root");
+    let mut compared = 0;
+    for (i, child) in children.iter().enumerate() {
+        let value = child["value"].as_str().expect("every child decided");
+        let mv = child["move"].as_str().unwrap();
+        if check(i, value) {
+            let line = if root.is_empty() { mv.to_string() } else { format!("{root};{mv}") };
+            assert_eq!(value, local_value(board, &line), "child {mv}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 0);
 }

@@ -3,53 +3,13 @@
 
 use std::time::Duration;
 
-use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
-use golomb_engine::{Board, BoardSpec, Game, PieceSet, PieceSetSpec, Position, WideBitboard};
-use golomb_tests::{Cluster, count, wait_until};
+use golomb_engine::{Board, BoardSpec, Game, PieceSet, WideBitboard};
+use golomb_tests::{Cluster, check_classify, count, local_value, wait_until};
 use serde_json::Value;
 
 /// Short enough that a killed worker's units come back quickly, long enough for heartbeats under load.
 const LEASE_SECONDS: f64 = 4.0;
 const MINUTES: Duration = Duration::from_secs(240);
-
-/// The value `golomb solve` gives the position after `moves` on `board`, solved here in-process.
-fn local_value(board: &str, moves: &str) -> &'static str {
-    let board = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
-    let game: Game<WideBitboard> =
-        Game::new(board, PieceSet::for_game(PieceSetSpec::parse("pentominoes").unwrap()).unwrap()).unwrap();
-    let (pos, _) = game.play_line(Position::empty(), moves).unwrap();
-    let tt = TranspositionTable::new(8);
-    match solve(&game, &pos, &SolveConfig::default(), &tt, &Progress::default()).outcome {
-        Outcome::Win => "win",
-        Outcome::Loss => "loss",
-        Outcome::Unknown => unreachable!("no budget was set"),
-    }
-}
-
-/// Checks a finished classify job: every legal move of the root is listed
-/// once, with a value; `check` picks the children compared with a local solve.
-fn check_classify(results: &Value, board: &str, root: &str, mut check: impl FnMut(usize, &str) -> bool) {
-    let children = results["children"].as_array().expect("children");
-    let board_spec = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
-    let game: Game<WideBitboard> = Game::new(board_spec, PieceSet::of_order(5)).unwrap();
-    let (pos, _) = game.play_line(Position::empty(), root).unwrap();
-    let mut expected: Vec<String> = game.legal_moves(&pos).into_iter().map(|id| game.move_name(id)).collect();
-    let mut listed: Vec<String> = children.iter().map(|c| c["move"].as_str().unwrap().to_string()).collect();
-    expected.sort();
-    listed.sort();
-    assert_eq!(listed, expected, "one entry per legal move of the root");
-    let mut compared = 0;
-    for (i, child) in children.iter().enumerate() {
-        let value = child["value"].as_str().expect("every child decided");
-        let mv = child["move"].as_str().unwrap();
-        if check(i, value) {
-            let line = if root.is_empty() { mv.to_string() } else { format!("{root};{mv}") };
-            assert_eq!(value, local_value(board, &line), "child {mv}");
-            compared += 1;
-        }
-    }
-    assert!(compared > 0);
-}
 
 fn done_units(status: &Value) -> u64 {
     count(status, "units", "done")
