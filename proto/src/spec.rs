@@ -86,6 +86,18 @@ pub enum SpecError {
     /// A tiling count that cannot be posed (areas differ, bad `each`).
     #[error("bad tiling: {0}")]
     Tiling(#[from] TilingError),
+    /// A split that an estimate shows is far over the node limit.
+    #[error(
+        "split depth {depth} would make about {estimate:.1e} positions, over the limit of {limit}: ask for a smaller split depth"
+    )]
+    TooLarge {
+        /// The depth asked for.
+        depth: u32,
+        /// The estimated number of positions.
+        estimate: f64,
+        /// The limit.
+        limit: usize,
+    },
     /// A tiling count given moves.
     #[error("a count job tiles the whole board: leave `moves` empty")]
     CountMoves,

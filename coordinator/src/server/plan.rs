@@ -102,7 +102,7 @@ fn game_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
         let estimate = estimate_nodes(g, &root, depth);
         // The estimate is rough: refuse only what is clearly out of reach; the split's own limit does the rest.
         if estimate > 4.0 * MAX_NODES as f64 {
-            return Err(SplitError::TooLarge { depth, limit: MAX_NODES }.into());
+            return Err(SpecError::TooLarge { depth, estimate, limit: MAX_NODES });
         }
         let tree = split::split(g, &root, depth, MAX_NODES)?;
         Ok(tree

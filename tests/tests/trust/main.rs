@@ -90,6 +90,8 @@ fn results_for_a_previous_database_never_reach_a_new_job() {
             unit_id: u.unit_id,
             job_id: u.job_id,
             value: if local_value("7x7", &u.moves) == "win" { pb::Value::Win } else { pb::Value::Loss } as i32,
+            // The real token of the old lease: what an honest worker of the old database would send.
+            lease_token: u.lease_token.clone(),
             ..Default::default()
         })
         .collect();
@@ -171,12 +173,13 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
                 },
             ),
             (
-                "a wrong value from a registered worker for a unit leased to another",
+                "a wrong value from a registered worker for a unit leased to another, with its stolen token",
                 pb::CompleteRequest {
                     worker_id: me,
                     unit_id: theirs[0].unit_id,
                     job_id: job,
                     value: wrong(&theirs[0]),
+                    lease_token: theirs[0].lease_token.clone(),
                     ..Default::default()
                 },
             ),
@@ -197,8 +200,8 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
                     unit_id: mine[1].unit_id,
                     job_id: job,
                     value: pb::Value::Win as i32,
-                    // Once `CompleteRequest` carries `lease_token`, set it from `mine[1]` here, so
-                    // that only the move's validation can refuse this one.
+                    // The lease is real, so only the move's validation can refuse this one.
+                    lease_token: mine[1].lease_token.clone(),
                     winning_move: "garbage".into(),
                     ..Default::default()
                 },
@@ -213,7 +216,9 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
         // Hand the leases back; if that is refused too, they expire.
         for (worker_id, units) in [(me, &mine), (other, &theirs)] {
             let unit_ids = units.iter().map(|u| u.unit_id).collect();
-            let _ = client.give_back(pb::GiveBackRequest { worker_id, unit_ids, split: false }).await;
+            let lease_tokens = units.iter().map(|u| u.lease_token.clone()).collect();
+            let request = pb::GiveBackRequest { worker_id, unit_ids, lease_tokens, split: false };
+            let _ = client.give_back(request).await;
         }
         accepted
     });
