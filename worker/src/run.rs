@@ -91,6 +91,19 @@ impl Shared {
     fn coordinator_id(&self) -> String {
         self.coordinator_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
+
+    /// Whether an answer came from another database than the one we registered
+    /// with (the coordinator was restarted on another file, and may even have
+    /// given our worker id to someone else): then register again, which drops
+    /// the old database's units.
+    fn database_changed(&self, coordinator_id: &str) -> bool {
+        let known = self.coordinator_id.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let changed = !coordinator_id.is_empty() && !known.is_empty() && known != coordinator_id;
+        if changed {
+            self.unknown.store(true, Relaxed);
+        }
+        changed
+    }
 }
 
 /// What a refused call means for the worker.
@@ -275,7 +288,24 @@ async fn work(
             let request = pb::LeaseRequest { worker_id: shared.worker_id.load(Relaxed), max_units: free as u32 };
             match client.lease(request).await {
                 Ok(response) => {
-                    for unit in response.into_inner().units {
+                    let response = response.into_inner();
+                    if shared.database_changed(&response.coordinator_id) {
+                        // Leased under an id the new database may give to another worker: hand them back
+                        // at once (under that id), so no attempt is spent on them.
+                        let back = pb::GiveBackRequest {
+                            worker_id: shared.worker_id.load(Relaxed),
+                            unit_ids: response.units.iter().map(|u| u.unit_id).collect(),
+                            lease_tokens: response.units.iter().map(|u| u.lease_token.clone()).collect(),
+                            split: false,
+                        };
+                        if !back.unit_ids.is_empty()
+                            && let Err(status) = client.give_back(back).await
+                        {
+                            tracing::debug!("giving back units of another database failed: {status}");
+                        }
+                        continue;
+                    }
+                    for unit in response.units {
                         leased += 1;
                         let running = Running { unit_id: unit.unit_id, progress: Arc::new(Progress::default()) };
                         shared.running().insert(unit.lease_token.clone(), running);
@@ -513,7 +543,9 @@ async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, every: Duration
             pb::HeartbeatRequest { worker_id: shared.worker_id.load(Relaxed), units, busy: shared.busy.share() };
         match client.heartbeat(request).await {
             Ok(response) => {
-                let stop = response.into_inner().stop_units;
+                let response = response.into_inner();
+                shared.database_changed(&response.coordinator_id);
+                let stop = response.stop_units;
                 for r in shared.running().values().filter(|r| stop.contains(&r.unit_id)) {
                     tracing::info!("unit {} is no longer needed: stopping it", r.unit_id);
                     r.progress.cancel.store(true, Relaxed);

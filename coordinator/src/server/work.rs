@@ -98,7 +98,7 @@ impl pb::work_server::Work for WorkService {
                 }
             })
             .collect();
-        Ok(Response::new(pb::LeaseResponse { units }))
+        Ok(Response::new(pb::LeaseResponse { units, coordinator_id: self.0.db_id.to_string() }))
     }
 
     async fn heartbeat(
@@ -118,7 +118,10 @@ impl pb::work_server::Work for WorkService {
         let lease = self.0.config.lease_seconds;
         let busy = r.busy.clamp(0.0, 1.0);
         let stop_units = self.0.store(move |s| s.heartbeat(WorkerId(r.worker_id), &units, busy, lease)).await?;
-        Ok(Response::new(pb::HeartbeatResponse { stop_units: stop_units.into_iter().map(|u| u.0).collect() }))
+        Ok(Response::new(pb::HeartbeatResponse {
+            stop_units: stop_units.into_iter().map(|u| u.0).collect(),
+            coordinator_id: self.0.db_id.to_string(),
+        }))
     }
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteResponse>, Status> {
