@@ -1,10 +1,12 @@
 //! Talking to a running coordinator: the connection the client commands
 //! share, and refusals turned into errors that say what the coordinator said.
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use golomb_proto::auth::{SendToken, load_token};
+use golomb_proto::pb;
 use golomb_proto::pb::jobs_client::JobsClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
@@ -56,4 +58,11 @@ pub fn with_client<T>(
         let mut client = connect(args).await?;
         call(&mut client).await
     })
+}
+
+/// Fetches a job's proof from the coordinator and writes it to `path`; returns the checker's leaf count.
+pub async fn save_proof(client: &mut Client, job: u64, path: &Path) -> anyhow::Result<u64> {
+    let proof = client.proof(pb::ProofRequest { job_id: job }).await.map_err(refused)?.into_inner();
+    std::fs::write(path, &proof.json).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(proof.leaves)
 }

@@ -2,14 +2,13 @@
 //! and optionally a proof of the root's value for `golomb verify`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::Args;
 use golomb_proto::pb;
 
 use super::args::ClientArgs;
-use super::client::{Client, refused, with_client};
+use super::client::{refused, save_proof, with_client};
 use super::job_report::ResultsReport;
 use super::output;
 
@@ -27,13 +26,6 @@ pub struct ResultsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Fetches a job's proof from the coordinator and writes it to `path`; returns the checker's leaf count.
-pub async fn save_proof(client: &mut Client, job: u64, path: &Path) -> anyhow::Result<u64> {
-    let proof = client.proof(pb::ProofRequest { job_id: job }).await.map_err(refused)?.into_inner();
-    std::fs::write(path, &proof.json).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(proof.leaves)
 }
 
 /// Runs `golomb results`.

@@ -14,10 +14,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use super::args::{ClientArgs, JobArgs};
-use super::client::{self, Client, refused};
+use super::client::{self, Client, refused, save_proof};
 use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
 use super::output::{self, duration, si};
-use super::results::save_proof;
 use crate::server::lock::DbLock;
 use crate::server::{ServerConfig, bind};
 use crate::store::Store;
