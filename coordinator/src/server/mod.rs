@@ -15,6 +15,7 @@ mod jobs;
 pub mod lock;
 mod plan;
 mod proof;
+mod slow_refusals;
 mod status;
 mod views;
 mod work;
@@ -180,6 +181,7 @@ async fn serve(listener: TcpListener, shared: Shared, shutdown: CancellationToke
     tonic::transport::Server::builder()
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+        .layer(slow_refusals::SlowRefusalsLayer::default())
         .add_service(jobs)
         .add_service(work)
         .serve_with_incoming_shutdown(

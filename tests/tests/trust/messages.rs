@@ -138,3 +138,26 @@ fn wrong_tokens_are_logged() {
         "three wrong-token calls left no trace in the coordinator's log:\n{log}"
     );
 }
+
+#[test]
+fn guessing_tokens_is_slowed_down() {
+    let cluster = Cluster::start(Some("s3cret-token"), LEASE_SECONDS);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let elapsed = runtime.block_on(async {
+        let channel = tonic::transport::Endpoint::from_shared(cluster.url.clone()).unwrap().connect().await.unwrap();
+        let wrong = golomb_proto::auth::SendToken::new(Some("guess")).unwrap();
+        let mut client = golomb_proto::pb::jobs_client::JobsClient::with_interceptor(channel, wrong);
+        let started = std::time::Instant::now();
+        for _ in 0..30 {
+            let refused = client.list_workers(golomb_proto::pb::ListWorkersRequest {}).await.unwrap_err();
+            assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+        }
+        started.elapsed()
+    });
+    // Unslowed, 30 refusals over loopback take a few milliseconds.
+    assert!(elapsed >= Duration::from_secs(1), "30 wrong-token calls answered in {elapsed:?}");
+    // The right token is not slowed.
+    let started = std::time::Instant::now();
+    cluster.json(&["workers"]);
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

@@ -1,0 +1,110 @@
+//! Refused authentications cost the caller time: a call answered
+//! `Unauthenticated` is held back for a penalty that grows with the number of
+//! such answers in the last second (10 ms each, at most 2 s), so guessing
+//! tokens runs at a few calls per second instead of thousands. Calls with the
+//! right token are never delayed. (The refusals themselves are decided and
+//! logged by the token check, `golomb_proto::auth::RequireToken`.)
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use tonic::codegen::http;
+use tower::{Layer, Service};
+
+/// Refusals in the current one-second window.
+#[derive(Debug)]
+struct Window {
+    start: Instant,
+    count: u32,
+}
+
+/// The layer that slows refused calls down; one shared window for the whole server.
+#[derive(Clone, Debug)]
+pub struct SlowRefusalsLayer {
+    window: Arc<Mutex<Window>>,
+}
+
+impl Default for SlowRefusalsLayer {
+    fn default() -> SlowRefusalsLayer {
+        SlowRefusalsLayer { window: Arc::new(Mutex::new(Window { start: Instant::now(), count: 0 })) }
+    }
+}
+
+impl SlowRefusalsLayer {
+    /// Notes one refusal; returns how long to hold it back.
+    fn penalty(window: &Mutex<Window>) -> Duration {
+        let mut w = window.lock().unwrap_or_else(|e| e.into_inner());
+        if w.start.elapsed() >= Duration::from_secs(1) {
+            *w = Window { start: Instant::now(), count: 0 };
+        }
+        w.count = w.count.saturating_add(1);
+        (Duration::from_millis(10) * w.count).min(Duration::from_secs(2))
+    }
+}
+
+impl<S> Layer<S> for SlowRefusalsLayer {
+    type Service = SlowRefusals<S>;
+
+    fn layer(&self, inner: S) -> SlowRefusals<S> {
+        SlowRefusals { inner, window: self.window.clone() }
+    }
+}
+
+/// A service whose `Unauthenticated` answers are held back (see the module docs).
+#[derive(Clone, Debug)]
+pub struct SlowRefusals<S> {
+    inner: S,
+    window: Arc<Mutex<Window>>,
+}
+
+/// gRPC's code for `Unauthenticated`, as its `grpc-status` header carries it.
+const UNAUTHENTICATED: &str = "16";
+
+impl<S, Req, Body> Service<http::Request<Req>> for SlowRefusals<S>
+where
+    S: Service<http::Request<Req>, Response = http::Response<Body>>,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+    Body: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<Req>) -> Self::Future {
+        let answer = self.inner.call(request);
+        let window = self.window.clone();
+        Box::pin(async move {
+            let response = answer.await?;
+            let refused = response.headers().get("grpc-status").is_some_and(|s| s == UNAUTHENTICATED);
+            if refused {
+                tokio::time::sleep(SlowRefusalsLayer::penalty(&window)).await;
+            }
+            Ok(response)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn penalties_grow_within_a_second_and_are_capped() {
+        let layer = SlowRefusalsLayer::default();
+        let first = SlowRefusalsLayer::penalty(&layer.window);
+        let second = SlowRefusalsLayer::penalty(&layer.window);
+        assert!(second > first);
+        for _ in 0..1000 {
+            SlowRefusalsLayer::penalty(&layer.window);
+        }
+        assert_eq!(SlowRefusalsLayer::penalty(&layer.window), Duration::from_secs(2));
+    }
+}
