@@ -78,6 +78,12 @@ struct Shared {
     coordinator_id: Mutex<String>,
     /// Units leased and not yet reported: queued or being solved, by lease token.
     running: Mutex<HashMap<String, Running>>,
+    /// Units solved whose results wait in the outbox, by lease token: their
+    /// leases are kept alive too, so a result held back by a coordinator
+    /// that cannot write for a while is still accepted when it can.
+    waiting: Mutex<Vec<(String, u64, u64)>>,
+    /// Milliseconds between heartbeats, as the coordinator last asked.
+    heartbeat_ms: AtomicU64,
     busy: BusyClock,
     /// Set when the coordinator no longer knows this worker (it lost its database).
     unknown: AtomicBool,
@@ -161,6 +167,18 @@ impl Backoff {
     }
 }
 
+/// Tells the heartbeat task which solved units wait in the outbox.
+fn publish_waiting(shared: &Shared, outbox: &VecDeque<Report>) {
+    let waiting = outbox
+        .iter()
+        .filter_map(|r| match r {
+            Report::Complete(c) => Some((c.lease_token.clone(), c.unit_id, c.stats.map_or(0, |s| s.positions))),
+            Report::GiveBack(_) => None,
+        })
+        .collect();
+    *shared.waiting.lock().unwrap_or_else(|e| e.into_inner()) = waiting;
+}
+
 /// After registering with a coordinator whose database changed: stops the
 /// units leased from the old one and drops their reports, which the new one
 /// would refuse (their leases name the old database).
@@ -193,13 +211,15 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
         worker_id: AtomicU64::new(0),
         coordinator_id: Mutex::new(String::new()),
         running: Mutex::new(HashMap::new()),
+        waiting: Mutex::new(Vec::new()),
+        heartbeat_ms: AtomicU64::new(1000),
         busy: BusyClock::default(),
         unknown: AtomicBool::new(false),
     });
-    let Some(heartbeat_every) = register(&mut client, &config, &shared, &shutdown).await? else {
+    if register(&mut client, &config, &shared, &shutdown).await?.is_none() {
         return Ok(WorkerSummary::default());
-    };
-    let heartbeats = tokio::spawn(heartbeat_loop(client.clone(), shared.clone(), heartbeat_every, shutdown.clone()));
+    }
+    let heartbeats = tokio::spawn(heartbeat_loop(client.clone(), shared.clone(), shutdown.clone()));
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(pb::Unit, UnitOutcome)>();
     let (todo_tx, todo_rx) = std::sync::mpsc::channel::<pb::Unit>();
     let solver_thread = {
@@ -268,6 +288,12 @@ async fn work(
     let mut idle = Duration::from_millis(50);
     let mut backoff = Backoff::default();
     while !shutdown.is_cancelled() {
+        // Finished units go to the outbox at once, and their leases into the heartbeats,
+        // however long the coordinator refuses their delivery.
+        while let Ok(finished) = done.try_recv() {
+            collect(finished, outbox, summary);
+        }
+        publish_waiting(shared, outbox);
         if shared.unknown.swap(false, Relaxed) {
             if register(client, config, shared, shutdown).await?.is_none() {
                 return Ok(());
@@ -277,6 +303,7 @@ async fn work(
         if !deliver(client, config, shared, outbox).await? {
             tokio::select! {
                 _ = tokio::time::sleep(backoff.next()) => {}
+                Some(finished) = done.recv() => collect(finished, outbox, summary),
                 _ = shutdown.cancelled() => {}
             }
             continue;
@@ -373,8 +400,10 @@ async fn register(
                 *known = response.coordinator_id;
                 tracing::info!("registered with {} as worker {}", config.coordinator, response.worker_id);
                 let heartbeat = response.heartbeat_seconds;
-                let every = if heartbeat.is_finite() { heartbeat.clamp(0.1, 60.0) } else { 1.0 };
-                return Ok(Some(Duration::from_secs_f64(every)));
+                let every =
+                    Duration::from_secs_f64(if heartbeat.is_finite() { heartbeat.clamp(0.1, 60.0) } else { 1.0 });
+                shared.heartbeat_ms.store(every.as_millis() as u64, Relaxed);
+                return Ok(Some(every));
             }
             Err(status) if refusal(&status) == Refusal::Transient => {
                 tracing::warn!("cannot reach {} ({}); retrying in {:?}", config.coordinator, status.message(), backoff);
@@ -524,13 +553,14 @@ async fn deliver(
 }
 
 /// Extends the leases of the running units every `every`, and stops the ones the coordinator names.
-async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, every: Duration, shutdown: CancellationToken) {
+async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, shutdown: CancellationToken) {
     loop {
+        let every = Duration::from_millis(shared.heartbeat_ms.load(Relaxed));
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
             _ = shutdown.cancelled() => return,
         }
-        let units: Vec<pb::UnitProgress> = shared
+        let mut units: Vec<pb::UnitProgress> = shared
             .running()
             .iter()
             .map(|(token, r)| pb::UnitProgress {
@@ -539,6 +569,12 @@ async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, every: Duration
                 lease_token: token.clone(),
             })
             .collect();
+        let waiting = shared.waiting.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        units.extend(waiting.into_iter().map(|(lease_token, unit_id, positions)| pb::UnitProgress {
+            unit_id,
+            positions,
+            lease_token,
+        }));
         let request =
             pb::HeartbeatRequest { worker_id: shared.worker_id.load(Relaxed), units, busy: shared.busy.share() };
         match client.heartbeat(request).await {

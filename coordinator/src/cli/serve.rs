@@ -34,10 +34,6 @@ pub struct ServeArgs {
 
 /// Runs `golomb serve`.
 pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.lease_seconds.is_finite() && args.lease_seconds >= 0.3,
-        "--lease-seconds must be at least 0.3"
-    );
     golomb_worker::init_tracing();
     let config = ServerConfig {
         max_connections: args.max_connections,

@@ -1,7 +1,7 @@
 //! Accepting connections within limits: at most `max` at once (more are
-//! closed at once, with a warning), and each must start talking within the
-//! handshake time or it is closed, so idle sockets cannot use up the
-//! coordinator's file descriptors. Accept errors (out of descriptors) are
+//! closed at once, with a warning), and each must send the whole HTTP/2
+//! connection preface within the handshake time or it is closed, so idle or
+//! trickling sockets cannot use up the coordinator's file descriptors. Accept errors (out of descriptors) are
 //! logged and retried after a pause instead of spinning.
 
 use std::pin::Pin;
@@ -81,6 +81,24 @@ impl Throttled {
     }
 }
 
+/// HTTP/2's connection preface, which every client sends first.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Waits until the whole preface has arrived (without reading it); false if
+/// the peer closed or sent something else.
+async fn preface(stream: &TcpStream) -> bool {
+    let mut buf = [0u8; 24];
+    loop {
+        match stream.peek(&mut buf).await {
+            Ok(0) | Err(_) => return false,
+            Ok(n) if n >= PREFACE.len() => return buf == *PREFACE,
+            Ok(n) if buf[..n] != PREFACE[..n] => return false,
+            // Part of it: wait a little for the rest (peek returns at once while data is buffered).
+            Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+}
+
 /// The connections the server should serve: accepted, within the limit, and talking.
 pub fn incoming(
     listener: TcpListener,
@@ -114,13 +132,12 @@ pub fn incoming(
             tokio::spawn(async move {
                 // Small replies (leases, acknowledgements) go out at once instead of waiting for a delayed ACK.
                 let _ = stream.set_nodelay(true);
-                let mut first = [0u8; 1];
-                match tokio::time::timeout(limits.handshake, stream.peek(&mut first)).await {
-                    Ok(Ok(n)) if n > 0 => {
+                match tokio::time::timeout(limits.handshake, preface(&stream)).await {
+                    Ok(true) => {
                         let _ = tx.send(Ok(Conn { stream, _slot: slot })).await;
                     }
-                    Ok(_) => {}
-                    Err(_) => tracing::debug!("closed a connection that sent nothing within the handshake time"),
+                    Ok(false) => {}
+                    Err(_) => tracing::debug!("closed a connection that did not send its preface in time"),
                 }
             });
         }

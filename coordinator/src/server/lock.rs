@@ -15,9 +15,15 @@ pub struct DbLock {
     path: PathBuf,
 }
 
-/// The lock file of a database.
+/// The lock file of a database, named from its real path, so a symbolic or
+/// relative path to the same file finds the same lock.
 fn lock_path(db: &Path) -> PathBuf {
-    let mut name = db.as_os_str().to_owned();
+    let real = db.canonicalize().unwrap_or_else(|_| {
+        let dir = db.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        db.file_name().map_or_else(|| db.to_path_buf(), |name| dir.join(name))
+    });
+    let mut name = real.into_os_string();
     name.push(".lock");
     PathBuf::from(name)
 }
@@ -81,6 +87,9 @@ mod tests {
         first.record_address("127.0.0.1:7117");
         let err = DbLock::acquire(&db).unwrap_err().to_string();
         assert!(err.contains("g.db") && err.contains("127.0.0.1:7117"), "{err}");
+        std::fs::write(&db, b"").unwrap();
+        std::os::unix::fs::symlink(&db, dir.path().join("link.db")).unwrap();
+        assert!(DbLock::acquire(&dir.path().join("link.db")).is_err(), "a link to the same file is the same database");
         drop(first);
         DbLock::acquire(&db).unwrap();
     }

@@ -78,6 +78,9 @@ pub struct Shared {
     games: Arc<Mutex<HashMap<GameSpec, Arc<AnyGame>>>>,
     /// Submits planned at once (each can take a lot of memory while its tree is built).
     planning: Arc<Semaphore>,
+    /// When a write to the store last failed (a full disk, an I/O error): while
+    /// writes fail, heartbeats cannot be recorded, so leases must not run down.
+    last_write_failure: Arc<Mutex<Option<Instant>>>,
     /// Cancelled when the server stops: long calls (watches) end with it.
     shutdown: CancellationToken,
 }
@@ -103,7 +106,15 @@ impl Shared {
         &self,
         f: impl FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, Status> {
-        on_store(&self.store, f).await
+        let failure = self.last_write_failure.clone();
+        on_store(&self.store, move |s| {
+            let result = f(s);
+            if let Err(StoreError::Sqlite(_)) = &result {
+                *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+            }
+            result
+        })
+        .await
     }
 
     /// Runs a read-only `f` on the store's read connection on a blocking thread:
@@ -138,8 +149,12 @@ pub async fn bind(
 ) -> anyhow::Result<(SocketAddr, impl std::future::Future<Output = anyhow::Result<()>> + Send + use<>)> {
     anyhow::ensure!(config.max_connections >= 1, "--max-connections must be at least 1");
     anyhow::ensure!(
-        config.handshake_seconds.is_finite() && config.handshake_seconds > 0.0,
-        "--handshake-seconds must be a positive number of seconds"
+        config.handshake_seconds.is_finite() && (0.01..=3600.0).contains(&config.handshake_seconds),
+        "--handshake-seconds must be from 0.01 to 3600 seconds"
+    );
+    anyhow::ensure!(
+        config.lease_seconds.is_finite() && (0.3..=86_400.0).contains(&config.lease_seconds),
+        "--lease-seconds must be from 0.3 to 86400 seconds (a day)"
     );
     let mut lock = lock::DbLock::acquire(&config.db)?;
     let mut store =
@@ -158,6 +173,7 @@ pub async fn bind(
         config: Arc::new(config),
         games: Arc::default(),
         planning: Arc::new(Semaphore::new(1)),
+        last_write_failure: Arc::default(),
         shutdown: shutdown.clone(),
     };
     Ok((addr, async move {
@@ -181,6 +197,7 @@ async fn serve(listener: TcpListener, shared: Shared, shutdown: CancellationToke
     tonic::transport::Server::builder()
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+        .max_concurrent_streams(Some(128))
         .layer(slow_refusals::SlowRefusalsLayer::default())
         .add_service(jobs)
         .add_service(work)
@@ -196,39 +213,77 @@ async fn serve(listener: TcpListener, shared: Shared, shutdown: CancellationToke
     Ok(())
 }
 
+/// When the upkeep last did its work: by the monotonic clock and by the wall
+/// clock (lease deadlines are wall-clock, and a suspended machine stops only
+/// the first).
+struct LastUpkeep {
+    at: Instant,
+    wall: f64,
+}
+
+impl LastUpkeep {
+    fn now() -> LastUpkeep {
+        LastUpkeep { at: Instant::now(), wall: crate::store::now() }
+    }
+
+    /// Seconds since then beyond the planned interval, by whichever clock saw more.
+    fn excess(&self, every: f64) -> f64 {
+        let gap = self.at.elapsed().as_secs_f64().max(crate::store::now() - self.wall);
+        gap - every
+    }
+}
+
 /// Expires lost leases a few times per lease, and checkpoints the WAL now and then.
 ///
 /// Leases are kept alive by heartbeats that the coordinator itself must
-/// receive. When this task finds that it ran much later than planned, the
-/// coordinator was not running (stopped, paused, starved): the workers'
-/// heartbeats went unanswered through no fault of theirs, so every lease
-/// gets a fresh period instead of expiring and costing its unit an attempt.
+/// receive and write. Any time the upkeep could not do its work on schedule
+/// (the coordinator was stopped, paused or starved, the machine slept, the
+/// store was held by a long call), the workers' heartbeats could not be heard
+/// either, through no fault of theirs: so every lease is first moved on by
+/// that much, and only then are the leases that ran out expired. The gap is
+/// measured once the store is held. While writes fail (a full disk), and for
+/// a lease after, heartbeats may not have been recorded: leases are moved on
+/// by the whole time since the last upkeep, so none runs down.
 async fn upkeep(shared: Shared, shutdown: CancellationToken) {
     let every = Duration::from_secs_f64((shared.config.lease_seconds / 4.0).clamp(0.1, 10.0));
-    let late = every * 2 + Duration::from_secs_f64(shared.config.lease_seconds / 3.0);
-    let lease = shared.config.lease_seconds;
-    let mut last = Instant::now();
+    let lease = Duration::from_secs_f64(shared.config.lease_seconds);
+    let last = Arc::new(Mutex::new(LastUpkeep::now()));
     let mut last_checkpoint = Instant::now();
     loop {
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
             _ = shutdown.cancelled() => return,
         }
-        let gap = last.elapsed();
-        last = Instant::now();
-        if gap > late {
-            match shared.store(move |s| s.extend_leases(lease)).await {
-                Ok(n) => tracing::warn!(
-                    "the coordinator was not running for {:.1} s: {n} leases renewed instead of expired",
-                    gap.as_secs_f64()
-                ),
-                Err(err) => tracing::error!("renewing leases failed: {}", err.message()),
+        let last = last.clone();
+        let failure = shared.last_write_failure.clone();
+        let done = shared
+            .store(move |s| {
+                let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+                let excess = last.excess(every.as_secs_f64());
+                let failing = failure.lock().unwrap_or_else(|e| e.into_inner()).is_some_and(|t| t.elapsed() < lease);
+                let absent = match excess {
+                    _ if failing => excess + every.as_secs_f64(),
+                    // Small delays (a busy machine) are not absences worth accounting for.
+                    excess if excess > 0.5 => excess,
+                    _ => 0.0,
+                };
+                let expired = s.expire_leases(absent)?;
+                *last = LastUpkeep::now();
+                Ok((absent, expired))
+            })
+            .await;
+        match done {
+            Ok((absent, expired)) => {
+                if absent > 0.0 {
+                    tracing::warn!(
+                        "the coordinator could not keep leases for {absent:.1} s (stopped, starved, or unable to write): \
+                         every lease moved on by that"
+                    );
+                }
+                if expired > 0 {
+                    tracing::info!("{expired} leases expired: their units are back in the queue");
+                }
             }
-            continue;
-        }
-        match shared.store(|s| s.expire_leases()).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!("{n} leases expired: their units are back in the queue"),
             Err(err) => tracing::error!("expiring leases failed: {}", err.message()),
         }
         if last_checkpoint.elapsed() >= Duration::from_secs(60) {

@@ -8,6 +8,10 @@ use tonic::{Request, Response, Status};
 use super::{Shared, plan};
 use crate::store::{Completion, HeartbeatUnit, HeldUnit, Reported};
 
+/// The most positions one report may claim (2^53): sums over millions of
+/// units stay exact and within SQLite's integers, whatever a peer sends.
+const MAX_POSITIONS: u64 = 1 << 53;
+
 /// The units of a give-back with their leases; a request whose lists differ in length is refused.
 fn held_units(r: &pb::GiveBackRequest) -> Result<Vec<HeldUnit>, Status> {
     if r.unit_ids.len() != r.lease_tokens.len() {
@@ -25,7 +29,7 @@ impl WorkService {
     /// in printed notation: a move that does not parse or is not legal there is
     /// refused, never stored.
     async fn checked_move(&self, unit: UnitId, job: JobId, mv: String) -> Result<String, Status> {
-        let (spec, line) = self.0.read(move |s| s.unit_position(unit, job)).await?;
+        let (spec, line) = self.0.store(move |s| s.unit_position(unit, job)).await?;
         let shared = self.0.clone();
         tokio::task::spawn_blocking(move || {
             let game = shared.game(&spec.game)?;
@@ -145,8 +149,8 @@ impl pb::work_server::Work for WorkService {
             worker: WorkerId(r.worker_id),
             lease_token: r.lease_token.clone(),
             reported,
-            positions: stats.positions,
-            seconds: stats.seconds,
+            positions: stats.positions.min(MAX_POSITIONS),
+            seconds: if stats.seconds.is_finite() { stats.seconds.clamp(0.0, 1e9) } else { 0.0 },
         };
         let conflict = self.0.store(move |s| s.complete(&completion)).await?;
         if conflict {
@@ -170,7 +174,7 @@ impl pb::work_server::Work for WorkService {
         for held in units {
             let unit = held.unit;
             let key = held.clone();
-            let Some(target) = self.0.read(move |s| s.unit_to_split(worker, &key)).await? else {
+            let Some(target) = self.0.store(move |s| s.unit_to_split(worker, &key)).await? else {
                 continue;
             };
             let children = tokio::task::spawn_blocking(move || plan::unit_children(&target))

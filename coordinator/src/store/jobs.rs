@@ -289,6 +289,8 @@ impl Store {
             "UPDATE jobs SET state = :running, finished = NULL, error = NULL WHERE id = :job",
             named_params! { ":job": job.0 as i64, ":running": JobState::Running },
         )?;
+        // Results that came in after the failure may already answer it.
+        tree::finish_if_answered(&tx, job.0 as i64)?;
         let row = job_row(&tx, job)?;
         tx.commit()?;
         Ok(row)

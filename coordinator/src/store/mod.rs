@@ -88,6 +88,9 @@ pub enum StoreError {
     /// was issued by another database).
     #[error("unit {0}: this call does not carry the unit's current lease; it is refused")]
     NotHolder(UnitId),
+    /// A report of the wrong kind: a count for a game unit, or a value for a tiling share.
+    #[error("unit {0}: the report is of the wrong kind for its job (a count for a game, or a value for a count)")]
+    WrongReport(UnitId),
     /// A job in a state the call does not apply to.
     #[error("job {job} is {state}: {what}")]
     JobState {

@@ -98,9 +98,12 @@ CREATE TABLE workers (
 ";
 
 /// Version 1 to 2: the database's identity and per-lease tokens.
+/// Units leased under version 1 have no token that a version-2 worker could
+/// hold: they go back to the queue (without spending an attempt).
 const V1_TO_V2: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ALTER TABLE units ADD COLUMN lease_token TEXT;
+UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0 WHERE state = 'leased';
 ";
 
 /// Random bytes as hex (identities and lease tokens).

@@ -115,7 +115,7 @@ fn expired_leases_return_then_fail() {
     let (mut store, job, worker, _dir) = flat(Goal::Solve);
     for _ in 0..MAX_ATTEMPTS {
         assert_eq!(store.lease(worker, 1, -1.0).unwrap().len(), 1);
-        assert_eq!(store.expire_leases().unwrap(), 1);
+        assert_eq!(store.expire_leases(0.0).unwrap(), 1);
     }
     let row = store.job(job).unwrap();
     assert_eq!((row.state, row.units.failed), (JobState::Failed, 1));
@@ -196,7 +196,7 @@ fn a_failed_job_keeps_no_pending_unit_and_can_be_retried() {
     assert_eq!(held.len(), 3);
     // Three expiries of the same unit fail it; the other units must not come back as pending.
     for round in 0..MAX_ATTEMPTS {
-        store.expire_leases().unwrap();
+        store.expire_leases(0.0).unwrap();
         if round + 1 < MAX_ATTEMPTS {
             while store.lease(worker, 3, -1.0).unwrap().is_empty() {}
         }
@@ -233,4 +233,30 @@ fn results_only_count_from_the_current_lease() {
     assert!(!store.complete(&report(worker, &unit.lease_token)).unwrap());
     assert!(!store.complete(&report(worker, &unit.lease_token)).unwrap(), "a repeat of the same lease agrees");
     assert_eq!(store.job(job).unwrap().value, Win);
+}
+
+#[test]
+fn a_coordinator_that_was_away_moves_leases_on_instead_of_expiring_them() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    assert_eq!(store.lease(worker, 3, -1.0).unwrap().len(), 3);
+    assert_eq!(store.expire_leases(60.0).unwrap(), 0, "away for 60 s: the leases are moved on");
+    assert_eq!(store.job(job).unwrap().units.leased, 3);
+    assert_eq!(store.expire_leases(0.0).unwrap(), 0);
+}
+
+#[test]
+fn a_report_of_the_wrong_kind_is_refused() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    let unit = store.lease(worker, 1, 60.0).unwrap().remove(0);
+    let count = Completion {
+        unit: unit.unit,
+        job,
+        worker,
+        lease_token: unit.lease_token.clone(),
+        reported: Reported::Count { solutions: 1, fixed: 1 },
+        positions: 1,
+        seconds: 0.1,
+    };
+    assert!(matches!(store.complete(&count), Err(StoreError::WrongReport(_))));
+    assert_eq!(store.job(job).unwrap().units.leased, 1);
 }

@@ -3,6 +3,7 @@
 //! lost leases.
 
 use golomb_engine::solve::Outcome;
+use golomb_engine::split::Goal;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
@@ -101,6 +102,8 @@ struct UnitRecord {
     attempts: i64,
     worker: Option<i64>,
     lease_token: Option<String>,
+    /// Whether the unit is a share of a tiling count (not a game position).
+    counts: bool,
 }
 
 /// A leased unit as the lease statement returns it.
@@ -327,8 +330,9 @@ impl Store {
         workers::touch(&tx, c.worker)?;
         let unit = tx
             .query_row(
-                "SELECT job, node, state, value, solutions, fixed, attempts, worker, lease_token
-                 FROM units WHERE id = ?1",
+                "SELECT u.job, u.node, u.state, u.value, u.solutions, u.fixed, u.attempts, u.worker, u.lease_token,
+                        j.goal
+                 FROM units u JOIN jobs j ON j.id = u.job WHERE u.id = ?1",
                 [c.unit.0 as i64],
                 |r| {
                     Ok(UnitRecord {
@@ -341,6 +345,7 @@ impl Store {
                         attempts: r.get(6)?,
                         worker: r.get(7)?,
                         lease_token: r.get(8)?,
+                        counts: r.get::<_, String>(9)? == Goal::Count.name(),
                     })
                 },
             )
@@ -351,6 +356,14 @@ impl Store {
         let holds = unit.worker == Some(c.worker.0 as i64) && unit.lease_token.as_deref() == Some(&c.lease_token);
         if !holds {
             return Err(StoreError::NotHolder(c.unit));
+        }
+        let fits = match c.reported {
+            Reported::Count { .. } => unit.counts,
+            Reported::Value { .. } => !unit.counts,
+            Reported::Failure(_) => true,
+        };
+        if !fits {
+            return Err(StoreError::WrongReport(c.unit));
         }
         let conflict = match &c.reported {
             Reported::Count { solutions, fixed } => complete_count(&tx, c, &unit, *solutions, *fixed)?,
@@ -501,8 +514,19 @@ impl Store {
 
     /// Returns units whose lease ran out to the queue, or fails them after
     /// [`MAX_ATTEMPTS`]; returns how many expired.
-    pub fn expire_leases(&mut self) -> Result<usize, StoreError> {
+    ///
+    /// `absent` is how many seconds the coordinator itself was not keeping
+    /// leases (paused, starved, or unable to write): every lease is first
+    /// moved on by that much, since its holder's heartbeats could not be
+    /// heard in that time. The two happen in one transaction.
+    pub fn expire_leases(&mut self, absent: f64) -> Result<usize, StoreError> {
         let tx = self.write()?;
+        if absent > 0.0 {
+            tx.execute(
+                "UPDATE units SET deadline = deadline + :absent WHERE state = :leased",
+                named_params! { ":absent": absent, ":leased": UnitState::Leased },
+            )?;
+        }
         let expired: Vec<(i64, i64)> = tx
             .prepare_cached("SELECT id, attempts FROM units WHERE state = :leased AND deadline < :now")?
             .query_map(named_params! { ":now": now(), ":leased": UnitState::Leased }, |r| Ok((r.get(0)?, r.get(1)?)))?

@@ -283,6 +283,16 @@ fn job_survives(cluster: &Cluster, trouble: impl FnOnce()) {
     assert_clean_end(&status);
     check_classify(&cluster.results(job), "7x6", "", |i, value| value == "loss" || i % 25 == 0);
     assert!(workers.iter_mut().all(Process::is_running), "the workers outlive the job");
+    for name in ["w1", "w2"] {
+        let log = cluster.worker_log(name);
+        let coordinator = cluster.coordinator_log();
+        assert!(
+            !log.contains("dropping it"),
+            "worker {name} lost a finished result:\n{log}\ncoordinator:\n{coordinator}"
+        );
+    }
+    let log = cluster.coordinator_log();
+    assert!(!log.contains("leases expired"), "the trouble cost leases (and attempts):\n{log}");
 }
 
 #[test]
@@ -296,7 +306,8 @@ fn a_store_that_cannot_write_for_a_while_costs_no_worker_and_no_result() {
         // The fault is really on: a submit, a write, fails.
         let out = cluster.golomb(&["submit", "--board", "4x4", "--goal", "solve"]);
         let refused = !out.status.success() && stderr(&out).contains("full");
-        std::thread::sleep(Duration::from_secs(4));
+        // Longer than two leases: heartbeats cannot be written either.
+        std::thread::sleep(Duration::from_secs(8));
         std::fs::remove_file(&fault).unwrap();
         assert!(refused, "GOLOMB_FAULT_WRITES has no effect: a submit while it is set gave {out:?}");
     });
