@@ -246,3 +246,76 @@ fn run_refuses_a_bad_job_before_starting() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("split depth 0 is out of range"), "{out:?}");
 }
+
+/// Issue 14, item 2: an output file that cannot be created fails the command
+/// at once, before any search (the 8x8 board would take hours).
+#[test]
+fn output_files_are_checked_before_any_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("proof.json");
+    let missing = missing.to_str().unwrap();
+    let start = std::time::Instant::now();
+    let message = failure(&["solve", "--board", "8x8", "--max-seconds", "60", "--proof", missing]);
+    assert!(message.contains("cannot create") && message.contains("no-such-dir"), "{message}");
+    let db = dir.path().join("run.db");
+    let message = failure(&["run", "--board", "8x8", "--db", db.to_str().unwrap(), "--proof", missing, "--quiet"]);
+    assert!(message.contains("cannot create"), "{message}");
+    assert!(!db.exists(), "nothing was started");
+    let message = failure(&["results", "1", "--coordinator", "127.0.0.1:9", "--proof", missing]);
+    assert!(message.contains("cannot create"), "before connecting: {message}");
+    assert!(start.elapsed().as_secs() < 30, "refused only after searching");
+    // A search stopped early writes no proof, and leaves no empty file behind.
+    let proof = dir.path().join("stopped.json");
+    let message = failure(&["solve", "--board", "8x8", "--max-positions", "1000", "--proof", proof.to_str().unwrap()]);
+    assert!(message.contains("no proof"), "{message}");
+    assert!(!proof.exists());
+}
+
+/// Issue 14, item 4: a table larger than the machine is refused up front, with the size it can hold.
+#[test]
+fn an_impossible_table_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run.db");
+    for args in [
+        vec!["solve", "--board", "5x5", "--tt-mb", "100000000"],
+        vec!["run", "--board", "5x5", "--tt-mb", "100000000", "--db", db.to_str().unwrap()],
+    ] {
+        let message = failure(&args);
+        assert!(message.contains("GiB available") && message.contains("use at most --tt-mb"), "{message}");
+    }
+    // The default fits the board: a 5x5 table is small.
+    let solved = json(&["solve", "--board", "5x5", "--json"]);
+    assert!(solved["tt_mb"].as_u64().unwrap() <= 64, "{solved}");
+}
+
+/// Issue 14, item 10: each cause is printed once.
+#[test]
+fn errors_name_each_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_db = dir.path().join("bad.db");
+    std::fs::write(&bad_db, "not a database, not even close; long enough to have a header of sorts").unwrap();
+    let cases: [&[&str]; 4] = [
+        &["status", "--coordinator", "127.0.0.1:9"],
+        &["verify", "/no/such/proof.json"],
+        &["run", "--board", "5x5", "--goal", "classfy"],
+        &["run", "--board", "5x5", "--db", bad_db.to_str().unwrap()],
+    ];
+    for args in cases {
+        let message = failure(args);
+        let message = message.trim().trim_start_matches("error: ");
+        let parts: Vec<&str> = message.split(": ").collect();
+        for (i, part) in parts.iter().enumerate() {
+            assert!(!parts[i + 1..].contains(part), "{args:?}: `{part}` twice in {message}");
+        }
+    }
+}
+
+/// Issue 14, item 12: cells in any case; a bad blocked cell blames `--blocked`.
+#[test]
+fn cells_in_any_case_and_the_right_option_blamed() {
+    let upper = json(&["moves", "--moves", "N:C4,D4,E4,E5,F5", "--count", "--json"]);
+    let lower = json(&["moves", "--moves", "N:c4,d4,e4,e5,f5", "--count", "--json"]);
+    assert_eq!(upper["count"], lower["count"]);
+    assert!(failure(&["info", "--blocked", "zz"]).contains("bad --blocked"));
+    assert!(failure(&["info", "--board", "9by9"]).contains("bad --board"));
+}

@@ -17,12 +17,18 @@ pub type Client = JobsClient<InterceptedService<Channel, SendToken>>;
 /// Connects to the coordinator named by `args`.
 pub async fn connect(args: &ClientArgs) -> anyhow::Result<Client> {
     let token = load_token(args.token_file.as_deref())?;
-    let channel = Endpoint::from_shared(args.coordinator.clone())
-        .with_context(|| format!("bad coordinator URL `{}`", args.coordinator))?
+    let url = args.coordinator()?.url;
+    let channel = Endpoint::from_shared(url.clone())
+        .with_context(|| format!("bad coordinator address `{url}`"))?
         .connect_timeout(Duration::from_secs(5))
         .connect()
         .await
-        .with_context(|| format!("cannot reach the coordinator at {}", args.coordinator))?;
+        .with_context(|| {
+            format!(
+                "cannot reach the coordinator at {url}: is `golomb serve` running there? \
+                 (--coordinator or GOLOMB_COORDINATOR names another)"
+            )
+        })?;
     Ok(JobsClient::with_interceptor(channel, SendToken::new(token.as_deref())?))
 }
 

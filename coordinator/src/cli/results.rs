@@ -2,16 +2,15 @@
 //! and optionally a proof of the root's value for `golomb verify`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::Args;
 use golomb_proto::pb;
 
 use super::args::ClientArgs;
 use super::client::{Client, refused, with_client};
 use super::job_report::ResultsReport;
-use super::output;
+use super::output::{self, OutputFile};
 
 /// Options of `golomb results`.
 #[derive(Debug, Args)]
@@ -29,20 +28,21 @@ pub struct ResultsArgs {
     pub json: bool,
 }
 
-/// Fetches a job's proof from the coordinator and writes it to `path`; returns the checker's leaf count.
-pub async fn save_proof(client: &mut Client, job: u64, path: &Path) -> anyhow::Result<u64> {
+/// Fetches a job's proof from the coordinator and writes it to `file`; returns the checker's leaf count.
+pub async fn save_proof(client: &mut Client, job: u64, file: &mut OutputFile) -> anyhow::Result<u64> {
     let proof = client.proof(pb::ProofRequest { job_id: job }).await.map_err(refused)?.into_inner();
-    std::fs::write(path, &proof.json).with_context(|| format!("cannot write {}", path.display()))?;
+    file.write_all(proof.json.as_bytes())?;
     Ok(proof.leaves)
 }
 
 /// Runs `golomb results`.
 pub fn run(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;
     with_client(&args.client, async |client| {
         let r = client.results(pb::ResultsRequest { job_id: args.job }).await.map_err(refused)?.into_inner();
-        if let Some(path) = &args.proof {
-            let leaves = save_proof(client, args.job, path).await?;
-            let shown = path.display();
+        if let Some(file) = &mut proof_file {
+            let leaves = save_proof(client, args.job, file).await?;
+            let shown = file.path().display();
             eprintln!(
                 "proof written to {shown} ({leaves} positions for the checker); check it with `golomb verify {shown}`"
             );

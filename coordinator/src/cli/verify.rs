@@ -59,7 +59,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let proof: ProofFile =
         serde_json::from_str(&text).with_context(|| format!("{} is not a valid proof file", path.display()))?;
     check_header(&proof)?;
-    let game = build_game(&proof.game_spec(), "--board or --blocked", "--pieces")
+    let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")
         .with_context(|| format!("bad game in {}", path.display()))?;
     let pool = thread_pool(args.threads)?;
     let checked = pool
