@@ -58,6 +58,12 @@ fn bare_addresses_the_variable_and_hints_that_work_as_typed() {
         golomb_command().args(["submit", "--board", "4x4"]).env("GOLOMB_COORDINATOR", &bare).output().unwrap();
     let hint = text(&submitted.stdout);
     assert!(hint.contains("golomb status 2 --watch\n"), "no --coordinator needed with the variable: {hint}");
+    // Item 11: the worker is listed as online; a finished job cannot be cancelled.
+    let workers = text(&golomb_command().args(["workers", "--coordinator", &bare]).output().unwrap().stdout);
+    assert!(workers.contains("online") && workers.contains("1 online, 0 offline"), "{workers}");
+    let cancel = golomb_command().args(["cancel", "1", "--coordinator", &bare]).output().unwrap();
+    assert!(!cancel.status.success());
+    assert!(text(&cancel.stderr).contains("job 1 is done: there is nothing to cancel"), "{}", text(&cancel.stderr));
     worker.terminate();
 }
 

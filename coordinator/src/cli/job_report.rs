@@ -165,11 +165,11 @@ impl<C> JobReport<C> {
         let u = &self.units;
         writeln!(
             out,
-            "{:<9} {:<5} {}/{} units  {}",
+            "{:<9} {:<5} {}/{} units done  {}",
             self.state,
             self.value.unwrap_or("-"),
             u.done,
-            u.done + u.pending + u.leased,
+            u.done + u.pending + u.leased + u.failed + u.cancelled,
             self.title()
         )?;
         Ok(())
@@ -197,13 +197,19 @@ impl<C> JobReport<C> {
             "units:     {} done, {} leased, {} pending, {} failed, {} cancelled, {} split",
             u.done, u.leased, u.pending, u.failed, u.cancelled, u.split
         )?;
-        let eta = self.eta_seconds.map_or_else(|| "unknown".into(), duration);
+        let eta = match self.eta_seconds {
+            _ if self.state == JobState::Done.name() => String::new(),
+            Some(eta) => format!(", ~{} left (an estimate from the mean time of {} units done)", duration(eta), u.done),
+            None if u.done == 0 => ", no basis for a time estimate until a unit is done".into(),
+            None => ", no time estimate: no worker online holds its units".into(),
+        };
         writeln!(
             out,
-            "progress:  {} positions, {}/s, {} workers, elapsed {}, ETA {eta}",
+            "progress:  {} positions, {}/s, {} worker{} online, elapsed {}{eta}",
             si(self.positions as f64),
             si(self.positions_per_second),
             self.workers,
+            super::output::plural(self.workers as usize),
             duration(self.elapsed_seconds)
         )?;
         if self.conflicts > 0 {

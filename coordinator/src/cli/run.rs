@@ -145,7 +145,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &CancellationToken) -> anyhow::Result<bool> {
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(1) };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units, {msg}, ETA {eta}")?
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units, {msg}, ~{eta} left (estimate from the units done)")?
             .progress_chars("=> "),
     );
     loop {
