@@ -171,7 +171,7 @@ fn tile_counts_and_draws_pentomino_tilings() {
     let rows: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(rows.len(), 20, "{text}");
     assert!(rows.iter().all(|r| r.len() == 3 && r.chars().all(|c| "FILNPTUVWXYZ".contains(c))), "{text}");
-    assert!(text.contains("1 tilings shown (stopped at --limit)"), "{text}");
+    assert!(text.contains("1 tiling shown, stopped at the limit"), "{text}");
     let drawn = json(&["tile", "--board", "3x20", "--json"]);
     assert_eq!(drawn["shown"], 8);
     assert_eq!(drawn["tilings"][0].as_array().unwrap().len(), 20);
@@ -318,4 +318,42 @@ fn cells_in_any_case_and_the_right_option_blamed() {
     assert_eq!(upper["count"], lower["count"]);
     assert!(failure(&["info", "--blocked", "zz"]).contains("bad --blocked"));
     assert!(failure(&["info", "--board", "9by9"]).contains("bad --board"));
+}
+
+/// Issue 14, items 8, 11 and 12: `verify` says what it is doing while it
+/// works; tilings are drawn up to a default limit; plurals agree; the
+/// classify table leads with the movers' wins; `serve --json`.
+#[test]
+fn small_things_a_new_user_meets() {
+    let tiles = String::from_utf8(golomb(&["tile", "--board", "6x10"]).stdout).unwrap();
+    assert!(
+        tiles.contains("100 tilings shown, stopped at the limit") && tiles.contains("--all"),
+        "{}",
+        &tiles[tiles.len().saturating_sub(300)..]
+    );
+    let one = String::from_utf8(golomb(&["tile", "--board", "6x10", "--limit", "1"]).stdout).unwrap();
+    assert!(one.contains("1 tiling shown"), "{one}");
+    let dir = tempfile::tempdir().unwrap();
+    let proof = dir.path().join("4x4.json");
+    json(&["solve", "--board", "4x4", "--proof", proof.to_str().unwrap(), "--json"]);
+    let verified = String::from_utf8(golomb(&["verify", proof.to_str().unwrap()]).stdout).unwrap();
+    assert!(verified.starts_with("verified: loss for the side to move"), "{verified}");
+    let db = dir.path().join("run.db");
+    let out = golomb(&["run", "--board", "5x5", "--goal", "classify", "--db", db.to_str().unwrap(), "--quiet"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let first_row = table.lines().skip_while(|l| !l.starts_with("#")).nth(1).unwrap();
+    assert!(first_row.split_whitespace().nth(2) == Some("win"), "winning moves first: {first_row}");
+    assert!(table.contains("win for the player who makes them"), "{table}");
+    let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_golomb"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--json", "--db", dir.path().join("s.db").to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(serve.stdout.take().unwrap()), &mut line).unwrap();
+    serve.kill().unwrap();
+    serve.wait().unwrap();
+    let listening: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert!(listening["coordinator"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{line}");
 }

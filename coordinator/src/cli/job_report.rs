@@ -266,30 +266,50 @@ impl Report for ResultsReport {
             return Ok(());
         }
         writeln!(out)?;
+        // Winning moves first, and the value for the player who made the move:
+        // a child lost for the side to move after it is a win for the mover.
+        let mover = |c: &ChildReport| match c.value {
+            Some("loss") => "win",
+            Some("win") => "loss",
+            _ => "?",
+        };
+        let rank = |c: &ChildReport| match mover(c) {
+            "win" => 0,
+            "?" => 1,
+            _ => 2,
+        };
+        let mut rows: Vec<(usize, &ChildReport)> = self.children.iter().enumerate().collect();
+        rows.sort_by_key(|&(i, c)| (rank(c), i));
         writeln!(
             out,
-            "{:<5} {:<24} {:>7} {:<5} {:<24} {:<24} {:>10} {:>8}",
-            "#", "move", "replies", "value", "winning answer", "same as", "positions", "seconds"
+            "{:<5} {:<24} {:<8} {:>7} {:<24} {:<24} {:>10} {:>8}",
+            "#", "move", "for it", "replies", "opponent's answer", "same as", "positions", "seconds"
         )?;
-        for (i, c) in self.children.iter().enumerate() {
+        for (i, c) in rows {
+            // A merged row was solved as its twin: its work is counted there, once.
+            let (positions, seconds) = match c.same_as {
+                Some(_) => ("-".to_string(), "-".to_string()),
+                None => (si(c.positions as f64), format!("{:.2}", c.seconds)),
+            };
             writeln!(
                 out,
-                "{:<5} {:<24} {:>7} {:<5} {:<24} {:<24} {:>10} {:>8.2}",
+                "{:<5} {:<24} {:<8} {:>7} {:<24} {:<24} {:>10} {:>8}",
                 i + 1,
                 c.mv,
+                mover(c),
                 c.replies,
-                c.value.unwrap_or("?"),
                 c.winning_move.as_deref().unwrap_or(""),
                 c.same_as.as_deref().unwrap_or(""),
-                si(c.positions as f64),
-                c.seconds
+                positions,
+                seconds
             )?;
         }
-        let wins = self.children.iter().filter(|c| c.value == Some("win")).count();
-        let losses = self.children.iter().filter(|c| c.value == Some("loss")).count();
+        let wins = self.children.iter().filter(|c| mover(c) == "win").count();
+        let losses = self.children.iter().filter(|c| mover(c) == "loss").count();
         writeln!(
             out,
-            "\n{} children: {wins} won by the side to move after them, {losses} lost (each lost one is a winning move here), {} unknown",
+            "\n{} moves: {wins} win for the player who makes them (listed first), {losses} lose, {} unknown; \
+             \"for it\" is the value for the player who made the move, # the move's place in the job",
             self.children.len(),
             self.children.len() - wins - losses
         )?;

@@ -1,4 +1,4 @@
-//! A progress line on stderr for long searches: positions, rate, root
+//! Progress lines on stderr for long work ([`with_lines`]); for searches: positions, rate, root
 //! moves decided and, once there is a basis, an estimate of the time left.
 
 use std::sync::atomic::Ordering::Relaxed;
@@ -15,6 +15,11 @@ const EVERY: Duration = Duration::from_secs(5);
 
 /// Prints progress lines for `progress` while `work` runs, then returns its result.
 pub fn with_progress<R: Send>(progress: &Progress, work: impl FnOnce() -> R + Send) -> R {
+    with_lines(|elapsed| line(progress, elapsed), work)
+}
+
+/// Prints `line(elapsed)` on stderr every few seconds while `work` runs, then returns its result.
+pub fn with_lines<R: Send>(line: impl Fn(Duration) -> String + Send, work: impl FnOnce() -> R + Send) -> R {
     let (done_tx, done_rx) = mpsc::channel::<()>();
     thread::scope(|s| {
         s.spawn(move || {
@@ -22,7 +27,7 @@ pub fn with_progress<R: Send>(progress: &Progress, work: impl FnOnce() -> R + Se
             let mut wait = FIRST_LINE_AFTER;
             while let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(wait) {
                 wait = EVERY;
-                eprintln!("{}", line(progress, start.elapsed()));
+                eprintln!("{}", line(start.elapsed()));
             }
         });
         let result = work();

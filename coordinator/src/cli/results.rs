@@ -44,7 +44,8 @@ pub fn run(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let leaves = save_proof(client, args.job, file).await?;
             let shown = file.path().display();
             eprintln!(
-                "proof written to {shown} ({leaves} positions for the checker); check it with `golomb verify {shown}`"
+                "proof written to {shown} ({leaves} position{} for the checker); check it with `golomb verify {shown}`",
+                output::plural(leaves as usize)
             );
         }
         output::print(out, &ResultsReport::of(&r), args.json)

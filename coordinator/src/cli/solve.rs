@@ -126,8 +126,13 @@ impl Report for SolveOutput {
         if let Some(p) = &self.proof {
             writeln!(
                 out,
-                "proof:        {} ({} plies, {} positions left for the checker, built in {:.2} s)",
-                p.file, p.plies, p.leaves, p.seconds
+                "proof:        {} ({} pl{}, {} position{} left for the checker, built in {:.2} s)",
+                p.file,
+                p.plies,
+                if p.plies == 1 { "y" } else { "ies" },
+                p.leaves,
+                output::plural(p.leaves),
+                p.seconds
             )?;
         }
         Ok(())
