@@ -331,6 +331,18 @@ fn small_things_a_new_user_meets() {
         "{}",
         &tiles[tiles.len().saturating_sub(300)..]
     );
+    // A reader that stops early (`| head`) ends the command quietly.
+    let mut all = std::process::Command::new(env!("CARGO_BIN_EXE_golomb"))
+        .args(["tile", "--board", "6x10", "--all"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 16];
+    std::io::Read::read_exact(all.stdout.as_mut().unwrap(), &mut head).unwrap();
+    drop(all.stdout.take());
+    let ended = all.wait_with_output().unwrap();
+    assert!(ended.status.success() && ended.stderr.is_empty(), "{}", String::from_utf8_lossy(&ended.stderr));
     let one = String::from_utf8(golomb(&["tile", "--board", "6x10", "--limit", "1"]).stdout).unwrap();
     assert!(one.contains("1 tiling shown"), "{one}");
     let dir = tempfile::tempdir().unwrap();

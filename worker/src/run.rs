@@ -290,7 +290,10 @@ async fn work(
                     Refusal::Unknown => shared.unknown.store(true, Relaxed),
                     Refusal::Fatal => bail!("the coordinator refused a lease: {}", status.message()),
                     Refusal::Transient | Refusal::Final => {
-                        tracing::warn!("the coordinator could not lease: {}; trying again", status.message());
+                        tracing::warn!(
+                            "the coordinator could not lease: {}; trying again",
+                            crate::status_text(&status)
+                        );
                         tokio::select! {
                             _ = tokio::time::sleep(backoff.next()) => {}
                             _ = shutdown.cancelled() => {}
@@ -491,7 +494,7 @@ async fn deliver(
                 tracing::warn!(
                     "cannot deliver a result to {} ({}); keeping it and trying again",
                     config.coordinator,
-                    status.message()
+                    crate::status_text(&status)
                 );
                 return Ok(false);
             }
