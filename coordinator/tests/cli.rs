@@ -353,6 +353,14 @@ fn small_things_a_new_user_meets() {
     let db = dir.path().join("run.db");
     let out = golomb(&["run", "--board", "5x5", "--goal", "classify", "--db", db.to_str().unwrap(), "--quiet"]);
     let table = String::from_utf8(out.stdout).unwrap();
+    let again = json(&["run", "--board", "5x5", "--goal", "classify", "--db", db.to_str().unwrap(), "--json"]);
+    let children = again["children"].as_array().unwrap();
+    assert!(children.iter().any(|c| c["same_as"].is_string()), "5x5 has merged rows");
+    for c in children.iter().filter(|c| c["same_as"].is_string()) {
+        assert_eq!((c["positions"].as_u64(), c["seconds"].as_f64()), (Some(0), Some(0.0)), "counted once: {c}");
+    }
+    let summed: u64 = children.iter().map(|c| c["positions"].as_u64().unwrap()).sum();
+    assert!(summed <= again["positions"].as_u64().unwrap(), "rows add up to at most the job: {summed}");
     let first_row = table.lines().skip_while(|l| !l.starts_with("#")).nth(1).unwrap();
     assert!(first_row.split_whitespace().nth(2) == Some("win"), "winning moves first: {first_row}");
     assert!(table.contains("win for the player who makes them"), "{table}");

@@ -245,14 +245,19 @@ impl ResultsReport {
         let children = r
             .children
             .iter()
-            .map(|c| ChildReport {
-                mv: c.r#move.clone(),
-                value: value_name(c.value),
-                winning_move: non_empty(&c.winning_move),
-                same_as: non_empty(&c.same_as),
-                replies: c.replies,
-                positions: c.positions,
-                seconds: c.seconds,
+            .map(|c| {
+                // A merged row was answered by its twin's unit: its work is counted there, once,
+                // so that the rows' positions and seconds add up to the job's.
+                let merged = !c.same_as.is_empty();
+                ChildReport {
+                    mv: c.r#move.clone(),
+                    value: value_name(c.value),
+                    winning_move: non_empty(&c.winning_move),
+                    same_as: non_empty(&c.same_as),
+                    replies: c.replies,
+                    positions: if merged { 0 } else { c.positions },
+                    seconds: if merged { 0.0 } else { c.seconds },
+                }
             })
             .collect();
         JobReport::new(&r.status.clone().unwrap_or_default(), children)
