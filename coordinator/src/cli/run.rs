@@ -145,7 +145,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &CancellationToken) -> anyhow::Result<bool> {
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(1) };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units, {msg}, ~{eta} left (estimate from the units done)")?
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units, {msg}")?
             .progress_chars("=> "),
     );
     loop {
@@ -154,8 +154,14 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
         bar.set_length(u.done + u.pending + u.leased + u.failed);
         bar.set_position(u.done + u.failed);
         let value = golomb_proto::convert::value_name(s.value).unwrap_or("value unknown");
+        // The coordinator's estimate, which is absent until it has a basis.
+        let eta = if s.eta_seconds >= 0.0 {
+            format!("~{} left (estimate)", duration(s.eta_seconds))
+        } else {
+            "no time estimate yet".to_string()
+        };
         bar.set_message(format!(
-            "{} children decided, {} positions at {}/s, {value}",
+            "{} children decided, {} positions at {}/s, {value}, {eta}",
             s.children_decided,
             si(s.positions as f64),
             si(s.positions_per_second)
