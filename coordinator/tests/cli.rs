@@ -171,7 +171,7 @@ fn tile_counts_and_draws_pentomino_tilings() {
     let rows: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(rows.len(), 20, "{text}");
     assert!(rows.iter().all(|r| r.len() == 3 && r.chars().all(|c| "FILNPTUVWXYZ".contains(c))), "{text}");
-    assert!(text.contains("1 tilings shown (stopped at --limit)"), "{text}");
+    assert!(text.contains("1 tiling shown, stopped at the limit"), "{text}");
     let drawn = json(&["tile", "--board", "3x20", "--json"]);
     assert_eq!(drawn["shown"], 8);
     assert_eq!(drawn["tilings"][0].as_array().unwrap().len(), 20);
@@ -245,4 +245,135 @@ fn run_refuses_a_bad_job_before_starting() {
         golomb(&["run", "--board", "5x5", "--goal", "classify", "--split-depth", "0", "--db", db.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("split depth 0 is out of range"), "{out:?}");
+}
+
+/// Issue 14, item 2: an output file that cannot be created fails the command
+/// at once, before any search (the 8x8 board would take hours).
+#[test]
+fn output_files_are_checked_before_any_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("proof.json");
+    let missing = missing.to_str().unwrap();
+    let start = std::time::Instant::now();
+    let message = failure(&["solve", "--board", "8x8", "--max-seconds", "60", "--proof", missing]);
+    assert!(message.contains("cannot create") && message.contains("no-such-dir"), "{message}");
+    let db = dir.path().join("run.db");
+    let message = failure(&["run", "--board", "8x8", "--db", db.to_str().unwrap(), "--proof", missing, "--quiet"]);
+    assert!(message.contains("cannot create"), "{message}");
+    assert!(!db.exists(), "nothing was started");
+    let message = failure(&["results", "1", "--coordinator", "127.0.0.1:9", "--proof", missing]);
+    assert!(message.contains("cannot create"), "before connecting: {message}");
+    assert!(start.elapsed().as_secs() < 30, "refused only after searching");
+    // A search stopped early writes no proof, and leaves no empty file behind.
+    let proof = dir.path().join("stopped.json");
+    let message = failure(&["solve", "--board", "8x8", "--max-positions", "1000", "--proof", proof.to_str().unwrap()]);
+    assert!(message.contains("no proof"), "{message}");
+    assert!(!proof.exists());
+}
+
+/// Issue 14, item 4: a table larger than the machine is refused up front, with the size it can hold.
+#[test]
+fn an_impossible_table_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run.db");
+    for args in [
+        vec!["solve", "--board", "5x5", "--tt-mb", "100000000"],
+        vec!["run", "--board", "5x5", "--tt-mb", "100000000", "--db", db.to_str().unwrap()],
+    ] {
+        let message = failure(&args);
+        assert!(message.contains("GiB available") && message.contains("use at most --tt-mb"), "{message}");
+    }
+    // The default fits the board: a 5x5 table is small.
+    let solved = json(&["solve", "--board", "5x5", "--json"]);
+    assert_eq!(solved["tt_mb"], 16, "{solved}");
+}
+
+/// Issue 14, item 10: each cause is printed once.
+#[test]
+fn errors_name_each_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_db = dir.path().join("bad.db");
+    std::fs::write(&bad_db, "not a database, not even close; long enough to have a header of sorts").unwrap();
+    let cases: [&[&str]; 4] = [
+        &["status", "--coordinator", "127.0.0.1:9"],
+        &["verify", "/no/such/proof.json"],
+        &["run", "--board", "5x5", "--goal", "classfy"],
+        &["run", "--board", "5x5", "--db", bad_db.to_str().unwrap()],
+    ];
+    for args in cases {
+        let message = failure(args);
+        let message = message.trim().trim_start_matches("error: ");
+        let parts: Vec<&str> = message.split(": ").collect();
+        for (i, part) in parts.iter().enumerate() {
+            assert!(!parts[i + 1..].contains(part), "{args:?}: `{part}` twice in {message}");
+        }
+    }
+}
+
+/// Issue 14, item 12: cells in any case; a bad blocked cell blames `--blocked`.
+#[test]
+fn cells_in_any_case_and_the_right_option_blamed() {
+    let upper = json(&["moves", "--moves", "N:C4,D4,E4,E5,F5", "--count", "--json"]);
+    let lower = json(&["moves", "--moves", "N:c4,d4,e4,e5,f5", "--count", "--json"]);
+    assert_eq!(upper["count"], lower["count"]);
+    assert!(failure(&["info", "--blocked", "zz"]).contains("bad --blocked"));
+    assert!(failure(&["info", "--board", "9by9"]).contains("bad --board"));
+}
+
+/// Issue 14, items 8, 11 and 12: `verify` says what it is doing while it
+/// works; tilings are drawn up to a default limit; plurals agree; the
+/// classify table leads with the movers' wins; `serve --json`.
+#[test]
+fn small_things_a_new_user_meets() {
+    let tiles = String::from_utf8(golomb(&["tile", "--board", "6x10"]).stdout).unwrap();
+    assert!(
+        tiles.contains("100 tilings shown, stopped at the limit") && tiles.contains("--all"),
+        "{}",
+        &tiles[tiles.len().saturating_sub(300)..]
+    );
+    // A reader that stops early (`| head`) ends the command quietly.
+    let mut all = std::process::Command::new(env!("CARGO_BIN_EXE_golomb"))
+        .args(["tile", "--board", "6x10", "--all"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 16];
+    std::io::Read::read_exact(all.stdout.as_mut().unwrap(), &mut head).unwrap();
+    drop(all.stdout.take());
+    let ended = all.wait_with_output().unwrap();
+    assert!(ended.status.success() && ended.stderr.is_empty(), "{}", String::from_utf8_lossy(&ended.stderr));
+    let one = String::from_utf8(golomb(&["tile", "--board", "6x10", "--limit", "1"]).stdout).unwrap();
+    assert!(one.contains("1 tiling shown"), "{one}");
+    let dir = tempfile::tempdir().unwrap();
+    let proof = dir.path().join("4x4.json");
+    json(&["solve", "--board", "4x4", "--proof", proof.to_str().unwrap(), "--json"]);
+    let verified = String::from_utf8(golomb(&["verify", proof.to_str().unwrap()]).stdout).unwrap();
+    assert!(verified.starts_with("verified: loss for the side to move"), "{verified}");
+    let db = dir.path().join("run.db");
+    let out = golomb(&["run", "--board", "5x5", "--goal", "classify", "--db", db.to_str().unwrap(), "--quiet"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let again = json(&["run", "--board", "5x5", "--goal", "classify", "--db", db.to_str().unwrap(), "--json"]);
+    let children = again["children"].as_array().unwrap();
+    assert!(children.iter().any(|c| c["same_as"].is_string()), "5x5 has merged rows");
+    for c in children.iter().filter(|c| c["same_as"].is_string()) {
+        assert_eq!((c["positions"].as_u64(), c["seconds"].as_f64()), (Some(0), Some(0.0)), "counted once: {c}");
+    }
+    let summed: u64 = children.iter().map(|c| c["positions"].as_u64().unwrap()).sum();
+    assert!(summed <= again["positions"].as_u64().unwrap(), "rows add up to at most the job: {summed}");
+    let first_row = table.lines().skip_while(|l| !l.starts_with("#")).nth(1).unwrap();
+    assert!(first_row.split_whitespace().nth(2) == Some("win"), "winning moves first: {first_row}");
+    assert!(table.contains("win for the player who makes them"), "{table}");
+    let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_golomb"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--json", "--db", dir.path().join("s.db").to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(serve.stdout.take().unwrap()), &mut line).unwrap();
+    serve.kill().unwrap();
+    serve.wait().unwrap();
+    let listening: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert!(listening["coordinator"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{line}");
 }

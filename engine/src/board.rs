@@ -209,7 +209,8 @@ impl Board {
             rows: self.height,
         };
         let mut chars = token.chars();
-        let col = chars.next().filter(char::is_ascii_lowercase).ok_or_else(bad)?;
+        // Any case, like piece names and board sizes: `C4` is `c4`.
+        let col = chars.next().map(|c| c.to_ascii_lowercase()).filter(char::is_ascii_lowercase).ok_or_else(bad)?;
         let digits = chars.as_str();
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.starts_with('0') {
             return Err(bad());
@@ -297,7 +298,7 @@ mod tests {
         assert!(matches!(board("8x8", "i1"), Err(BoardError::OffBoard { .. })));
         assert!(matches!(board("8x8", "a9"), Err(BoardError::OffBoard { .. })));
         assert!(matches!(board("8x8", "a0"), Err(BoardError::BadCell { .. })));
-        assert!(matches!(board("8x8", "A1"), Err(BoardError::BadCell { .. })));
+        assert!(board("8x8", "A1").is_ok(), "cells are named in any case");
         assert!(matches!(board("8x8", "a1,a1"), Err(BoardError::DuplicateBlocked(_))));
         assert!(board("15x15", "").is_ok());
         assert!(board("16x16", "").is_ok());

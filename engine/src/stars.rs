@@ -40,7 +40,7 @@ pub enum StarsError {
         expected: usize,
     },
     /// The number of distinct region letters is not N.
-    #[error("the {size}x{size} grid has {found} regions ({letters}), but needs exactly {size}")]
+    #[error("the {size}x{size} grid has {found} region{} ({letters}), but needs exactly {size}", if *found == 1 { "" } else { "s" })]
     RegionCount {
         /// Regions found.
         found: usize,

@@ -50,7 +50,7 @@ pub fn binary(name: &str) -> PathBuf {
 /// `golomb` with no token in its environment: a client command, `solve`, or a `serve` the test manages itself.
 pub fn golomb_command() -> Command {
     let mut command = Command::new(binary("golomb"));
-    command.env_remove("GOLOMB_TOKEN");
+    command.env_remove("GOLOMB_TOKEN").env_remove("GOLOMB_COORDINATOR");
     command
 }
 
@@ -93,6 +93,11 @@ pub struct Process {
 }
 
 impl Process {
+    /// Starts `command`, to be killed when dropped.
+    pub fn spawn(command: &mut Command) -> Process {
+        Process { child: command.spawn().expect("the process starts") }
+    }
+
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

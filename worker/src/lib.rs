@@ -7,6 +7,7 @@
 //! number may join or leave at any time.
 
 mod busy;
+pub mod memory;
 mod run;
 mod solver;
 
@@ -54,4 +55,45 @@ pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken, what:
     let _ = ctrl_c.await;
     tracing::info!("stopping: {what}");
     shutdown.cancel();
+}
+
+/// An error and its causes on one line, `outer: cause: root cause`, each
+/// cause once: many errors (tonic's, rusqlite's, some `thiserror` ones)
+/// already print their source in their own message, and `{:#}` would
+/// print it again.
+pub fn error_text(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        // rusqlite's innermost cause is "Error code 26: file is not a database": its tail counts too.
+        let tail = cause_text.rsplit(": ").next().unwrap_or(&cause_text);
+        if !cause_text.is_empty() && !text.contains(&cause_text) && !text.contains(tail) {
+            text = format!("{text}: {cause_text}");
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// A refused call in words: its message and what caused it (a transport
+/// error's message alone says only "transport error"), each cause once.
+pub fn status_text(status: &tonic::Status) -> String {
+    error_text(status)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn error_text_prints_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");
+        let err = anyhow::Error::new(io).context("cannot read x.json");
+        assert_eq!(super::error_text(err.as_ref()), "cannot read x.json: No such file or directory (os error 2)");
+        #[derive(Debug, thiserror::Error)]
+        #[error("unknown goal: {0}")]
+        struct Repeats(#[source] std::io::Error);
+        let inner = std::io::Error::other("try solve or classify");
+        let err = anyhow::Error::new(Repeats(inner)).context("invalid job");
+        assert_eq!(super::error_text(err.as_ref()), "invalid job: unknown goal: try solve or classify");
+    }
 }

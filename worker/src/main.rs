@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::Parser;
 use golomb_worker::WorkerConfig;
 use tokio_util::sync::CancellationToken;
@@ -12,9 +13,10 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Parser)]
 #[command(name = "golomb-worker", version, about)]
 struct Args {
-    /// The coordinator's URL.
-    #[arg(long, default_value = golomb_proto::DEFAULT_COORDINATOR)]
-    coordinator: String,
+    /// The coordinator: HOST:PORT or http://HOST:PORT (default: the GOLOMB_COORDINATOR variable, else
+    /// 127.0.0.1:7117). No TLS yet: https:// is refused.
+    #[arg(long)]
+    coordinator: Option<String>,
     /// Solver threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -24,9 +26,9 @@ struct Args {
     /// A file holding the coordinator's token (default: the GOLOMB_TOKEN variable).
     #[arg(long)]
     token_file: Option<PathBuf>,
-    /// Transposition table size in megabytes.
-    #[arg(long, default_value_t = 1024)]
-    tt_mb: usize,
+    /// Transposition table size in MiB (default: sized to each job's board, at most 1024).
+    #[arg(long)]
+    tt_mb: Option<usize>,
 }
 
 fn main() -> ExitCode {
@@ -34,7 +36,7 @@ fn main() -> ExitCode {
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", golomb_worker::error_text(err.as_ref()));
             ExitCode::FAILURE
         }
     }
@@ -43,8 +45,11 @@ fn main() -> ExitCode {
 fn run(args: Args) -> anyhow::Result<()> {
     let token = golomb_proto::auth::load_token(args.token_file.as_deref())?;
     let host = golomb_worker::host_name();
+    let which = if args.coordinator.is_some() { "--coordinator" } else { golomb_proto::address::COORDINATOR_ENV };
+    let coordinator =
+        golomb_proto::address::resolve(args.coordinator.as_deref()).with_context(|| format!("bad {which}"))?;
     let config = WorkerConfig {
-        coordinator: args.coordinator,
+        coordinator: coordinator.url,
         threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         name: args.name.unwrap_or_else(|| format!("{host}-{}", std::process::id())),
         token,

@@ -42,8 +42,8 @@ pub struct WorkerConfig {
     pub name: String,
     /// The coordinator's token, if it has one.
     pub token: Option<String>,
-    /// Transposition table size in megabytes.
-    pub tt_mb: usize,
+    /// Transposition table size in MiB (default: sized to each game's board).
+    pub tt_mb: Option<usize>,
 }
 
 /// What a worker did, returned when it stops.
@@ -198,8 +198,12 @@ fn forget_other_databases(shared: &Shared, outbox: &mut VecDeque<Report>) {
 /// its units back, delivers what it can, and returns its summary.
 pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::Result<WorkerSummary> {
     anyhow::ensure!(config.threads >= 1, "--threads must be at least 1");
-    let endpoint = Endpoint::from_shared(config.coordinator.clone())
-        .with_context(|| format!("bad coordinator URL `{}`", config.coordinator))?
+    if let Some(mib) = config.tt_mb {
+        crate::memory::check_tt_mb(mib)?;
+    }
+    let url = golomb_proto::address::coordinator_url(&config.coordinator)?;
+    let endpoint = Endpoint::from_shared(url.clone())
+        .with_context(|| format!("bad coordinator address `{url}`"))?
         .connect_timeout(Duration::from_secs(5))
         .timeout(Duration::from_secs(20))
         .http2_keep_alive_interval(Duration::from_secs(10))
@@ -343,7 +347,10 @@ async fn work(
                     Refusal::Unknown => shared.unknown.store(true, Relaxed),
                     Refusal::Fatal => bail!("the coordinator refused a lease: {}", status.message()),
                     Refusal::Transient | Refusal::Final => {
-                        tracing::warn!("the coordinator could not lease: {}; trying again", status.message());
+                        tracing::warn!(
+                            "the coordinator could not lease: {}; trying again",
+                            crate::status_text(&status)
+                        );
                         tokio::select! {
                             _ = tokio::time::sleep(backoff.next()) => {}
                             _ = shutdown.cancelled() => {}
@@ -379,6 +386,7 @@ async fn register(
 ) -> anyhow::Result<Option<Duration>> {
     let host = crate::host_name();
     let mut backoff = Duration::from_millis(200);
+    let mut first_failure = true;
     loop {
         let request = pb::RegisterRequest {
             protocol_version: PROTOCOL_VERSION,
@@ -406,7 +414,19 @@ async fn register(
                 return Ok(Some(every));
             }
             Err(status) if refusal(&status) == Refusal::Transient => {
-                tracing::warn!("cannot reach {} ({}); retrying in {:?}", config.coordinator, status.message(), backoff);
+                let why = crate::status_text(&status);
+                if first_failure {
+                    tracing::warn!(
+                        "cannot reach the coordinator at {} ({why}); check that `golomb serve` runs there and \
+                         listens on that address (`--listen`; the default 127.0.0.1:7117 is this machine only), \
+                         that the port is open between the two machines, and that --coordinator or \
+                         GOLOMB_COORDINATOR names it; retrying until it answers",
+                        config.coordinator
+                    );
+                    first_failure = false;
+                } else {
+                    tracing::warn!("cannot reach {} ({why}); retrying in {:?}", config.coordinator, backoff);
+                }
             }
             Err(status) => bail!("the coordinator refused this worker: {}", status.message()),
         }
@@ -533,7 +553,7 @@ async fn deliver(
                 tracing::warn!(
                     "cannot deliver a result to {} ({}); keeping it and trying again",
                     config.coordinator,
-                    status.message()
+                    crate::status_text(&status)
                 );
                 return Ok(false);
             }

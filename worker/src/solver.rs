@@ -74,13 +74,14 @@ struct Cached {
 
 /// Solves units, reusing the game tables and transposition table while units share a game.
 pub struct UnitSolver {
-    tt_mb: usize,
+    tt_mb: Option<usize>,
     cached: Mutex<Option<Cached>>,
 }
 
 impl UnitSolver {
-    /// A solver whose transposition table takes `tt_mb` megabytes.
-    pub fn new(tt_mb: usize) -> UnitSolver {
+    /// A solver whose transposition table takes `tt_mb` MiB (default: sized to each game, see
+    /// [`default_tt_mb`](crate::memory::default_tt_mb)).
+    pub fn new(tt_mb: Option<usize>) -> UnitSolver {
         UnitSolver { tt_mb, cached: Mutex::new(None) }
     }
 
@@ -93,7 +94,8 @@ impl UnitSolver {
         }
         let spec = GameSpec::new(unit.board.clone(), unit.blocked.clone(), unit.pieces.clone());
         let game = golomb_proto::spec::game(&unit.rules, &spec).map_err(|e| e.to_string())?;
-        let c = Cached { key, game: Arc::new(game), tt: Arc::new(TranspositionTable::new(self.tt_mb)) };
+        let tt_mb = self.tt_mb.unwrap_or_else(|| crate::memory::default_tt_mb(&game));
+        let c = Cached { key, game: Arc::new(game), tt: Arc::new(TranspositionTable::new(tt_mb)) };
         let out = (c.game.clone(), c.tt.clone());
         *cached = Some(c);
         Ok(out)

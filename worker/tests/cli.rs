@@ -10,7 +10,22 @@ fn worker() -> Command {
 fn a_malformed_coordinator_url_is_an_error() {
     let out = worker().args(["--coordinator", "not a url", "--threads", "1"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad coordinator URL"), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad --coordinator"), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a coordinator address"), "{out:?}");
+    // Issue 14, item 5: no TLS yet, so https:// is refused rather than sent in clear; also from the variable.
+    let out = worker().args(["--threads", "1"]).env("GOLOMB_COORDINATOR", "https://node7:7117").output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad GOLOMB_COORDINATOR"), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TLS"), "{out:?}");
+}
+
+/// Issue 14, item 4: a table the machine cannot hold stops the worker before it registers.
+#[test]
+fn an_impossible_table_is_an_error() {
+    let out = worker().args(["--coordinator", "127.0.0.1:9", "--tt-mb", "100000000"]).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("GiB available") && !stderr.contains("panicked"), "{out:?}");
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
+use golomb_engine::board::BoardError;
 use golomb_engine::{AnyGame, Bits, Game, GameSpec, GameSpecError, PlacementId, Position};
 use golomb_proto::pb;
 
@@ -31,14 +32,18 @@ impl GameArgs {
 
     /// Builds the game, with errors that say which option is wrong.
     pub fn build(&self) -> anyhow::Result<AnyGame> {
-        build_game(&self.spec(), "--board or --blocked", "--pieces")
+        build_game(&self.spec(), ["--board", "--blocked"], "--pieces")
     }
 }
 
-/// Builds `spec`, naming `board` or `pieces` (the options or fields they came from) in its errors.
-pub fn build_game(spec: &GameSpec, board: &str, pieces: &str) -> anyhow::Result<AnyGame> {
+/// Builds `spec`, naming `board` (the size, then the blocked cells) or `pieces`
+/// (the options or fields they came from) in its errors.
+pub fn build_game(spec: &GameSpec, board: [&str; 2], pieces: &str) -> anyhow::Result<AnyGame> {
     spec.build().map_err(|err| match err {
-        GameSpecError::Board(e) => anyhow::Error::new(e).context(format!("bad {board}")),
+        GameSpecError::Board(e @ (BoardError::BadSize(_) | BoardError::OutOfRange { .. })) => {
+            anyhow::Error::new(e).context(format!("bad {}", board[0]))
+        }
+        GameSpecError::Board(e) => anyhow::Error::new(e).context(format!("bad {}", board[1])),
         GameSpecError::Pieces(e) => anyhow::Error::new(e).context(format!("bad {pieces}")),
         GameSpecError::Game(e) => anyhow::Error::new(e),
     })
@@ -65,12 +70,37 @@ impl PositionArgs {
 /// How to reach a coordinator.
 #[derive(Debug, Clone, Args)]
 pub struct ClientArgs {
-    /// The coordinator's URL.
-    #[arg(long, default_value = golomb_proto::DEFAULT_COORDINATOR)]
-    pub coordinator: String,
+    /// The coordinator: HOST:PORT or http://HOST:PORT (default: the GOLOMB_COORDINATOR variable, else
+    /// 127.0.0.1:7117). No TLS yet: https:// is refused.
+    #[arg(long)]
+    pub coordinator: Option<String>,
     /// A file holding the coordinator's token (default: the GOLOMB_TOKEN variable).
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+}
+
+impl ClientArgs {
+    /// Options that reach the coordinator at `url` without a token (for `golomb run`'s own client).
+    pub fn local(url: String) -> ClientArgs {
+        ClientArgs { coordinator: Some(url), token_file: None }
+    }
+
+    /// The coordinator these options name, with `--coordinator` in the error when it is at fault.
+    pub fn coordinator(&self) -> anyhow::Result<golomb_proto::address::Coordinator> {
+        let which = if self.coordinator.is_some() { "--coordinator" } else { golomb_proto::address::COORDINATOR_ENV };
+        golomb_proto::address::resolve(self.coordinator.as_deref()).with_context(|| format!("bad {which}"))
+    }
+
+    /// The options to repeat in a hint so that it works as typed: `--coordinator` when it was given.
+    pub fn hint(&self) -> anyhow::Result<String> {
+        let coordinator = self.coordinator()?;
+        Ok(if coordinator.from_option {
+            let bare = coordinator.url.trim_start_matches("http://");
+            format!(" --coordinator {bare}")
+        } else {
+            String::new()
+        })
+    }
 }
 
 /// A job: a position, a goal and how to split it.

@@ -1,7 +1,6 @@
 //! Talking to a running coordinator: the connection the client commands
 //! share, and refusals turned into errors that say what the coordinator said.
 
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -12,6 +11,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 
 use super::args::ClientArgs;
+use super::output::OutputFile;
 
 /// A `Jobs` client that sends the token.
 pub type Client = JobsClient<InterceptedService<Channel, SendToken>>;
@@ -19,12 +19,18 @@ pub type Client = JobsClient<InterceptedService<Channel, SendToken>>;
 /// Connects to the coordinator named by `args`.
 pub async fn connect(args: &ClientArgs) -> anyhow::Result<Client> {
     let token = load_token(args.token_file.as_deref())?;
-    let channel = Endpoint::from_shared(args.coordinator.clone())
-        .with_context(|| format!("bad coordinator URL `{}`", args.coordinator))?
+    let url = args.coordinator()?.url;
+    let channel = Endpoint::from_shared(url.clone())
+        .with_context(|| format!("bad coordinator address `{url}`"))?
         .connect_timeout(Duration::from_secs(5))
         .connect()
         .await
-        .with_context(|| format!("cannot reach the coordinator at {}", args.coordinator))?;
+        .with_context(|| {
+            format!(
+                "cannot reach the coordinator at {url}: is `golomb serve` running there? \
+                 (--coordinator or GOLOMB_COORDINATOR names another)"
+            )
+        })?;
     Ok(JobsClient::with_interceptor(channel, SendToken::new(token.as_deref())?))
 }
 
@@ -60,9 +66,9 @@ pub fn with_client<T>(
     })
 }
 
-/// Fetches a job's proof from the coordinator and writes it to `path`; returns the checker's leaf count.
-pub async fn save_proof(client: &mut Client, job: u64, path: &Path) -> anyhow::Result<u64> {
+/// Fetches a job's proof from the coordinator and writes it to `file`; returns the checker's leaf count.
+pub async fn save_proof(client: &mut Client, job: u64, file: &mut OutputFile) -> anyhow::Result<u64> {
     let proof = client.proof(pb::ProofRequest { job_id: job }).await.map_err(refused)?.into_inner();
-    std::fs::write(path, &proof.json).with_context(|| format!("cannot write {}", path.display()))?;
+    file.write_all(proof.json.as_bytes())?;
     Ok(proof.leaves)
 }

@@ -165,11 +165,11 @@ impl<C> JobReport<C> {
         let u = &self.units;
         writeln!(
             out,
-            "{:<9} {:<5} {}/{} units  {}",
+            "{:<9} {:<5} {}/{} units done  {}",
             self.state,
             self.value.unwrap_or("-"),
             u.done,
-            u.done + u.pending + u.leased,
+            u.done + u.pending + u.leased + u.failed + u.cancelled,
             self.title()
         )?;
         Ok(())
@@ -197,13 +197,19 @@ impl<C> JobReport<C> {
             "units:     {} done, {} leased, {} pending, {} failed, {} cancelled, {} split",
             u.done, u.leased, u.pending, u.failed, u.cancelled, u.split
         )?;
-        let eta = self.eta_seconds.map_or_else(|| "unknown".into(), duration);
+        let eta = match self.eta_seconds {
+            _ if self.state == JobState::Done.name() => String::new(),
+            Some(eta) => format!(", ~{} left (an estimate from the mean time of {} units done)", duration(eta), u.done),
+            None if u.done == 0 => ", no basis for a time estimate until a unit is done".into(),
+            None => ", no time estimate: no worker online holds its units".into(),
+        };
         writeln!(
             out,
-            "progress:  {} positions, {}/s, {} workers, elapsed {}, ETA {eta}",
+            "progress:  {} positions, {}/s, {} worker{} online, elapsed {}{eta}",
             si(self.positions as f64),
             si(self.positions_per_second),
             self.workers,
+            super::output::plural(self.workers as usize),
             duration(self.elapsed_seconds)
         )?;
         if self.conflicts > 0 {
@@ -239,14 +245,19 @@ impl ResultsReport {
         let children = r
             .children
             .iter()
-            .map(|c| ChildReport {
-                mv: c.r#move.clone(),
-                value: value_name(c.value),
-                winning_move: non_empty(&c.winning_move),
-                same_as: non_empty(&c.same_as),
-                replies: c.replies,
-                positions: c.positions,
-                seconds: c.seconds,
+            .map(|c| {
+                // A merged row was answered by its twin's unit: its work is counted there, once,
+                // so that the rows' positions and seconds add up to the job's.
+                let merged = !c.same_as.is_empty();
+                ChildReport {
+                    mv: c.r#move.clone(),
+                    value: value_name(c.value),
+                    winning_move: non_empty(&c.winning_move),
+                    same_as: non_empty(&c.same_as),
+                    replies: c.replies,
+                    positions: if merged { 0 } else { c.positions },
+                    seconds: if merged { 0.0 } else { c.seconds },
+                }
             })
             .collect();
         JobReport::new(&r.status.clone().unwrap_or_default(), children)
@@ -260,30 +271,50 @@ impl Report for ResultsReport {
             return Ok(());
         }
         writeln!(out)?;
+        // Winning moves first, and the value for the player who made the move:
+        // a child lost for the side to move after it is a win for the mover.
+        let mover = |c: &ChildReport| match c.value {
+            Some("loss") => "win",
+            Some("win") => "loss",
+            _ => "?",
+        };
+        let rank = |c: &ChildReport| match mover(c) {
+            "win" => 0,
+            "?" => 1,
+            _ => 2,
+        };
+        let mut rows: Vec<(usize, &ChildReport)> = self.children.iter().enumerate().collect();
+        rows.sort_by_key(|&(i, c)| (rank(c), i));
         writeln!(
             out,
-            "{:<5} {:<24} {:>7} {:<5} {:<24} {:<24} {:>10} {:>8}",
-            "#", "move", "replies", "value", "winning answer", "same as", "positions", "seconds"
+            "{:<5} {:<24} {:<8} {:>7} {:<24} {:<24} {:>10} {:>8}",
+            "#", "move", "for it", "replies", "opponent's answer", "same as", "positions", "seconds"
         )?;
-        for (i, c) in self.children.iter().enumerate() {
+        for (i, c) in rows {
+            // A merged row was solved as its twin: its work is counted there, once.
+            let (positions, seconds) = match c.same_as {
+                Some(_) => ("-".to_string(), "-".to_string()),
+                None => (si(c.positions as f64), format!("{:.2}", c.seconds)),
+            };
             writeln!(
                 out,
-                "{:<5} {:<24} {:>7} {:<5} {:<24} {:<24} {:>10} {:>8.2}",
+                "{:<5} {:<24} {:<8} {:>7} {:<24} {:<24} {:>10} {:>8}",
                 i + 1,
                 c.mv,
+                mover(c),
                 c.replies,
-                c.value.unwrap_or("?"),
                 c.winning_move.as_deref().unwrap_or(""),
                 c.same_as.as_deref().unwrap_or(""),
-                si(c.positions as f64),
-                c.seconds
+                positions,
+                seconds
             )?;
         }
-        let wins = self.children.iter().filter(|c| c.value == Some("win")).count();
-        let losses = self.children.iter().filter(|c| c.value == Some("loss")).count();
+        let wins = self.children.iter().filter(|c| mover(c) == "win").count();
+        let losses = self.children.iter().filter(|c| mover(c) == "loss").count();
         writeln!(
             out,
-            "\n{} children: {wins} won by the side to move after them, {losses} lost (each lost one is a winning move here), {} unknown",
+            "\n{} moves: {wins} win for the player who makes them (listed first), {losses} lose, {} unknown; \
+             \"for it\" is the value for the player who made the move, # the move's place in the job",
             self.children.len(),
             self.children.len() - wins - losses
         )?;

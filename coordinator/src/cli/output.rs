@@ -1,8 +1,13 @@
 //! The one way a command prints its report: a `#[derive(Serialize)]` struct
 //! written as pretty JSON (`--json`), as one JSON line (streams), or as text
-//! by its [`Report::write_text`]; and the number formats the text uses.
+//! by its [`Report::write_text`]; the number formats the text uses; and
+//! the [`OutputFile`]s a command writes besides its report.
 
+use std::fs::File;
 use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
 
 use serde::Serialize;
 
@@ -56,4 +61,55 @@ pub fn duration(seconds: f64) -> String {
 /// `s` after a count other than one.
 pub fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// A file a command will write after its work (a proof), created before the
+/// work starts so that a bad path fails at once instead of after an hour of
+/// search; removed again unless it is written.
+pub struct OutputFile {
+    path: PathBuf,
+    file: Option<File>,
+    kept: bool,
+}
+
+impl OutputFile {
+    /// Creates (truncates) `path`, naming it in the error.
+    pub fn create(path: &Path) -> anyhow::Result<OutputFile> {
+        let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(OutputFile { path: path.to_path_buf(), file: Some(file), kept: false })
+    }
+
+    /// Creates `path` if given.
+    pub fn create_if(path: Option<&PathBuf>) -> anyhow::Result<Option<OutputFile>> {
+        path.map(|p| OutputFile::create(p)).transpose()
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `bytes` as the whole file and keeps it.
+    pub fn write_all(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
+        self.write_with(|file| Ok(file.write_all(bytes)?))
+    }
+
+    /// Writes the file with `write` through a buffer and keeps it.
+    pub fn write_with(&mut self, write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>) -> anyhow::Result<()> {
+        let file = self.file.take().with_context(|| format!("{} was already written", self.path.display()))?;
+        let mut writer = std::io::BufWriter::new(file);
+        write(&mut writer)
+            .and_then(|()| Ok(writer.flush()?))
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.kept = true;
+        Ok(())
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }

@@ -10,7 +10,7 @@ use golomb_proto::pb;
 use super::args::ClientArgs;
 use super::client::{refused, save_proof, with_client};
 use super::job_report::ResultsReport;
-use super::output;
+use super::output::{self, OutputFile};
 
 /// Options of `golomb results`.
 #[derive(Debug, Args)]
@@ -30,13 +30,15 @@ pub struct ResultsArgs {
 
 /// Runs `golomb results`.
 pub fn run(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;
     with_client(&args.client, async |client| {
         let r = client.results(pb::ResultsRequest { job_id: args.job }).await.map_err(refused)?.into_inner();
-        if let Some(path) = &args.proof {
-            let leaves = save_proof(client, args.job, path).await?;
-            let shown = path.display();
+        if let Some(file) = &mut proof_file {
+            let leaves = save_proof(client, args.job, file).await?;
+            let shown = file.path().display();
             eprintln!(
-                "proof written to {shown} ({leaves} positions for the checker); check it with `golomb verify {shown}`"
+                "proof written to {shown} ({leaves} position{} for the checker); check it with `golomb verify {shown}`",
+                output::plural(leaves as usize)
             );
         }
         output::print(out, &ResultsReport::of(&r), args.json)

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::args::{ClientArgs, JobArgs};
 use super::client::{self, Client, refused, save_proof};
 use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
-use super::output::{self, duration, si};
+use super::output::{self, OutputFile, duration, plural, si};
 use crate::server::lock::DbLock;
 use crate::server::{ServerConfig, bind};
 use crate::store::Store;
@@ -33,9 +33,9 @@ pub struct RunArgs {
     /// Solver threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 1024)]
-    pub tt_mb: usize,
+    /// Transposition table size in MiB (default: sized to the board, at most 1024).
+    #[arg(long)]
+    pub tt_mb: Option<usize>,
     /// Also serve other workers on this address while running (default: loopback only, any port).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: String,
@@ -58,6 +58,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let valid = ValidSpec::new(&args.job.wire_spec()).context("invalid job")?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+    if let Some(mib) = args.tt_mb {
+        golomb_worker::memory::check_tt_mb(mib)?;
+    }
+    let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;
     let existing = {
         // No coordinator may be serving this file while its leases are reset.
         let _lock = DbLock::acquire(&args.db)?;
@@ -73,7 +77,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
         let server = tokio::spawn(server);
         let url = format!("http://{addr}");
-        let mut client = client::connect(&ClientArgs { coordinator: url.clone(), token_file: None }).await?;
+        let mut client = client::connect(&ClientArgs::local(url.clone())).await?;
         let job = match existing {
             Some(job) => {
                 eprintln!("resuming job {job} from {}", args.db.display());
@@ -105,9 +109,13 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         worker_stop.cancel();
         let summary = worker.await.context("the worker task failed")??;
         let results = client.results(pb::ResultsRequest { job_id: job }).await.map_err(refused)?.into_inner();
-        if let (Some(path), true) = (&args.proof, finished) {
-            let leaves = save_proof(&mut client, job, path).await?;
-            eprintln!("proof written to {} ({leaves} positions for the checker)", path.display());
+        if let (Some(file), true) = (&mut proof_file, finished) {
+            let leaves = save_proof(&mut client, job, file).await?;
+            eprintln!(
+                "proof written to {} ({leaves} position{} for the checker)",
+                file.path().display(),
+                plural(leaves as usize)
+            );
         }
         shutdown.cancel();
         server.await.context("the coordinator task failed")??;
@@ -136,7 +144,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &CancellationToken) -> anyhow::Result<bool> {
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(1) };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units, {msg}, ETA {eta}")?
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units, {msg}")?
             .progress_chars("=> "),
     );
     loop {
@@ -145,8 +153,14 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
         bar.set_length(u.done + u.pending + u.leased + u.failed);
         bar.set_position(u.done + u.failed);
         let value = golomb_proto::convert::value_name(s.value).unwrap_or("value unknown");
+        // The coordinator's estimate, which is absent until it has a basis.
+        let eta = if s.eta_seconds >= 0.0 {
+            format!("~{} left (estimate)", duration(s.eta_seconds))
+        } else {
+            "no time estimate yet".to_string()
+        };
         bar.set_message(format!(
-            "{} children decided, {} positions at {}/s, {value}",
+            "{} children decided, {} positions at {}/s, {value}, {eta}",
             s.children_decided,
             si(s.positions as f64),
             si(s.positions_per_second)

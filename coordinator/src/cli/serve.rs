@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use golomb_proto::auth::load_token;
+use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use super::output::{self, Report};
 use crate::server::{ServerConfig, bind};
 
 /// Options of `golomb serve`.
@@ -30,6 +32,25 @@ pub struct ServeArgs {
     /// Seconds a new connection has to start talking before it is closed.
     #[arg(long, default_value_t = 10.0)]
     pub handshake_seconds: f64,
+    /// Print the address line as JSON (`{"coordinator": URL, ...}`), once listening.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `serve` prints once it listens.
+#[derive(Serialize)]
+struct Listening {
+    coordinator: String,
+    database: String,
+    token_required: bool,
+}
+
+impl Report for Listening {
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let token = if self.token_required { "token required" } else { "no token" };
+        writeln!(out, "coordinator on {} (database {}, {token})", self.coordinator, self.database)?;
+        Ok(())
+    }
 }
 
 /// Runs `golomb serve`.
@@ -45,12 +66,16 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     runtime.block_on(async {
         let shutdown = CancellationToken::new();
         let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
-        writeln!(
-            out,
-            "coordinator on http://{addr} (database {}, {})",
-            args.db.display(),
-            if secured { "token required" } else { "no token" }
-        )?;
+        let listening = Listening {
+            coordinator: format!("http://{addr}"),
+            database: args.db.display().to_string(),
+            token_required: secured,
+        };
+        if args.json {
+            output::print_json_line(out, &listening)?;
+        } else {
+            listening.write_text(out)?;
+        }
         out.flush()?;
         tokio::spawn(golomb_worker::stop_on_signal(shutdown, "no new calls; finishing the ones in flight"));
         server.await

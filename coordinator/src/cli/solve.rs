@@ -3,10 +3,9 @@
 //! proof for `golomb verify`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
 use clap::Args;
 use golomb_engine::solve::order::{MoveOrder, SORT_PLIES};
 use golomb_engine::solve::search::TT_MIN_MOVES;
@@ -17,7 +16,7 @@ use golomb_engine::{Bits, Game, Player, Position, proof, with_game};
 use serde::Serialize;
 
 use super::args::{PositionArgs, thread_pool};
-use super::output::{self, Report};
+use super::output::{self, OutputFile, Report};
 use super::progress::with_progress;
 
 /// Options of `golomb solve`.
@@ -29,9 +28,9 @@ pub struct SolveArgs {
     /// Threads to use (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 1024)]
-    pub tt_mb: usize,
+    /// Transposition table size in MiB (default: sized to the board, at most 1024).
+    #[arg(long)]
+    pub tt_mb: Option<usize>,
     /// Move order: best, replies, pieces or cells.
     #[arg(long, default_value = "best")]
     pub order: MoveOrder,
@@ -127,8 +126,13 @@ impl Report for SolveOutput {
         if let Some(p) = &self.proof {
             writeln!(
                 out,
-                "proof:        {} ({} plies, {} positions left for the checker, built in {:.2} s)",
-                p.file, p.plies, p.leaves, p.seconds
+                "proof:        {} ({} pl{}, {} position{} left for the checker, built in {:.2} s)",
+                p.file,
+                p.plies,
+                if p.plies == 1 { "y" } else { "ies" },
+                p.leaves,
+                output::plural(p.leaves),
+                p.seconds
             )?;
         }
         Ok(())
@@ -151,11 +155,18 @@ fn write_histogram(out: &mut dyn Write, title: &str, h: &Histogram) -> anyhow::R
 /// Runs `golomb solve`.
 pub fn run(args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let game = args.position.game.build()?;
-    let report = with_game!(&game, g => solve_in(g, args))?;
+    let tt_mb = match args.tt_mb {
+        Some(mib) => {
+            golomb_worker::memory::check_tt_mb(mib)?;
+            mib
+        }
+        None => golomb_worker::memory::default_tt_mb(&game),
+    };
+    let report = with_game!(&game, g => solve_in(g, args, tt_mb))?;
     output::print(out, &report, args.json)
 }
 
-fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs) -> anyhow::Result<SolveOutput> {
+fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, tt_mb: usize) -> anyhow::Result<SolveOutput> {
     let (pos, line) = args.position.play(game)?;
     let config = SolveConfig {
         order: args.order,
@@ -166,14 +177,15 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs) -> anyhow::Resu
         time_budget: args.max_seconds.map(Duration::from_secs_f64),
     };
     let pool = thread_pool(args.threads)?;
-    let tt = TranspositionTable::new(args.tt_mb);
+    let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;
+    let tt = TranspositionTable::new(tt_mb);
     let progress = Progress::default();
     let report = with_progress(&progress, || pool.install(|| solve(game, &pos, &config, &tt, &progress)));
     let moves = game.line_name(&line);
-    let proof = match &args.proof {
-        Some(path) => {
+    let proof = match &mut proof_file {
+        Some(file) => {
             let searched = Searched { game, pos: &pos, moves: &moves, config: &config, tt: &tt, report: &report };
-            Some(pool.install(|| write_proof(&searched, args, path))?)
+            Some(pool.install(|| write_proof(&searched, args, file))?)
         }
         None => None,
     };
@@ -186,7 +198,7 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs) -> anyhow::Resu
         winning_move: report.best.map(|id| game.move_name(id)),
         order: args.order,
         threads: report.threads,
-        tt_mb: args.tt_mb,
+        tt_mb,
         seconds: report.elapsed.as_secs_f64(),
         positions_per_second: report.stats.rate(report.elapsed),
         stats: report.stats.clone(),
@@ -206,7 +218,11 @@ struct Searched<'a, B> {
 }
 
 /// Builds the proof tree of a solved root and writes it to `path`.
-fn write_proof<B: Bits + TtCheck>(s: &Searched<'_, B>, args: &SolveArgs, path: &Path) -> anyhow::Result<ProofSummary> {
+fn write_proof<B: Bits + TtCheck>(
+    s: &Searched<'_, B>,
+    args: &SolveArgs,
+    out: &mut OutputFile,
+) -> anyhow::Result<ProofSummary> {
     let report = s.report;
     anyhow::ensure!(report.outcome != Outcome::Unknown, "no proof: the search was stopped before it finished");
     let start = Instant::now();
@@ -220,12 +236,9 @@ fn write_proof<B: Bits + TtCheck>(s: &Searched<'_, B>, args: &SolveArgs, path: &
         "seconds": report.elapsed.as_secs_f64(),
     });
     let file = proof::ProofFile::new(s.game, s.moves, report.outcome, tree, Some(solver));
-    let writer = std::io::BufWriter::new(
-        std::fs::File::create(path).with_context(|| format!("cannot create proof file {}", path.display()))?,
-    );
-    serde_json::to_writer(writer, &file).with_context(|| format!("cannot write proof file {}", path.display()))?;
+    out.write_with(|w| Ok(serde_json::to_writer(w, &file)?))?;
     Ok(ProofSummary {
-        file: path.display().to_string(),
+        file: out.path().display().to_string(),
         plies,
         leaves: file.tree.leaves(),
         seconds: start.elapsed().as_secs_f64(),

@@ -7,7 +7,7 @@ use golomb_proto::pb;
 
 use super::args::ClientArgs;
 use super::client::{refused, with_client};
-use super::job_report::{JobList, StatusReport};
+use super::job_report::{JobList, StatusReport, is_finished};
 use super::output::{self, Report};
 
 /// Options of `golomb status`.
@@ -18,7 +18,7 @@ pub struct StatusArgs {
     pub client: ClientArgs,
     /// The job (default: every job, one line each).
     pub job: Option<u64>,
-    /// Keep printing the job's progress until it ends.
+    /// Keep printing the job's progress until it ends; exits non-zero if the coordinator goes away first.
     #[arg(long)]
     pub watch: bool,
     /// Print JSON instead of text.
@@ -39,7 +39,9 @@ pub fn run(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         let request = pb::WatchRequest { job_id: job, interval_ms: 2000 };
         let mut stream = client.watch(request).await.map_err(refused)?.into_inner();
+        let mut finished = false;
         while let Some(s) = stream.message().await.map_err(refused)? {
+            finished = is_finished(&s);
             let report = StatusReport::of(&s);
             if args.json {
                 output::print_json_line(out, &report)?;
@@ -49,6 +51,14 @@ pub fn run(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
             out.flush()?;
         }
+        // A stream that ends before the job does means the coordinator went
+        // away: `status --watch && results` must not take that for the end.
+        anyhow::ensure!(
+            finished,
+            "the coordinator stopped sending before job {job} finished (it may have shut down or crashed); \
+             check it with `golomb status {job}{}`",
+            args.client.hint()?
+        );
         Ok(())
     })
 }

@@ -28,12 +28,17 @@ pub struct SubmitArgs {
 #[derive(Serialize)]
 struct Submitted {
     job: u64,
+    /// `--coordinator ADDRESS` when it was given, so the hints work as typed.
+    #[serde(skip)]
+    coordinator: String,
 }
 
 impl Report for Submitted {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
-        let job = self.job;
-        writeln!(out, "submitted job {job}; follow it with `golomb status {job} --watch`")?;
+        let (job, c) = (self.job, &self.coordinator);
+        writeln!(out, "submitted job {job}")?;
+        writeln!(out, "follow it with:  golomb status {job} --watch{c}")?;
+        writeln!(out, "then read it:    golomb results {job}{c}")?;
         Ok(())
     }
 }
@@ -44,5 +49,5 @@ pub fn run(args: &SubmitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let job = with_client(&args.client, async |client| {
         Ok(client.submit(request).await.map_err(refused)?.into_inner().job_id)
     })?;
-    output::print(out, &Submitted { job }, args.json)
+    output::print(out, &Submitted { job, coordinator: args.client.hint()? }, args.json)
 }

@@ -12,6 +12,9 @@ use serde::Serialize;
 use super::args::{GameArgs, thread_pool};
 use super::output::{self, Report, plural};
 
+/// Tilings drawn when neither `--limit` nor `--all` is given: a screenful or so, not 100,000 lines.
+const DEFAULT_LIMIT: usize = 100;
+
 /// Options of `golomb tile`.
 #[derive(Debug, Args)]
 pub struct TileArgs {
@@ -21,9 +24,12 @@ pub struct TileArgs {
     /// Only count the tilings, as found and up to the board's symmetries.
     #[arg(long)]
     pub count: bool,
-    /// Draw at most this many tilings.
-    #[arg(long)]
+    /// Draw at most this many tilings (default 100; see --all).
+    #[arg(long, conflicts_with = "all")]
     pub limit: Option<usize>,
+    /// Draw every tiling, however many (6x10 has 102,917 lines of them).
+    #[arg(long)]
+    pub all: bool,
     /// Threads for counting (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -81,8 +87,13 @@ impl Report for DrawingsReport {
         }
         match (self.shown, self.stopped_at_limit) {
             (0, _) => writeln!(out, "no tiling")?,
-            (n, true) => writeln!(out, "{n} tilings shown (stopped at --limit)")?,
-            (n, false) => writeln!(out, "{n} tilings")?,
+            (n, true) => writeln!(
+                out,
+                "{n} tiling{} shown, stopped at the limit (--limit N for more, --all for every one, \
+                 --count to count them)",
+                plural(n)
+            )?,
+            (n, false) => writeln!(out, "{n} tiling{}", plural(n))?,
         }
         Ok(())
     }
@@ -121,10 +132,11 @@ fn tile_in<B: TileBits>(
         };
         return output::print(out, &report, args.json);
     }
-    let tilings = tiler.solutions(args.limit);
+    let limit = if args.all { None } else { Some(args.limit.unwrap_or(DEFAULT_LIMIT)) };
+    let tilings = tiler.solutions(limit);
     let report = DrawingsReport {
         shown: tilings.len(),
-        stopped_at_limit: args.limit.is_some_and(|limit| tilings.len() >= limit),
+        stopped_at_limit: limit.is_some_and(|limit| tilings.len() >= limit),
         tilings: tilings.iter().map(|ids| tiler.draw(ids).lines().map(String::from).collect()).collect(),
     };
     output::print(out, &report, args.json)

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::args::{build_game, thread_pool};
 use super::output::{self, Report};
+use super::progress::with_lines;
 
 /// Options of `golomb verify`.
 #[derive(Debug, Args)]
@@ -42,7 +43,12 @@ struct VerifyReport {
 impl Report for VerifyReport {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let root = if self.moves.is_empty() { "the empty board".to_string() } else { format!("`{}`", self.moves) };
-        writeln!(out, "verified: {:?} for the side to move at {root}", self.value)?;
+        let value = match self.value {
+            Outcome::Win => "win",
+            Outcome::Loss => "loss",
+            Outcome::Unknown => "unknown",
+        };
+        writeln!(out, "verified: {value} for the side to move at {root}")?;
         writeln!(
             out,
             "checker re-solved {} positions, examining {} positions in {:.2} s",
@@ -59,11 +65,24 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let proof: ProofFile =
         serde_json::from_str(&text).with_context(|| format!("{} is not a valid proof file", path.display()))?;
     check_header(&proof)?;
-    let game = build_game(&proof.game_spec(), "--board or --blocked", "--pieces")
+    let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")
         .with_context(|| format!("bad game in {}", path.display()))?;
     let pool = thread_pool(args.threads)?;
-    let checked = pool
-        .install(|| with_game!(&game, g => verify(g, &proof)))
+    // The checker keeps no counters to show (it is deliberately separate from
+    // the solver), so the lines say what is being checked and for how long.
+    let leaves = proof.tree.leaves();
+    let threads = pool.current_num_threads();
+    let line = |elapsed: std::time::Duration| {
+        format!(
+            "[{:7.1} s] checking {} (re-solving the {leaves} position{} below the proof tree on {threads} thread{}); \
+             no estimate of the time left: the checker does not count its progress",
+            elapsed.as_secs_f64(),
+            path.display(),
+            output::plural(leaves),
+            output::plural(threads)
+        )
+    };
+    let checked = with_lines(line, || pool.install(|| with_game!(&game, g => verify(g, &proof))))
         .with_context(|| format!("{} is NOT verified", path.display()))?;
     let report = VerifyReport {
         verified: true,

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::args::ClientArgs;
 use super::client::{refused, with_client};
 use super::output::{self, Report, duration, si};
+use crate::store::ONLINE_SECONDS;
 
 /// Options of `golomb workers`.
 #[derive(Debug, Args)]
@@ -28,6 +29,8 @@ struct WorkerReport {
     name: String,
     host: String,
     threads: u32,
+    /// Heard from within the last [`ONLINE_SECONDS`] (a crashed or stopped worker is listed, offline).
+    online: bool,
     last_seen_seconds: f64,
     leased_units: u32,
     done_units: u64,
@@ -35,7 +38,7 @@ struct WorkerReport {
     busy: f64,
 }
 
-/// Every worker.
+/// Every worker the coordinator has known, online or not (JSON: an array, as before).
 #[derive(Serialize)]
 #[serde(transparent)]
 struct WorkersReport(Vec<WorkerReport>);
@@ -44,15 +47,17 @@ impl Report for WorkersReport {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(
             out,
-            "{:>4} {:<24} {:>7} {:>6} {:>6} {:>10} {:>6} {:>10}",
-            "id", "name", "threads", "leased", "done", "pos/s", "busy", "last seen"
+            "{:>4} {:<24} {:<7} {:>7} {:>6} {:>6} {:>10} {:>6} {:>10}",
+            "id", "name", "online", "threads", "leased", "done", "pos/s", "busy", "last seen"
         )?;
+        let online = self.0.iter().filter(|w| w.online).count();
         for w in &self.0 {
             writeln!(
                 out,
-                "{:>4} {:<24} {:>7} {:>6} {:>6} {:>10} {:>5.0}% {:>10}",
+                "{:>4} {:<24} {:<7} {:>7} {:>6} {:>6} {:>10} {:>5.0}% {:>10}",
                 w.worker,
                 w.name,
+                if w.online { "yes" } else { "no" },
                 w.threads,
                 w.leased_units,
                 w.done_units,
@@ -61,6 +66,11 @@ impl Report for WorkersReport {
                 format!("{} ago", duration(w.last_seen_seconds))
             )?;
         }
+        writeln!(
+            out,
+            "{online} online, {} offline (not heard from for {ONLINE_SECONDS:.0} s: stopped or crashed)",
+            self.0.len() - online
+        )?;
         Ok(())
     }
 }
@@ -77,6 +87,7 @@ pub fn run(args: &WorkersArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             name: w.name,
             host: w.host,
             threads: w.threads,
+            online: w.last_seen_seconds < ONLINE_SECONDS,
             last_seen_seconds: w.last_seen_seconds,
             leased_units: w.leased_units,
             done_units: w.done_units,

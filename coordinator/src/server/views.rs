@@ -29,14 +29,24 @@ pub fn job_state(status: &pb::JobStatus) -> Option<JobState> {
     }
 }
 
+/// The time a job has left, estimated from its units' mean time so far, or
+/// `None` when there is no basis: no unit finished yet, or no worker online
+/// to finish the rest (units held by a crashed worker wait for their lease
+/// to expire, which the mean knows nothing of).
+pub fn eta_estimate(elapsed: f64, done: u64, remaining: u64, workers_online: u64) -> Option<f64> {
+    if done == 0 || (remaining > 0 && workers_online == 0) {
+        return None;
+    }
+    Some(elapsed / done as f64 * remaining as f64)
+}
+
 /// A job's status message.
 pub fn job_status(row: &JobRow) -> pb::JobStatus {
     let u = &row.units;
-    let remaining = u.pending + u.leased;
-    let eta_seconds = match (row.state.is_finished(), u.done) {
-        (true, _) => 0.0,
-        (false, 0) => -1.0,
-        (false, done) => row.elapsed / done as f64 * remaining as f64,
+    let eta_seconds = if row.state.is_finished() {
+        0.0
+    } else {
+        eta_estimate(row.elapsed, u.done, u.pending + u.leased, row.workers).unwrap_or(-1.0)
     };
     pb::JobStatus {
         job_id: row.id.0,
@@ -79,5 +89,22 @@ pub fn worker_info(row: &WorkerRow) -> pb::WorkerInfo {
         done_units: row.done,
         positions_per_second: row.rate,
         busy: row.busy,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::eta_estimate;
+
+    /// The case: most units done in seconds, the last two leased by
+    /// a worker that was killed; the old ETA said "0.2 s" while they waited
+    /// 30 s for their lease to expire. (Illustrative figures.)
+    #[test]
+    fn no_estimate_without_a_basis() {
+        assert_eq!(eta_estimate(3.1, 24, 2, 0), None, "no worker online to finish them");
+        assert_eq!(eta_estimate(0.5, 0, 26, 1), None, "no unit done yet");
+        let eta = eta_estimate(3.1, 24, 2, 1).unwrap();
+        assert!((eta - 0.258).abs() < 0.01, "{eta}");
+        assert_eq!(eta_estimate(3.1, 26, 0, 0), Some(0.0));
     }
 }

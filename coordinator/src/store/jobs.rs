@@ -86,7 +86,7 @@ pub struct JobRow {
     pub error: Option<String>,
     /// Disagreeing results recorded.
     pub conflicts: u64,
-    /// Distinct workers holding its units.
+    /// Distinct online workers holding its units (heard from within [`ONLINE_SECONDS`](super::ONLINE_SECONDS)).
     pub workers: u64,
     /// Root children decided so far.
     pub children_decided: u64,
@@ -247,10 +247,15 @@ impl Store {
         Ok(rows)
     }
 
-    /// Cancels a job that has not ended: its pending and leased units stop.
+    /// Cancels a job that has not ended: its pending and leased units stop. A
+    /// done or failed job is refused; a cancelled one stays cancelled.
     pub fn cancel_job(&mut self, job: JobId) -> Result<JobRow, StoreError> {
         let tx = self.write()?;
-        job_row(&tx, job)?;
+        let row = job_row(&tx, job)?;
+        if matches!(row.state, JobState::Done | JobState::Failed) {
+            let what = "there is nothing to cancel (`golomb results` shows what it found)";
+            return Err(StoreError::JobState { job, state: row.state, what });
+        }
         tx.execute(
             "UPDATE jobs SET state = :cancelled, finished = :now WHERE id = :job AND state IN (:pending, :running)",
             named_params! {
@@ -350,11 +355,14 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         units.add(state, count);
     }
     let (positions, workers, solutions, fixed): (i64, i64, i64, i64) = tx.query_row(
-        "SELECT COALESCE(SUM(positions + progress), 0),
-                COUNT(DISTINCT CASE WHEN state = :leased THEN worker END),
-                COALESCE(SUM(solutions), 0), COALESCE(SUM(fixed), 0)
-         FROM units WHERE job = :job",
-        named_params! { ":job": job, ":leased": UnitState::Leased },
+        // Workers: the online ones holding its units; a crashed worker's lease outlives it.
+        "SELECT COALESCE(SUM(u.positions + u.progress), 0),
+                COUNT(DISTINCT CASE WHEN u.state = :leased AND w.last_seen >= :online THEN u.worker END),
+                COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0)
+         FROM units u LEFT JOIN workers w ON w.id = u.worker WHERE u.job = :job",
+        named_params! {
+            ":job": job, ":leased": UnitState::Leased, ":online": now() - super::ONLINE_SECONDS,
+        },
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
     )?;
     let conflicts: i64 =

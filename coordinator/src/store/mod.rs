@@ -39,7 +39,7 @@ pub use schema::SCHEMA_VERSION;
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, TreeNode};
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported, SplitTarget};
-pub use workers::WorkerRow;
+pub use workers::{ONLINE_SECONDS, WorkerRow};
 
 /// A unit that failed or lost its lease this many times is marked failed.
 pub const MAX_ATTEMPTS: i64 = 3;

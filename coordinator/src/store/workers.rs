@@ -7,6 +7,11 @@ use rusqlite::{Connection, named_params};
 use super::state::UnitState;
 use super::{Store, StoreError, now};
 
+/// A worker heard from within this many seconds counts as online: twice
+/// the heartbeat of the default 30 s lease (heartbeats come every third of a
+/// lease, and idle workers ask for units every second).
+pub const ONLINE_SECONDS: f64 = 20.0;
+
 /// A worker as stored, with its work.
 #[derive(Clone, Debug)]
 pub struct WorkerRow {
