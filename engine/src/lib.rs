@@ -6,6 +6,7 @@
 //! [`game::Game`] (or an [`game::AnyGame`] when the board size is only known
 //! at run time), then play moves on a [`position::Position`].
 
+pub mod bench_suite;
 pub mod bitboard;
 pub mod board;
 pub mod exact_cover;

@@ -16,11 +16,13 @@
 //! transposition key then also needs the side to move and the two hands.
 
 pub mod movelist;
+pub mod moveset;
 pub mod order;
 pub mod parallel;
 pub mod search;
 pub mod stats;
 pub mod tt;
+pub mod universe;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -140,7 +142,15 @@ impl<'p> Scope<'p> {
 /// A winning move found near the root: the node and the move as `(piece, mask)`.
 type RecordedWin<B> = (NodeKey<B>, (u8, B));
 
-type Buffers<B> = (Vec<MoveList<B>>, Vec<Vec<(u32, u8, u32)>>);
+/// One sequential searcher's buffers, reused across subtrees.
+struct Buffers<B> {
+    /// One move list per ply.
+    lists: Vec<MoveList<B>>,
+    /// One sort buffer per ply.
+    orders: Vec<Vec<(u32, u8, u32)>>,
+    /// The local kernel's buffers.
+    local: search::LocalBuffers<B>,
+}
 
 /// Everything the threads of one search share.
 pub struct Context<'a, B> {
@@ -148,6 +158,7 @@ pub struct Context<'a, B> {
     tt: &'a TranspositionTable,
     progress: &'a Progress,
     order: MoveOrder,
+    local_kernel: bool,
     piece_order: Vec<u8>,
     split_plies: usize,
     sort_plies: usize,
@@ -167,6 +178,7 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             tt,
             progress,
             order: config.order,
+            local_kernel: config.order.uses_local_kernel(),
             piece_order: config.order.piece_order(game.pieces()),
             split_plies: config.split_plies.max(1),
             sort_plies: config.sort_plies,
@@ -186,12 +198,16 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         pooled.unwrap_or_else(|| {
             let plies = self.game.pieces().len() + 2;
             let capacity = self.game.placements().len();
-            ((0..plies).map(|_| MoveList::with_capacity(capacity)).collect(), vec![Vec::with_capacity(capacity); plies])
+            Buffers {
+                lists: (0..plies).map(|_| MoveList::with_capacity(capacity)).collect(),
+                orders: vec![Vec::with_capacity(capacity); plies],
+                local: search::LocalBuffers::new(plies),
+            }
         })
     }
 
-    fn return_buffers(&self, lists: Vec<MoveList<B>>, orders: Vec<Vec<(u32, u8, u32)>>) {
-        self.buffers.lock().unwrap_or_else(|e| e.into_inner()).push((lists, orders));
+    fn return_buffers(&self, buffers: Buffers<B>) {
+        self.buffers.lock().unwrap_or_else(|e| e.into_inner()).push(buffers);
     }
 
     /// Notes that playing `best` wins at the node whose moves are `list`.

@@ -51,6 +51,12 @@ impl MoveOrder {
         matches!(self, MoveOrder::Replies | MoveOrder::Best) && ply < sort_plies
     }
 
+    /// Whether nodes with few moves are searched by the local kernel, which
+    /// sorts every node's moves by the replies they leave.
+    pub fn uses_local_kernel(self) -> bool {
+        self == MoveOrder::Best
+    }
+
     /// Whether nodes take their moves cell by cell.
     pub fn by_cells(self) -> bool {
         self == MoveOrder::Cells

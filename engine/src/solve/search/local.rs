@@ -1,0 +1,237 @@
+//! The local kernel: search below a node with at most [`LOCAL_MAX`] moves,
+//! on [`MoveSet`]s over that node's [`Universe`].
+//!
+//! Every node orders its moves by the number of replies they leave, fewest
+//! first: counting them is one population count per move. The same scan
+//! decides many nodes without searching a child:
+//! - a move that leaves no reply wins;
+//! - a move that leaves exactly one reply loses (the opponent plays it and
+//!   leaves nothing), so it is never tried;
+//! - a move that leaves two replies wins if they do not conflict (the
+//!   opponent plays one, we play the other) and loses otherwise;
+//! - if no two moves conflict, every move leaves all the others, and the
+//!   parity of their number decides.
+//!
+//! A child whose moves fit a narrower set is renumbered on one, so the
+//! deeper, more numerous nodes work on single words.
+
+use crate::bitboard::Bits;
+use crate::solve::Outcome;
+use crate::solve::moveset::MoveSet;
+use crate::solve::tt::{TtCheck, TtKey};
+use crate::solve::universe::Universe;
+
+use super::{POLL_INTERVAL, Searcher};
+
+/// Nodes with at most this many moves are searched by the local kernel.
+pub const LOCAL_MAX: usize = 256;
+
+/// A sort key: the number of replies a move leaves (high byte) and its local number (low byte).
+type OrderKey = u16;
+
+/// The local kernel's buffers: one order buffer per ply, and spare universes of each width.
+#[derive(Debug)]
+pub struct LocalBuffers<B> {
+    keys: Vec<Vec<OrderKey>>,
+    narrow: Vec<Universe<B, 1>>,
+    middle: Vec<Universe<B, 2>>,
+    wide: Vec<Universe<B, 4>>,
+}
+
+impl<B: Bits> LocalBuffers<B> {
+    /// Buffers for searches of at most `plies` plies.
+    pub fn new(plies: usize) -> Self {
+        LocalBuffers {
+            keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
+            narrow: Vec::new(),
+            middle: Vec::new(),
+            wide: Vec::new(),
+        }
+    }
+}
+
+/// The spare universes of one width.
+pub trait Pool<B, const W: usize> {
+    /// The spares.
+    fn pool(&mut self) -> &mut Vec<Universe<B, W>>;
+}
+
+impl<B> Pool<B, 1> for LocalBuffers<B> {
+    fn pool(&mut self) -> &mut Vec<Universe<B, 1>> {
+        &mut self.narrow
+    }
+}
+
+impl<B> Pool<B, 2> for LocalBuffers<B> {
+    fn pool(&mut self) -> &mut Vec<Universe<B, 2>> {
+        &mut self.middle
+    }
+}
+
+impl<B> Pool<B, 4> for LocalBuffers<B> {
+    fn pool(&mut self) -> &mut Vec<Universe<B, 4>> {
+        &mut self.wide
+    }
+}
+
+impl<B: Bits + TtCheck> Searcher<'_, B> {
+    /// The value of the node at `ply` (non-empty, at most [`LOCAL_MAX`] moves), by the local kernel.
+    pub(super) fn search_locally(&mut self, ply: usize) -> Outcome {
+        match self.lists[ply].len() {
+            0..=64 => self.enter::<1>(ply),
+            65..=128 => self.enter::<2>(ply),
+            _ => self.enter::<4>(ply),
+        }
+    }
+
+    /// Numbers the moves of the list at `ply` on a `W`-word set and searches it.
+    fn enter<const W: usize>(&mut self, ply: usize) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, W>,
+    {
+        let mut universe = Pool::<B, W>::pool(&mut self.local).pop().unwrap_or_default();
+        universe.build(self.lists[ply].moves());
+        let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
+        Pool::<B, W>::pool(&mut self.local).push(universe);
+        outcome
+    }
+
+    /// Renumbers the moves `set` of `parent` on a `V`-word set and searches them.
+    fn renumber<const W: usize, const V: usize>(
+        &mut self,
+        parent: &Universe<B, W>,
+        set: MoveSet<W>,
+        ply: usize,
+    ) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, V>,
+    {
+        let mut universe = Pool::<B, V>::pool(&mut self.local).pop().unwrap_or_default();
+        universe.build(parent.placements(set));
+        let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
+        Pool::<B, V>::pool(&mut self.local).push(universe);
+        outcome
+    }
+
+    /// The value of the child whose moves are `set` (non-empty), on the narrowest set that holds it.
+    #[inline]
+    fn local_child<const W: usize>(&mut self, universe: &Universe<B, W>, set: MoveSet<W>, ply: usize) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, W>,
+    {
+        let n = set.len() as usize;
+        if W > 1 && n <= MoveSet::<1>::CAPACITY {
+            self.renumber::<W, 1>(universe, set, ply)
+        } else if W > 2 && n <= MoveSet::<2>::CAPACITY {
+            self.renumber::<W, 2>(universe, set, ply)
+        } else {
+            self.local(universe, set, ply)
+        }
+    }
+
+    /// The value of the node whose moves are `set` (non-empty) in `universe`.
+    fn local<const W: usize>(&mut self, universe: &Universe<B, W>, set: MoveSet<W>, ply: usize) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, W>,
+    {
+        if self.unflushed >= POLL_INTERVAL && self.should_stop() {
+            return Outcome::Unknown;
+        }
+        let n = set.len() as usize;
+        let mut keys = std::mem::take(&mut self.local.keys[ply]);
+        keys.clear();
+        let mut independent = true;
+        let mut decided = None;
+        for m in set.iter() {
+            let child = set.difference(universe.conflict(m));
+            let replies = child.len() as usize;
+            independent &= replies + 1 == n;
+            match replies {
+                0 => {
+                    decided = Some(m);
+                    break;
+                }
+                // The opponent's only reply leaves us nothing.
+                1 => {}
+                2 => {
+                    let mut pair = child.iter();
+                    let (a, b) = (pair.next().unwrap_or(0), pair.next().unwrap_or(0));
+                    if !universe.conflict(a).contains(b) {
+                        decided = Some(m);
+                        break;
+                    }
+                }
+                _ => keys.push((replies as OrderKey) << 8 | m as OrderKey),
+            }
+        }
+        if decided.is_none() && independent {
+            // No two moves conflict: each move leaves all the others.
+            decided = (n % 2 == 1).then(|| set.first().unwrap_or(0));
+            keys.clear();
+        }
+        if let Some(m) = decided {
+            self.local.keys[ply] = keys;
+            self.stats.positions += 1;
+            self.unflushed += 1;
+            self.win_move = Some(universe.placement(m));
+            if ply == 0 {
+                self.top_tries = 1;
+            }
+            return Outcome::Win;
+        }
+        if keys.is_empty() {
+            self.local.keys[ply] = keys;
+            if ply == 0 {
+                self.top_tries = n as u64;
+            }
+            return Outcome::Loss;
+        }
+        // The top node always searches, so that it knows its winning move.
+        let key = (ply > 0 && n >= self.ctx.tt_min_moves).then(|| {
+            let (reach, pieces) = universe.key(set);
+            TtKey::new(reach, pieces)
+        });
+        if let Some(key) = &key {
+            self.stats.tt_probes += 1;
+            if let Some(win) = self.ctx.tt.probe(key) {
+                self.stats.tt_hits += 1;
+                self.local.keys[ply] = keys;
+                return if win { Outcome::Win } else { Outcome::Loss };
+            }
+        }
+        keys.sort_unstable();
+        let before = self.stats.positions;
+        let mut outcome = Outcome::Loss;
+        let mut tries = 0;
+        for &k in &keys {
+            let m = (k & 0xff) as usize;
+            let child = set.difference(universe.conflict(m));
+            self.stats.positions += 1;
+            self.unflushed += 1;
+            tries += 1;
+            match self.local_child(universe, child, ply + 1) {
+                Outcome::Loss => {
+                    self.win_move = Some(universe.placement(m));
+                    outcome = Outcome::Win;
+                    break;
+                }
+                Outcome::Unknown => {
+                    outcome = Outcome::Unknown;
+                    break;
+                }
+                Outcome::Win => {}
+            }
+        }
+        self.local.keys[ply] = keys;
+        if ply == 0 {
+            self.top_tries = tries;
+        }
+        if let Some(key) = &key
+            && outcome != Outcome::Unknown
+        {
+            let work = 64 - (self.stats.positions - before).leading_zeros();
+            self.ctx.tt.store(key, outcome == Outcome::Win, work);
+        }
+        outcome
+    }
+}
