@@ -24,7 +24,7 @@ pub mod stats;
 pub mod tt;
 pub mod universe;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -159,7 +159,6 @@ pub struct Context<'a, B> {
     progress: &'a Progress,
     order: MoveOrder,
     local_kernel: bool,
-    piece_order: Vec<u8>,
     split_plies: usize,
     sort_plies: usize,
     tt_min_moves: usize,
@@ -169,17 +168,54 @@ pub struct Context<'a, B> {
     stopped: AtomicBool,
     buffers: Mutex<Vec<Buffers<B>>>,
     wins: Mutex<Vec<RecordedWin<B>>>,
+    root_symmetry: Option<RootSymmetry<B>>,
+}
+
+/// The board symmetries that map the root's legal moves onto themselves,
+/// and one root move per class of moves they make equivalent.
+struct RootSymmetry<B> {
+    /// The symmetries (numbers in the board's group), identity excluded.
+    symmetries: Vec<usize>,
+    /// The root moves to search: the lowest placement of each class.
+    keep: HashSet<(u8, B)>,
+}
+
+impl<B: Bits> RootSymmetry<B> {
+    /// The root's symmetries, if it has any besides the identity.
+    fn of(game: &Game<B>, root: &MoveList<B>) -> Option<RootSymmetry<B>> {
+        let symmetries: Vec<usize> = (0..game.board().symmetries().len())
+            .filter(|&s| {
+                !game.board().symmetries()[s].is_identity() && game.symmetric_cells(s, root.reach()) == root.reach()
+            })
+            .collect();
+        if symmetries.is_empty() {
+            return None;
+        }
+        let keep = root
+            .moves()
+            .filter(|&(piece, mask)| {
+                game.find_placement(piece as usize, mask)
+                    .is_some_and(|id| symmetries.iter().all(|&s| game.symmetric_placement(s, id) >= id))
+            })
+            .collect();
+        Some(RootSymmetry { symmetries, keep })
+    }
 }
 
 impl<'a, B: Bits + TtCheck> Context<'a, B> {
-    fn new(game: &'a Game<B>, tt: &'a TranspositionTable, progress: &'a Progress, config: &SolveConfig) -> Self {
+    fn new(
+        game: &'a Game<B>,
+        tt: &'a TranspositionTable,
+        progress: &'a Progress,
+        config: &SolveConfig,
+        root: &MoveList<B>,
+    ) -> Self {
         Context {
             game,
             tt,
             progress,
             order: config.order,
             local_kernel: config.order.uses_local_kernel(),
-            piece_order: config.order.piece_order(game.pieces()),
             split_plies: config.split_plies.max(1),
             sort_plies: config.sort_plies,
             tt_min_moves: config.tt_min_moves.max(1),
@@ -189,7 +225,19 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             stopped: AtomicBool::new(false),
             buffers: Mutex::new(Vec::new()),
             wins: Mutex::new(Vec::new()),
+            root_symmetry: if config.order.uses_local_kernel() { RootSymmetry::of(game, root) } else { None },
         }
+    }
+
+    /// Whether the root searches `mv`: false for all but one move of each
+    /// class of root moves equal under the root's symmetries.
+    fn root_searches(&self, mv: &(u8, B)) -> bool {
+        self.root_symmetry.as_ref().is_none_or(|sym| sym.keep.contains(mv))
+    }
+
+    /// The number of root moves searched.
+    fn root_moves(&self, root: &MoveList<B>) -> usize {
+        self.root_symmetry.as_ref().map_or(root.len(), |sym| sym.keep.len())
     }
 
     /// Per-ply buffers for a sequential searcher, reused across subtrees.
@@ -210,9 +258,19 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         self.buffers.lock().unwrap_or_else(|e| e.into_inner()).push(buffers);
     }
 
-    /// Notes that playing `best` wins at the node whose moves are `list`.
-    fn record_win(&self, list: &MoveList<B>, best: (u8, B)) {
-        self.wins.lock().unwrap_or_else(|e| e.into_inner()).push(((list.reach(), list.pieces()), best));
+    /// Notes that playing `best` wins at the node `ply` plies below the root
+    /// whose moves are `list`. A child of a symmetric root also notes the
+    /// images of its win, so that proofs find the answers to the root moves
+    /// that were not searched.
+    fn record_win(&self, list: &MoveList<B>, best: (u8, B), ply: usize) {
+        let mut wins = self.wins.lock().unwrap_or_else(|e| e.into_inner());
+        wins.push(((list.reach(), list.pieces()), best));
+        if let Some(sym) = self.root_symmetry.as_ref().filter(|_| ply == 1) {
+            for &s in &sym.symmetries {
+                let image = self.game.symmetric_cells(s, list.reach());
+                wins.push(((image, list.pieces()), (best.0, self.game.symmetric_cells(s, best.1))));
+            }
+        }
     }
 
     fn flush_positions(&self, count: u64) {
@@ -271,9 +329,9 @@ pub fn solve<B: Bits + TtCheck>(
     progress: &Progress,
 ) -> SolveReport<B> {
     let start = Instant::now();
-    let ctx = Context::new(game, tt, progress, config);
-    let root = MoveList::at(game, pos, &ctx.piece_order);
-    progress.root_total.store(root.len() as u64, Relaxed);
+    let root = MoveList::at(game, pos, &config.order.piece_order(game.pieces()));
+    let ctx = Context::new(game, tt, progress, config, &root);
+    progress.root_total.store(ctx.root_moves(&root) as u64, Relaxed);
     let scope = Scope::default();
     let mut result = parallel::solve_node(&ctx, &root, 0, &scope);
     result.stats.positions += 1;
