@@ -9,11 +9,15 @@
 //!   leaves nothing), so it is never tried;
 //! - a move that leaves two replies wins if they do not conflict (the
 //!   opponent plays one, we play the other) and loses otherwise;
-//! - if no two moves conflict, every move leaves all the others, and the
-//!   parity of their number decides.
+//! - a move that leaves three replies wins exactly when one pair of them
+//!   conflicts;
+//! - if every connected component of the conflict graph is a clique (no two
+//!   moves conflict, say), every move removes exactly its own component, and
+//!   the parity of the number of components decides.
 //!
-//! A child whose moves fit a narrower set is renumbered on one, so the
-//! deeper, more numerous nodes work on single words.
+//! A node that searches its children and whose moves fit a narrower set is
+//! renumbered on one first, so the deeper, more numerous nodes work on
+//! single words.
 
 use crate::bitboard::Bits;
 use crate::solve::Outcome;
@@ -25,6 +29,8 @@ use super::{POLL_INTERVAL, Searcher};
 
 /// Nodes with at most this many moves are searched by the local kernel.
 pub const LOCAL_MAX: usize = 256;
+
+const LOCAL_TT_MIN: usize = 12;
 
 /// A sort key: the number of replies a move leaves (high byte) and its local number (low byte).
 type OrderKey = u16;
@@ -113,22 +119,6 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         outcome
     }
 
-    /// The value of the child whose moves are `set` (non-empty), on the narrowest set that holds it.
-    #[inline]
-    fn local_child<const W: usize>(&mut self, universe: &Universe<B, W>, set: MoveSet<W>, ply: usize) -> Outcome
-    where
-        LocalBuffers<B>: Pool<B, W>,
-    {
-        let n = set.len() as usize;
-        if W > 1 && n <= MoveSet::<1>::CAPACITY {
-            self.renumber::<W, 1>(universe, set, ply)
-        } else if W > 2 && n <= MoveSet::<2>::CAPACITY {
-            self.renumber::<W, 2>(universe, set, ply)
-        } else {
-            self.local(universe, set, ply)
-        }
-    }
-
     /// The value of the node whose moves are `set` (non-empty) in `universe`.
     fn local<const W: usize>(&mut self, universe: &Universe<B, W>, set: MoveSet<W>, ply: usize) -> Outcome
     where
@@ -140,33 +130,48 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let n = set.len() as usize;
         let mut keys = std::mem::take(&mut self.local.keys[ply]);
         keys.clear();
-        let mut independent = true;
+        // Whether every component of the conflict graph is a clique, and how many there are.
+        let mut cliques = true;
+        let mut classes = 0;
         let mut decided = None;
         for m in set.iter() {
             let child = set.difference(universe.conflict(m));
             let replies = child.len() as usize;
-            independent &= replies + 1 == n;
-            match replies {
-                0 => {
-                    decided = Some(m);
-                    break;
-                }
+            let lowest = set.difference(child).first().unwrap_or(m);
+            cliques &= lowest == m || set.difference(universe.conflict(lowest)) == child;
+            classes += usize::from(lowest == m);
+            let wins = match replies {
+                0 => true,
                 // The opponent's only reply leaves us nothing.
-                1 => {}
+                1 => false,
+                // The opponent plays one; we win if the other is still there.
                 2 => {
-                    let mut pair = child.iter();
-                    let (a, b) = (pair.next().unwrap_or(0), pair.next().unwrap_or(0));
-                    if !universe.conflict(a).contains(b) {
-                        decided = Some(m);
-                        break;
-                    }
+                    let mut it = child.iter();
+                    let (a, b) = (it.next().unwrap_or(0), it.next().unwrap_or(0));
+                    !universe.conflict(a).contains(b)
                 }
-                _ => keys.push((replies as OrderKey) << 8 | m as OrderKey),
+                // Three replies: we win exactly when one pair of them conflicts
+                // (none: the opponent takes one, leaving two independent moves;
+                // two or three: the opponent takes one that clears the rest).
+                3 => {
+                    let mut it = child.iter();
+                    let (a, b, c) = (it.next().unwrap_or(0), it.next().unwrap_or(0), it.next().unwrap_or(0));
+                    let (ca, cb) = (universe.conflict(a), universe.conflict(b));
+                    usize::from(ca.contains(b)) + usize::from(ca.contains(c)) + usize::from(cb.contains(c)) == 1
+                }
+                _ => {
+                    keys.push((replies as OrderKey) << 8 | m as OrderKey);
+                    false
+                }
+            };
+            if wins {
+                decided = Some(m);
+                break;
             }
         }
-        if decided.is_none() && independent {
-            // No two moves conflict: each move leaves all the others.
-            decided = (n % 2 == 1).then(|| set.first().unwrap_or(0));
+        if decided.is_none() && cliques {
+            // Every move removes exactly its own clique: the parity of their number decides.
+            decided = (classes % 2 == 1).then(|| set.first().unwrap_or(0));
             keys.clear();
         }
         if let Some(m) = decided {
@@ -186,8 +191,18 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             }
             return Outcome::Loss;
         }
+        // A node that has to search its children moves to the narrowest set
+        // that holds its moves (nodes decided by the scan never pay for it).
+        if W > 1 && n <= MoveSet::<1>::CAPACITY {
+            self.local.keys[ply] = keys;
+            return self.renumber::<W, 1>(universe, set, ply);
+        }
+        if W > 2 && n <= MoveSet::<2>::CAPACITY {
+            self.local.keys[ply] = keys;
+            return self.renumber::<W, 2>(universe, set, ply);
+        }
         // The top node always searches, so that it knows its winning move.
-        let key = (ply > 0 && n >= self.ctx.tt_min_moves).then(|| {
+        let key = (ply > 0 && n >= self.ctx.tt_min_moves.max(LOCAL_TT_MIN)).then(|| {
             let (reach, pieces) = universe.key(set);
             TtKey::new(reach, pieces)
         });
@@ -199,17 +214,19 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 return if win { Outcome::Win } else { Outcome::Loss };
             }
         }
-        keys.sort_unstable();
         let before = self.stats.positions;
         let mut outcome = Outcome::Loss;
         let mut tries = 0;
-        for &k in &keys {
-            let m = (k & 0xff) as usize;
+        for i in 0..keys.len() {
+            // Selection, not a sort: most nodes that win do so with their first moves.
+            let (best, _) = keys[i..].iter().enumerate().min_by_key(|&(_, k)| k).unwrap_or((0, &0));
+            keys.swap(i, i + best);
+            let m = (keys[i] & 0xff) as usize;
             let child = set.difference(universe.conflict(m));
             self.stats.positions += 1;
             self.unflushed += 1;
             tries += 1;
-            match self.local_child(universe, child, ply + 1) {
+            match self.local(universe, child, ply + 1) {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
                     outcome = Outcome::Win;
