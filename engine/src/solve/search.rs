@@ -9,6 +9,7 @@
 //! wrong value behind.
 
 mod local;
+mod small;
 
 pub use local::{LOCAL_MAX, LocalBuffers};
 

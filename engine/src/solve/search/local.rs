@@ -7,10 +7,9 @@
 //! - a move that leaves no reply wins;
 //! - a move that leaves exactly one reply loses (the opponent plays it and
 //!   leaves nothing), so it is never tried;
-//! - a move that leaves two replies wins if they do not conflict (the
-//!   opponent plays one, we play the other) and loses otherwise;
-//! - a move that leaves three replies wins exactly when one pair of them
-//!   conflicts;
+//! - a move that leaves at most [`SMALL_MAX`] replies is decided by a table
+//!   of every conflict graph on that many moves (two replies: the move wins
+//!   if they do not conflict; three: if exactly one pair of them conflicts);
 //! - if every connected component of the conflict graph is a clique (no two
 //!   moves conflict, say), every move removes exactly its own component, and
 //!   the parity of the number of components decides.
@@ -25,15 +24,16 @@ use crate::solve::moveset::MoveSet;
 use crate::solve::tt::{TtCheck, TtKey};
 use crate::solve::universe::Universe;
 
+use super::small::{SMALL_MAX, small_wins};
 use super::{POLL_INTERVAL, Searcher};
 
 /// Nodes with at most this many moves are searched by the local kernel.
-pub const LOCAL_MAX: usize = 256;
+pub const LOCAL_MAX: usize = 512;
 
 const LOCAL_TT_MIN: usize = 12;
 
-/// A sort key: the number of replies a move leaves (high byte) and its local number (low byte).
-type OrderKey = u16;
+/// A sort key: the number of replies a move leaves (high half) and its local number (low half).
+type OrderKey = u32;
 
 /// The local kernel's buffers: one order buffer per ply, and spare universes of each width.
 #[derive(Debug)]
@@ -42,6 +42,7 @@ pub struct LocalBuffers<B> {
     narrow: Vec<Universe<B, 1>>,
     middle: Vec<Universe<B, 2>>,
     wide: Vec<Universe<B, 4>>,
+    widest: Vec<Universe<B, 8>>,
 }
 
 impl<B: Bits> LocalBuffers<B> {
@@ -52,6 +53,7 @@ impl<B: Bits> LocalBuffers<B> {
             narrow: Vec::new(),
             middle: Vec::new(),
             wide: Vec::new(),
+            widest: Vec::new(),
         }
     }
 }
@@ -80,13 +82,20 @@ impl<B> Pool<B, 4> for LocalBuffers<B> {
     }
 }
 
+impl<B> Pool<B, 8> for LocalBuffers<B> {
+    fn pool(&mut self) -> &mut Vec<Universe<B, 8>> {
+        &mut self.widest
+    }
+}
+
 impl<B: Bits + TtCheck> Searcher<'_, B> {
     /// The value of the node at `ply` (non-empty, at most [`LOCAL_MAX`] moves), by the local kernel.
     pub(super) fn search_locally(&mut self, ply: usize) -> Outcome {
         match self.lists[ply].len() {
             0..=64 => self.enter::<1>(ply),
             65..=128 => self.enter::<2>(ply),
-            _ => self.enter::<4>(ply),
+            129..=256 => self.enter::<4>(ply),
+            _ => self.enter::<8>(ply),
         }
     }
 
@@ -144,23 +153,10 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 0 => true,
                 // The opponent's only reply leaves us nothing.
                 1 => false,
-                // The opponent plays one; we win if the other is still there.
-                2 => {
-                    let mut it = child.iter();
-                    let (a, b) = (it.next().unwrap_or(0), it.next().unwrap_or(0));
-                    !universe.conflict(a).contains(b)
-                }
-                // Three replies: we win exactly when one pair of them conflicts
-                // (none: the opponent takes one, leaving two independent moves;
-                // two or three: the opponent takes one that clears the rest).
-                3 => {
-                    let mut it = child.iter();
-                    let (a, b, c) = (it.next().unwrap_or(0), it.next().unwrap_or(0), it.next().unwrap_or(0));
-                    let (ca, cb) = (universe.conflict(a), universe.conflict(b));
-                    usize::from(ca.contains(b)) + usize::from(ca.contains(c)) + usize::from(cb.contains(c)) == 1
-                }
+                // A few replies: their conflict graph, looked up, decides.
+                2..=SMALL_MAX => !small_wins(universe, child, replies),
                 _ => {
-                    keys.push((replies as OrderKey) << 8 | m as OrderKey);
+                    keys.push((replies as OrderKey) << 16 | m as OrderKey);
                     false
                 }
             };
@@ -201,6 +197,10 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             self.local.keys[ply] = keys;
             return self.renumber::<W, 2>(universe, set, ply);
         }
+        if W > 4 && n <= MoveSet::<4>::CAPACITY {
+            self.local.keys[ply] = keys;
+            return self.renumber::<W, 4>(universe, set, ply);
+        }
         // The top node always searches, so that it knows its winning move.
         let key = (ply > 0 && n >= self.ctx.tt_min_moves.max(LOCAL_TT_MIN)).then(|| {
             let (reach, pieces) = universe.key(set);
@@ -221,7 +221,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             // Selection, not a sort: most nodes that win do so with their first moves.
             let (best, _) = keys[i..].iter().enumerate().min_by_key(|&(_, k)| k).unwrap_or((0, &0));
             keys.swap(i, i + best);
-            let m = (keys[i] & 0xff) as usize;
+            let m = (keys[i] & 0xffff) as usize;
             let child = set.difference(universe.conflict(m));
             self.stats.positions += 1;
             self.unflushed += 1;
