@@ -44,6 +44,12 @@ impl<const W: usize> MoveSet<W> {
         self
     }
 
+    /// Adds `i`.
+    #[inline]
+    pub fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
     /// Whether `i` is in the set.
     #[inline]
     pub fn contains(self, i: usize) -> bool {

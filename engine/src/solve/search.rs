@@ -153,6 +153,9 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
                 match self.child_value(ply, piece, mask) {
                     Outcome::Loss => {
                         self.win_move = Some((piece, mask));
+                        if self.ctx.local_kernel {
+                            self.local.note_killer(ply, (piece, mask));
+                        }
                         return (Outcome::Win, tries);
                     }
                     Outcome::Unknown => return (Outcome::Unknown, tries),
@@ -187,7 +190,11 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         for seg in list.segments() {
             for index in seg.start..seg.end {
                 let mask = list.masks()[index as usize];
-                order.push((self.ctx.sort_key(list, depth, seg.piece, mask), seg.piece, index));
+                let key = match self.local.killer_rank(ply, (seg.piece, mask)) {
+                    Some(rank) if self.ctx.local_kernel => rank as u32,
+                    _ => self.ctx.sort_key(list, depth, seg.piece, mask).saturating_add(2),
+                };
+                order.push((key, seg.piece, index));
             }
         }
         // Stable: equal keys keep list order.

@@ -54,9 +54,9 @@ impl<B: Bits, const W: usize> Universe<B, W> {
             debug_assert!(i < MoveSet::<W>::CAPACITY);
             self.masks.push(mask);
             self.pieces.push(piece);
-            self.by_piece[piece as usize] = self.by_piece[piece as usize].with(i);
+            self.by_piece[piece as usize].insert(i);
             for cell in mask.cells() {
-                self.by_cell[cell] = self.by_cell[cell].with(i);
+                self.by_cell[cell].insert(i);
             }
             reach |= mask;
             used |= 1 << piece;

@@ -39,6 +39,8 @@ type OrderKey = u32;
 #[derive(Debug)]
 pub struct LocalBuffers<B> {
     keys: Vec<Vec<OrderKey>>,
+    /// The last move that won at each ply (the killer heuristic), if any.
+    killers: Vec<[Option<(u8, B)>; 2]>,
     narrow: Vec<Universe<B, 1>>,
     middle: Vec<Universe<B, 2>>,
     wide: Vec<Universe<B, 4>>,
@@ -50,10 +52,27 @@ impl<B: Bits> LocalBuffers<B> {
     pub fn new(plies: usize) -> Self {
         LocalBuffers {
             keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
+            killers: vec![[None; 2]; plies],
             narrow: Vec::new(),
             middle: Vec::new(),
             wide: Vec::new(),
             widest: Vec::new(),
+        }
+    }
+}
+
+impl<B: Bits> LocalBuffers<B> {
+    /// The rank (0 or 1) of `placement` among the killers of `ply`, if it is one.
+    pub fn killer_rank(&self, ply: usize, placement: (u8, B)) -> Option<usize> {
+        self.killers[ply].iter().position(|&k| k == Some(placement))
+    }
+
+    /// Notes that `placement` won at `ply`.
+    pub fn note_killer(&mut self, ply: usize, placement: (u8, B)) {
+        let killers = &mut self.killers[ply];
+        if killers[0] != Some(placement) {
+            killers[1] = killers[0];
+            killers[0] = Some(placement);
         }
     }
 }
@@ -143,12 +162,15 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let mut cliques = true;
         let mut classes = 0;
         let mut decided = None;
+        let killer = self.local.killers[ply];
         for m in set.iter() {
             let child = set.difference(universe.conflict(m));
             let replies = child.len() as usize;
-            let lowest = set.difference(child).first().unwrap_or(m);
-            cliques &= lowest == m || set.difference(universe.conflict(lowest)) == child;
-            classes += usize::from(lowest == m);
+            if cliques {
+                let lowest = set.difference(child).first().unwrap_or(m);
+                cliques = lowest == m || set.difference(universe.conflict(lowest)) == child;
+                classes += usize::from(lowest == m);
+            }
             let wins = match replies {
                 0 => true,
                 // The opponent's only reply leaves us nothing.
@@ -156,7 +178,10 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 // A few replies: their conflict graph, looked up, decides.
                 2..=SMALL_MAX => !small_wins(universe, child, replies),
                 _ => {
-                    keys.push((replies as OrderKey) << 16 | m as OrderKey);
+                    // The move that last won at this ply goes first.
+                    let placement = Some(universe.placement(m));
+                    let rank = killer.iter().position(|&k| k == placement).unwrap_or(replies) as OrderKey;
+                    keys.push(rank << 16 | m as OrderKey);
                     false
                 }
             };
@@ -229,6 +254,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             match self.local(universe, child, ply + 1) {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
+                    self.local.note_killer(ply, universe.placement(m));
                     outcome = Outcome::Win;
                     break;
                 }
