@@ -7,6 +7,14 @@
 //! flag, a position budget or a time budget. An interrupted search answers
 //! [`Outcome::Unknown`] with its statistics, never a wrong value.
 //!
+//! With the default order, a node of at most [`search::LOCAL_MAX`] moves is
+//! searched by the local kernel: its moves are numbered on bitsets
+//! ([`moveset`], [`universe`]), where a child is a few word operations,
+//! every node is sorted by the replies its moves leave, and positions with
+//! few replies, or whose conflict graph is a union of cliques, are decided
+//! without search. A root that the board's symmetries map onto itself
+//! searches one move per class of equal moves.
+//!
 //! Rules beyond the default: a node here is "a list of legal moves, grouped
 //! by piece", and its value is a win or a loss for the side to move. The
 //! `hands` rules of the spec fit the same shape. Each player's moves are the
