@@ -177,8 +177,6 @@ pub struct Context<'a, B> {
     buffers: Mutex<Vec<Buffers<B>>>,
     wins: Mutex<Vec<RecordedWin<B>>>,
     root_symmetry: Option<RootSymmetry<B>>,
-    /// The last winning move of the parallel nodes at each ply (the killer heuristic).
-    killers: Mutex<Vec<Option<(u8, B)>>>,
 }
 
 /// The board symmetries that map the root's legal moves onto themselves,
@@ -236,7 +234,6 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             buffers: Mutex::new(Vec::new()),
             wins: Mutex::new(Vec::new()),
             root_symmetry: if config.order.uses_local_kernel() { RootSymmetry::of(game, root) } else { None },
-            killers: Mutex::new(vec![None; config.split_plies.max(1) + 1]),
         }
     }
 
@@ -319,24 +316,6 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
     /// The key a reordering node sorts its moves by, smallest first (the sort is stable).
     fn sort_key(&self, list: &MoveList<B>, ply: usize, piece: u8, mask: B) -> u32 {
         if self.sorts_by_replies(ply) { list.count_child(piece, mask) as u32 } else { mask.first().unwrap_or(0) as u32 }
-    }
-
-    /// Puts the move that last won at a parallel node of this ply first, if it is legal here.
-    fn killer_first(&self, moves: &mut [(u8, B)], ply: usize) {
-        let killer = self.killers.lock().unwrap_or_else(|e| e.into_inner()).get(ply).copied().flatten();
-        if self.local_kernel
-            && let Some(k) = killer
-            && let Some(i) = moves.iter().position(|&mv| mv == k)
-        {
-            moves[..=i].rotate_right(1);
-        }
-    }
-
-    /// Notes that `best` won at a parallel node of this ply.
-    fn note_killer(&self, best: (u8, B), ply: usize) {
-        if let Some(slot) = self.killers.lock().unwrap_or_else(|e| e.into_inner()).get_mut(ply) {
-            *slot = Some(best);
-        }
     }
 
     /// The node's moves as `(piece, mask)` in the strategy's order.

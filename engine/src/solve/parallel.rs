@@ -66,8 +66,6 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     if ply == 0 {
         // Equal root moves under the root's symmetries have equal values.
         moves.retain(|mv| ctx.root_searches(mv));
-    } else {
-        ctx.killer_first(&mut moves, ply);
     }
     let node_scope = Scope::below(scope);
     let next = AtomicUsize::new(0);
@@ -125,7 +123,6 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     };
     if let Some(best) = best {
         ctx.record_win(list, best, ply);
-        ctx.note_killer(best, ply);
     }
     if let Some(key) = &key
         && outcome != Outcome::Unknown
