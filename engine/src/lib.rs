@@ -20,6 +20,7 @@
 //! then play moves on a [`position::Position`] and hand it to
 //! [`solve::solve`].
 
+pub mod bench_suite;
 pub mod bitboard;
 pub mod board;
 pub mod exact_cover;

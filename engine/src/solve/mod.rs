@@ -7,6 +7,14 @@
 //! flag, a position budget or a time budget. An interrupted search answers
 //! [`Outcome::Unknown`] with its statistics, never a wrong value.
 //!
+//! With the default order, a node of at most [`search::LOCAL_MAX`] moves is
+//! searched by the local kernel: its moves are numbered on bitsets
+//! ([`moveset`], [`universe`]), where a child is a few word operations,
+//! every node is sorted by the replies its moves leave, and positions with
+//! few replies, or whose conflict graph is a union of cliques, are decided
+//! without search. A root that the board's symmetries map onto itself
+//! searches one move per class of equal moves.
+//!
 //! Rules beyond the default: a node here is "a list of legal moves, grouped
 //! by piece", and its value is a win or a loss for the side to move. The
 //! `hands` rules of the spec fit the same shape. Each player's moves are the
@@ -16,13 +24,15 @@
 //! transposition key then also needs the side to move and the two hands.
 
 pub mod movelist;
+pub mod moveset;
 pub mod order;
 pub mod parallel;
 pub mod search;
 pub mod stats;
 pub mod tt;
+pub mod universe;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -140,7 +150,15 @@ impl<'p> Scope<'p> {
 /// A winning move found near the root: the node and the move as `(piece, mask)`.
 type RecordedWin<B> = (NodeKey<B>, (u8, B));
 
-type Buffers<B> = (Vec<MoveList<B>>, Vec<Vec<(u32, u8, u32)>>);
+/// One sequential searcher's buffers, reused across subtrees.
+struct Buffers<B> {
+    /// One move list per ply.
+    lists: Vec<MoveList<B>>,
+    /// One sort buffer per ply.
+    orders: Vec<Vec<(u32, u8, u32)>>,
+    /// The local kernel's buffers.
+    local: search::LocalBuffers<B>,
+}
 
 /// Everything the threads of one search share.
 pub struct Context<'a, B> {
@@ -148,7 +166,7 @@ pub struct Context<'a, B> {
     tt: &'a TranspositionTable,
     progress: &'a Progress,
     order: MoveOrder,
-    piece_order: Vec<u8>,
+    local_kernel: bool,
     split_plies: usize,
     sort_plies: usize,
     tt_min_moves: usize,
@@ -158,16 +176,54 @@ pub struct Context<'a, B> {
     stopped: AtomicBool,
     buffers: Mutex<Vec<Buffers<B>>>,
     wins: Mutex<Vec<RecordedWin<B>>>,
+    root_symmetry: Option<RootSymmetry<B>>,
+}
+
+/// The board symmetries that map the root's legal moves onto themselves,
+/// and one root move per class of moves they make equivalent.
+struct RootSymmetry<B> {
+    /// The symmetries (numbers in the board's group), identity excluded.
+    symmetries: Vec<usize>,
+    /// The root moves to search: the lowest placement of each class.
+    keep: HashSet<(u8, B)>,
+}
+
+impl<B: Bits> RootSymmetry<B> {
+    /// The root's symmetries, if it has any besides the identity.
+    fn of(game: &Game<B>, root: &MoveList<B>) -> Option<RootSymmetry<B>> {
+        let symmetries: Vec<usize> = (0..game.board().symmetries().len())
+            .filter(|&s| {
+                !game.board().symmetries()[s].is_identity() && game.symmetric_cells(s, root.reach()) == root.reach()
+            })
+            .collect();
+        if symmetries.is_empty() {
+            return None;
+        }
+        let keep = root
+            .moves()
+            .filter(|&(piece, mask)| {
+                game.find_placement(piece as usize, mask)
+                    .is_some_and(|id| symmetries.iter().all(|&s| game.symmetric_placement(s, id) >= id))
+            })
+            .collect();
+        Some(RootSymmetry { symmetries, keep })
+    }
 }
 
 impl<'a, B: Bits + TtCheck> Context<'a, B> {
-    fn new(game: &'a Game<B>, tt: &'a TranspositionTable, progress: &'a Progress, config: &SolveConfig) -> Self {
+    fn new(
+        game: &'a Game<B>,
+        tt: &'a TranspositionTable,
+        progress: &'a Progress,
+        config: &SolveConfig,
+        root: &MoveList<B>,
+    ) -> Self {
         Context {
             game,
             tt,
             progress,
             order: config.order,
-            piece_order: config.order.piece_order(game.pieces()),
+            local_kernel: config.order.uses_local_kernel(),
             split_plies: config.split_plies.max(1),
             sort_plies: config.sort_plies,
             tt_min_moves: config.tt_min_moves.max(1),
@@ -177,7 +233,19 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             stopped: AtomicBool::new(false),
             buffers: Mutex::new(Vec::new()),
             wins: Mutex::new(Vec::new()),
+            root_symmetry: if config.order.uses_local_kernel() { RootSymmetry::of(game, root) } else { None },
         }
+    }
+
+    /// Whether the root searches `mv`: false for all but one move of each
+    /// class of root moves equal under the root's symmetries.
+    fn root_searches(&self, mv: &(u8, B)) -> bool {
+        self.root_symmetry.as_ref().is_none_or(|sym| sym.keep.contains(mv))
+    }
+
+    /// The number of root moves searched.
+    fn root_moves(&self, root: &MoveList<B>) -> usize {
+        self.root_symmetry.as_ref().map_or(root.len(), |sym| sym.keep.len())
     }
 
     /// Per-ply buffers for a sequential searcher, reused across subtrees.
@@ -186,17 +254,31 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         pooled.unwrap_or_else(|| {
             let plies = self.game.pieces().len() + 2;
             let capacity = self.game.placements().len();
-            ((0..plies).map(|_| MoveList::with_capacity(capacity)).collect(), vec![Vec::with_capacity(capacity); plies])
+            Buffers {
+                lists: (0..plies).map(|_| MoveList::with_capacity(capacity)).collect(),
+                orders: vec![Vec::with_capacity(capacity); plies],
+                local: search::LocalBuffers::new(plies),
+            }
         })
     }
 
-    fn return_buffers(&self, lists: Vec<MoveList<B>>, orders: Vec<Vec<(u32, u8, u32)>>) {
-        self.buffers.lock().unwrap_or_else(|e| e.into_inner()).push((lists, orders));
+    fn return_buffers(&self, buffers: Buffers<B>) {
+        self.buffers.lock().unwrap_or_else(|e| e.into_inner()).push(buffers);
     }
 
-    /// Notes that playing `best` wins at the node whose moves are `list`.
-    fn record_win(&self, list: &MoveList<B>, best: (u8, B)) {
-        self.wins.lock().unwrap_or_else(|e| e.into_inner()).push(((list.reach(), list.pieces()), best));
+    /// Notes that playing `best` wins at the node `ply` plies below the root
+    /// whose moves are `list`. A child of a symmetric root also notes the
+    /// images of its win, so that proofs find the answers to the root moves
+    /// that were not searched.
+    fn record_win(&self, list: &MoveList<B>, best: (u8, B), ply: usize) {
+        let mut wins = self.wins.lock().unwrap_or_else(|e| e.into_inner());
+        wins.push(((list.reach(), list.pieces()), best));
+        if let Some(sym) = self.root_symmetry.as_ref().filter(|_| ply == 1) {
+            for &s in &sym.symmetries {
+                let image = self.game.symmetric_cells(s, list.reach());
+                wins.push(((image, list.pieces()), (best.0, self.game.symmetric_cells(s, best.1))));
+            }
+        }
     }
 
     fn flush_positions(&self, count: u64) {
@@ -255,9 +337,9 @@ pub fn solve<B: Bits + TtCheck>(
     progress: &Progress,
 ) -> SolveReport<B> {
     let start = Instant::now();
-    let ctx = Context::new(game, tt, progress, config);
-    let root = MoveList::at(game, pos, &ctx.piece_order);
-    progress.root_total.store(root.len() as u64, Relaxed);
+    let root = MoveList::at(game, pos, &config.order.piece_order(game.pieces()));
+    let ctx = Context::new(game, tt, progress, config, &root);
+    progress.root_total.store(ctx.root_moves(&root) as u64, Relaxed);
     let scope = Scope::default();
     let mut result = parallel::solve_node(&ctx, &root, 0, &scope);
     result.stats.positions += 1;

@@ -7,7 +7,13 @@
 //!   straight run of four come first, as in Schroeppel's checker.
 //! - `cells`: for each cell in turn (a1, b1, ...), every placement whose
 //!   lowest cell it is.
-//! - `best` (the default): `replies` sorting near the root, then `pieces`.
+//! - `best` (the default): `replies` sorting at the large nodes near the
+//!   root, and below them (nodes of at most
+//!   [`LOCAL_MAX`](crate::solve::search::LOCAL_MAX) moves) the local kernel,
+//!   which sorts every node's moves by the replies they leave, tries the
+//!   last winning moves of the ply first (killers) and decides many
+//!   positions without search. A symmetric root searches one move per class
+//!   of equal moves.
 
 use std::fmt;
 use std::str::FromStr;
@@ -27,7 +33,7 @@ pub enum MoveOrder {
     Pieces,
     /// Cell by cell, every piece at each cell.
     Cells,
-    /// Fewest replies first near the root, then fixed piece order.
+    /// Fewest replies first at every node (the local kernel below the largest nodes), with killer moves.
     #[default]
     Best,
 }
@@ -49,6 +55,12 @@ impl MoveOrder {
     /// reply count, when the first `sort_plies` plies are sorted.
     pub fn sorts_by_replies(self, ply: usize, sort_plies: usize) -> bool {
         matches!(self, MoveOrder::Replies | MoveOrder::Best) && ply < sort_plies
+    }
+
+    /// Whether nodes with few moves are searched by the local kernel, which
+    /// sorts every node's moves by the replies they leave.
+    pub fn uses_local_kernel(self) -> bool {
+        self == MoveOrder::Best
     }
 
     /// Whether nodes take their moves cell by cell.

@@ -47,7 +47,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         if ply <= ctx.split_plies
             && let Some(best) = result.best
         {
-            ctx.record_win(list, best);
+            ctx.record_win(list, best, ply);
         }
         return result;
     }
@@ -62,7 +62,11 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
             return TopResult { outcome, best: None, tries: 0, stats: probe_stats };
         }
     }
-    let moves = ctx.ordered_moves(list, ply);
+    let mut moves = ctx.ordered_moves(list, ply);
+    if ply == 0 {
+        // Equal root moves under the root's symmetries have equal values.
+        moves.retain(|mv| ctx.root_searches(mv));
+    }
     let node_scope = Scope::below(scope);
     let next = AtomicUsize::new(0);
     let state = Mutex::new(NodeState::<B>::default());
@@ -118,7 +122,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         None => (Outcome::Loss, None, moves.len() as u64),
     };
     if let Some(best) = best {
-        ctx.record_win(list, best);
+        ctx.record_win(list, best, ply);
     }
     if let Some(key) = &key
         && outcome != Outcome::Unknown

@@ -8,11 +8,16 @@
 //! stored in the transposition table, so an interrupted search never leaves a
 //! wrong value behind.
 
+mod local;
+mod small;
+
+pub use local::{LOCAL_MAX, LocalBuffers};
+
 use crate::bitboard::Bits;
 use crate::solve::movelist::MoveList;
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
-use crate::solve::{Context, Outcome, Scope};
+use crate::solve::{Buffers, Context, Outcome, Scope};
 
 /// Positions between two checks of the stop conditions.
 pub const POLL_INTERVAL: u64 = 1024;
@@ -40,6 +45,7 @@ pub struct Searcher<'c, B: Bits> {
     scope: &'c Scope<'c>,
     lists: Vec<MoveList<B>>,
     orders: Vec<Vec<(u32, u8, u32)>>,
+    local: LocalBuffers<B>,
     ply_offset: usize,
     stats: Stats,
     unflushed: u64,
@@ -50,12 +56,13 @@ pub struct Searcher<'c, B: Bits> {
 impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
     /// A searcher for the subtree of a node `ply_offset` plies below the solve's root.
     pub fn new(ctx: &'c Context<'c, B>, scope: &'c Scope<'c>, ply_offset: usize) -> Searcher<'c, B> {
-        let (lists, orders) = ctx.take_buffers();
+        let Buffers { lists, orders, local } = ctx.take_buffers();
         Searcher {
             ctx,
             scope,
             lists,
             orders,
+            local,
             ply_offset,
             stats: Stats::default(),
             unflushed: 0,
@@ -75,7 +82,11 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             tries: self.top_tries,
             stats: std::mem::take(&mut self.stats),
         };
-        self.ctx.return_buffers(std::mem::take(&mut self.lists), std::mem::take(&mut self.orders));
+        self.ctx.return_buffers(Buffers {
+            lists: std::mem::take(&mut self.lists),
+            orders: std::mem::take(&mut self.orders),
+            local: std::mem::replace(&mut self.local, LocalBuffers::new(0)),
+        });
         result
     }
 
@@ -93,6 +104,9 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             return Outcome::Unknown;
         }
         let list = &self.lists[ply];
+        if self.ctx.local_kernel && list.len() <= LOCAL_MAX {
+            return self.search_locally(ply);
+        }
         // The top node always searches, so that it knows its winning move.
         let key = (ply > 0 && list.len() >= self.ctx.tt_min_moves).then(|| TtKey::new(list.reach(), list.pieces()));
         if let Some(key) = &key {
@@ -139,6 +153,9 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
                 match self.child_value(ply, piece, mask) {
                     Outcome::Loss => {
                         self.win_move = Some((piece, mask));
+                        if self.ctx.local_kernel {
+                            self.local.note_killer(ply, (piece, mask));
+                        }
                         return (Outcome::Win, tries);
                     }
                     Outcome::Unknown => return (Outcome::Unknown, tries),
@@ -173,7 +190,11 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         for seg in list.segments() {
             for index in seg.start..seg.end {
                 let mask = list.masks()[index as usize];
-                order.push((self.ctx.sort_key(list, depth, seg.piece, mask), seg.piece, index));
+                let key = match self.local.killer_rank(ply, (seg.piece, mask)) {
+                    Some(rank) if self.ctx.local_kernel => rank as u32,
+                    _ => self.ctx.sort_key(list, depth, seg.piece, mask).saturating_add(2),
+                };
+                order.push((key, seg.piece, index));
             }
         }
         // Stable: equal keys keep list order.

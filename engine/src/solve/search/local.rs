@@ -1,0 +1,280 @@
+//! The local kernel: search below a node with at most [`LOCAL_MAX`] moves,
+//! on [`MoveSet`]s over that node's [`Universe`].
+//!
+//! Every node orders its moves by the number of replies they leave, fewest
+//! first: counting them is one population count per move. The same scan
+//! decides many nodes without searching a child:
+//! - a move that leaves no reply wins;
+//! - a move that leaves exactly one reply loses (the opponent plays it and
+//!   leaves nothing), so it is never tried;
+//! - a move that leaves at most [`SMALL_MAX`] replies is decided by a table
+//!   of every conflict graph on that many moves (two replies: the move wins
+//!   if they do not conflict; three: if exactly one pair of them conflicts);
+//! - if every connected component of the conflict graph is a clique (no two
+//!   moves conflict, say), every move removes exactly its own component, and
+//!   the parity of the number of components decides.
+//!
+//! A node that searches its children and whose moves fit a narrower set is
+//! renumbered on one first, so the deeper, more numerous nodes work on
+//! single words.
+
+use crate::bitboard::Bits;
+use crate::solve::Outcome;
+use crate::solve::moveset::MoveSet;
+use crate::solve::tt::{TtCheck, TtKey};
+use crate::solve::universe::Universe;
+
+use super::small::{SMALL_MAX, small_wins};
+use super::{POLL_INTERVAL, Searcher};
+
+/// Nodes with at most this many moves are searched by the local kernel.
+pub const LOCAL_MAX: usize = 512;
+
+const LOCAL_TT_MIN: usize = 12;
+
+/// A sort key: the number of replies a move leaves (high half) and its local number (low half).
+type OrderKey = u32;
+
+/// The local kernel's buffers: one order buffer per ply, and spare universes of each width.
+#[derive(Debug)]
+pub struct LocalBuffers<B> {
+    keys: Vec<Vec<OrderKey>>,
+    /// The last move that won at each ply (the killer heuristic), if any.
+    killers: Vec<[Option<(u8, B)>; 2]>,
+    narrow: Vec<Universe<B, 1>>,
+    middle: Vec<Universe<B, 2>>,
+    wide: Vec<Universe<B, 4>>,
+    widest: Vec<Universe<B, 8>>,
+}
+
+impl<B: Bits> LocalBuffers<B> {
+    /// Buffers for searches of at most `plies` plies.
+    pub fn new(plies: usize) -> Self {
+        LocalBuffers {
+            keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
+            killers: vec![[None; 2]; plies],
+            narrow: Vec::new(),
+            middle: Vec::new(),
+            wide: Vec::new(),
+            widest: Vec::new(),
+        }
+    }
+}
+
+impl<B: Bits> LocalBuffers<B> {
+    /// The rank (0 or 1) of `placement` among the killers of `ply`, if it is one.
+    pub fn killer_rank(&self, ply: usize, placement: (u8, B)) -> Option<usize> {
+        self.killers[ply].iter().position(|&k| k == Some(placement))
+    }
+
+    /// Notes that `placement` won at `ply`.
+    pub fn note_killer(&mut self, ply: usize, placement: (u8, B)) {
+        let killers = &mut self.killers[ply];
+        if killers[0] != Some(placement) {
+            killers[1] = killers[0];
+            killers[0] = Some(placement);
+        }
+    }
+}
+
+/// The spare universes of one width.
+pub trait Pool<B, const W: usize> {
+    /// The spares.
+    fn pool(&mut self) -> &mut Vec<Universe<B, W>>;
+}
+
+impl<B> Pool<B, 1> for LocalBuffers<B> {
+    fn pool(&mut self) -> &mut Vec<Universe<B, 1>> {
+        &mut self.narrow
+    }
+}
+
+impl<B> Pool<B, 2> for LocalBuffers<B> {
+    fn pool(&mut self) -> &mut Vec<Universe<B, 2>> {
+        &mut self.middle
+    }
+}
+
+impl<B> Pool<B, 4> for LocalBuffers<B> {
+    fn pool(&mut self) -> &mut Vec<Universe<B, 4>> {
+        &mut self.wide
+    }
+}
+
+impl<B> Pool<B, 8> for LocalBuffers<B> {
+    fn pool(&mut self) -> &mut Vec<Universe<B, 8>> {
+        &mut self.widest
+    }
+}
+
+impl<B: Bits + TtCheck> Searcher<'_, B> {
+    /// The value of the node at `ply` (non-empty, at most [`LOCAL_MAX`] moves), by the local kernel.
+    pub(super) fn search_locally(&mut self, ply: usize) -> Outcome {
+        match self.lists[ply].len() {
+            0..=64 => self.enter::<1>(ply),
+            65..=128 => self.enter::<2>(ply),
+            129..=256 => self.enter::<4>(ply),
+            _ => self.enter::<8>(ply),
+        }
+    }
+
+    /// Numbers the moves of the list at `ply` on a `W`-word set and searches it.
+    fn enter<const W: usize>(&mut self, ply: usize) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, W>,
+    {
+        let mut universe = Pool::<B, W>::pool(&mut self.local).pop().unwrap_or_default();
+        universe.build(self.lists[ply].moves());
+        let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
+        Pool::<B, W>::pool(&mut self.local).push(universe);
+        outcome
+    }
+
+    /// Renumbers the moves `set` of `parent` on a `V`-word set and searches them.
+    fn renumber<const W: usize, const V: usize>(
+        &mut self,
+        parent: &Universe<B, W>,
+        set: MoveSet<W>,
+        ply: usize,
+    ) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, V>,
+    {
+        let mut universe = Pool::<B, V>::pool(&mut self.local).pop().unwrap_or_default();
+        universe.build(parent.placements(set));
+        let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
+        Pool::<B, V>::pool(&mut self.local).push(universe);
+        outcome
+    }
+
+    /// The value of the node whose moves are `set` (non-empty) in `universe`.
+    fn local<const W: usize>(&mut self, universe: &Universe<B, W>, set: MoveSet<W>, ply: usize) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, W>,
+    {
+        if self.unflushed >= POLL_INTERVAL && self.should_stop() {
+            return Outcome::Unknown;
+        }
+        let n = set.len() as usize;
+        let mut keys = std::mem::take(&mut self.local.keys[ply]);
+        keys.clear();
+        // Whether every component of the conflict graph is a clique, and how many there are.
+        let mut cliques = true;
+        let mut classes = 0;
+        let mut decided = None;
+        let killer = self.local.killers[ply];
+        for m in set.iter() {
+            let child = set.difference(universe.conflict(m));
+            let replies = child.len() as usize;
+            if cliques {
+                let lowest = set.difference(child).first().unwrap_or(m);
+                cliques = lowest == m || set.difference(universe.conflict(lowest)) == child;
+                classes += usize::from(lowest == m);
+            }
+            let wins = match replies {
+                0 => true,
+                // The opponent's only reply leaves us nothing.
+                1 => false,
+                // A few replies: their conflict graph, looked up, decides.
+                2..=SMALL_MAX => !small_wins(universe, child, replies),
+                _ => {
+                    // The move that last won at this ply goes first.
+                    let placement = Some(universe.placement(m));
+                    let rank = killer.iter().position(|&k| k == placement).unwrap_or(replies) as OrderKey;
+                    keys.push(rank << 16 | m as OrderKey);
+                    false
+                }
+            };
+            if wins {
+                decided = Some(m);
+                break;
+            }
+        }
+        if decided.is_none() && cliques {
+            // Every move removes exactly its own clique: the parity of their number decides.
+            decided = (classes % 2 == 1).then(|| set.first().unwrap_or(0));
+            keys.clear();
+        }
+        if let Some(m) = decided {
+            self.local.keys[ply] = keys;
+            self.stats.positions += 1;
+            self.unflushed += 1;
+            self.win_move = Some(universe.placement(m));
+            if ply == 0 {
+                self.top_tries = 1;
+            }
+            return Outcome::Win;
+        }
+        if keys.is_empty() {
+            self.local.keys[ply] = keys;
+            if ply == 0 {
+                self.top_tries = n as u64;
+            }
+            return Outcome::Loss;
+        }
+        // A node that has to search its children moves to the narrowest set
+        // that holds its moves (nodes decided by the scan never pay for it).
+        if W > 1 && n <= MoveSet::<1>::CAPACITY {
+            self.local.keys[ply] = keys;
+            return self.renumber::<W, 1>(universe, set, ply);
+        }
+        if W > 2 && n <= MoveSet::<2>::CAPACITY {
+            self.local.keys[ply] = keys;
+            return self.renumber::<W, 2>(universe, set, ply);
+        }
+        if W > 4 && n <= MoveSet::<4>::CAPACITY {
+            self.local.keys[ply] = keys;
+            return self.renumber::<W, 4>(universe, set, ply);
+        }
+        // The top node always searches, so that it knows its winning move.
+        let key = (ply > 0 && n >= self.ctx.tt_min_moves.max(LOCAL_TT_MIN)).then(|| {
+            let (reach, pieces) = universe.key(set);
+            TtKey::new(reach, pieces)
+        });
+        if let Some(key) = &key {
+            self.stats.tt_probes += 1;
+            if let Some(win) = self.ctx.tt.probe(key) {
+                self.stats.tt_hits += 1;
+                self.local.keys[ply] = keys;
+                return if win { Outcome::Win } else { Outcome::Loss };
+            }
+        }
+        let before = self.stats.positions;
+        let mut outcome = Outcome::Loss;
+        let mut tries = 0;
+        for i in 0..keys.len() {
+            // Selection, not a sort: most nodes that win do so with their first moves.
+            let (best, _) = keys[i..].iter().enumerate().min_by_key(|&(_, k)| k).unwrap_or((0, &0));
+            keys.swap(i, i + best);
+            let m = (keys[i] & 0xffff) as usize;
+            let child = set.difference(universe.conflict(m));
+            self.stats.positions += 1;
+            self.unflushed += 1;
+            tries += 1;
+            match self.local(universe, child, ply + 1) {
+                Outcome::Loss => {
+                    self.win_move = Some(universe.placement(m));
+                    self.local.note_killer(ply, universe.placement(m));
+                    outcome = Outcome::Win;
+                    break;
+                }
+                Outcome::Unknown => {
+                    outcome = Outcome::Unknown;
+                    break;
+                }
+                Outcome::Win => {}
+            }
+        }
+        self.local.keys[ply] = keys;
+        if ply == 0 {
+            self.top_tries = tries;
+        }
+        if let Some(key) = &key
+            && outcome != Outcome::Unknown
+        {
+            let work = 64 - (self.stats.positions - before).leading_zeros();
+            self.ctx.tt.store(key, outcome == Outcome::Win, work);
+        }
+        outcome
+    }
+}

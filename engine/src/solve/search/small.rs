@@ -1,0 +1,111 @@
+//! Node Kayles on at most [`SMALL_MAX`] moves, by table lookup.
+//!
+//! A position with `k` moves is fully described by which of its `k(k-1)/2`
+//! pairs of moves conflict. For `k` up to [`SMALL_MAX`] a table built once,
+//! by brute force over every such graph, gives the value for the side to
+//! move, so the kernel decides a move that leaves few replies without
+//! visiting the position it leads to.
+
+use std::sync::OnceLock;
+
+use crate::solve::moveset::MoveSet;
+use crate::solve::universe::Universe;
+
+/// The most moves a position may have to be looked up.
+pub const SMALL_MAX: usize = 6;
+
+/// For each `k`, one bit per conflict graph on `k` moves: whether the side to move wins.
+struct Tables {
+    wins: Vec<Vec<u64>>,
+}
+
+/// The bit of pair `(i, j)`, `i < j`, in a graph's edge mask.
+#[inline]
+const fn pair_bit(i: usize, j: usize) -> usize {
+    j * (j - 1) / 2 + i
+}
+
+impl Tables {
+    fn build() -> Tables {
+        let wins = (0..=SMALL_MAX)
+            .map(|k| {
+                let pairs = k * k.saturating_sub(1) / 2;
+                let mut bits = vec![0u64; (1usize << pairs).div_ceil(64)];
+                for edges in 0..1usize << pairs {
+                    if mover_wins(k, edges) {
+                        bits[edges / 64] |= 1 << (edges % 64);
+                    }
+                }
+                bits
+            })
+            .collect();
+        Tables { wins }
+    }
+}
+
+/// Brute force: whether the side to move wins Node Kayles on `k` vertices with edge mask `edges`.
+fn mover_wins(k: usize, edges: usize) -> bool {
+    let neighbours: Vec<u32> = (0..k)
+        .map(|v| {
+            (0..k).filter(|&w| w == v || edges >> pair_bit(v.min(w), v.max(w)) & 1 == 1).fold(0, |n, w| n | 1 << w)
+        })
+        .collect();
+    let mut value = vec![false; 1 << k];
+    for set in 1..1usize << k {
+        value[set] = (0..k).any(|v| set >> v & 1 == 1 && !value[set & !(neighbours[v] as usize)]);
+    }
+    value[(1 << k) - 1]
+}
+
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(Tables::build)
+}
+
+/// Whether the side to move wins the position whose moves are `set`
+/// (at most [`SMALL_MAX`] of them, `k` in all) in `universe`.
+#[inline]
+pub fn small_wins<B, const W: usize>(universe: &Universe<B, W>, set: MoveSet<W>, k: usize) -> bool
+where
+    B: crate::bitboard::Bits,
+{
+    debug_assert!(k <= SMALL_MAX && set.len() as usize == k);
+    let mut moves = [0usize; SMALL_MAX];
+    for (slot, m) in moves.iter_mut().zip(set.iter()) {
+        *slot = m;
+    }
+    let mut edges = 0usize;
+    for j in 1..k {
+        let row = universe.conflict(moves[j]);
+        for (i, &m) in moves[..j].iter().enumerate() {
+            edges |= usize::from(row.contains(m)) << pair_bit(i, j);
+        }
+    }
+    tables().wins[k][edges / 64] >> (edges % 64) & 1 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_graphs_have_their_known_values() {
+        // No move: lost. One: won. Two: won if they conflict. A path of three: won (take the middle).
+        assert!(!mover_wins(0, 0));
+        assert!(mover_wins(1, 0));
+        assert!(!mover_wins(2, 0) && mover_wins(2, 1));
+        assert!(mover_wins(3, 1 << pair_bit(0, 1) | 1 << pair_bit(1, 2)));
+        // Three moves, one conflicting pair: lost (we take the pair, they take the other, or the converse).
+        assert!(!mover_wins(3, 1 << pair_bit(0, 1)));
+        // k independent moves: the parity decides.
+        for k in 0..=SMALL_MAX {
+            assert_eq!(mover_wins(k, 0), k % 2 == 1);
+        }
+        // k pairwise conflicting moves: won.
+        for k in 1..=SMALL_MAX {
+            assert!(mover_wins(k, (1 << (k * (k - 1) / 2)) - 1));
+        }
+        let t = tables();
+        assert_eq!(t.wins[SMALL_MAX].len(), (1usize << 15).div_ceil(64));
+    }
+}

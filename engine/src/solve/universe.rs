@@ -1,0 +1,153 @@
+//! A node's moves numbered `0..n`, with each move's conflict row: the local
+//! moves it makes illegal (itself, the other placements of its piece, and
+//! every placement that shares a cell with it).
+//!
+//! The position below such a node is a [`MoveSet`] of the moves still
+//! legal: the game is Node Kayles on this conflict graph. Building the rows
+//! costs a few set unions per move (one per covered cell, one for the
+//! piece), through per-cell and per-piece sets, so re-numbering a shrinking
+//! node on a narrower set is cheap.
+
+use crate::bitboard::Bits;
+use crate::solve::moveset::MoveSet;
+
+/// The moves of one node, numbered, with their conflict rows.
+#[derive(Clone, Debug)]
+pub struct Universe<B, const W: usize> {
+    masks: Vec<B>,
+    pieces: Vec<u8>,
+    conflict: Vec<MoveSet<W>>,
+    /// Scratch for building: the moves of each piece (empty between builds).
+    by_piece: Vec<MoveSet<W>>,
+    /// Scratch for building: the moves covering each cell (empty between builds).
+    by_cell: Vec<MoveSet<W>>,
+}
+
+impl<B: Bits, const W: usize> Default for Universe<B, W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<B: Bits, const W: usize> Universe<B, W> {
+    /// An empty universe with room for [`MoveSet::CAPACITY`] moves.
+    pub fn new() -> Self {
+        let cap = MoveSet::<W>::CAPACITY;
+        Universe {
+            masks: Vec::with_capacity(cap),
+            pieces: Vec::with_capacity(cap),
+            conflict: Vec::with_capacity(cap),
+            by_piece: vec![MoveSet::EMPTY; 64],
+            by_cell: vec![MoveSet::EMPTY; B::CAPACITY],
+        }
+    }
+
+    /// Numbers `moves` (`(piece, mask)`, at most [`MoveSet::CAPACITY`]) in
+    /// order and computes their conflict rows.
+    pub fn build(&mut self, moves: impl Iterator<Item = (u8, B)>) {
+        self.masks.clear();
+        self.pieces.clear();
+        self.conflict.clear();
+        let mut reach = B::EMPTY;
+        let mut used = 0u64;
+        for (i, (piece, mask)) in moves.enumerate() {
+            debug_assert!(i < MoveSet::<W>::CAPACITY);
+            self.masks.push(mask);
+            self.pieces.push(piece);
+            self.by_piece[piece as usize].insert(i);
+            for cell in mask.cells() {
+                self.by_cell[cell].insert(i);
+            }
+            reach |= mask;
+            used |= 1 << piece;
+        }
+        for (&piece, &mask) in self.pieces.iter().zip(&self.masks) {
+            let row = mask.cells().fold(self.by_piece[piece as usize], |row, cell| row.union(self.by_cell[cell]));
+            self.conflict.push(row);
+        }
+        for cell in reach.cells() {
+            self.by_cell[cell] = MoveSet::EMPTY;
+        }
+        for piece in 0..64 {
+            if used >> piece & 1 == 1 {
+                self.by_piece[piece] = MoveSet::EMPTY;
+            }
+        }
+    }
+
+    /// Number of moves.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.masks.len()
+    }
+
+    /// Whether there is no move.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.masks.is_empty()
+    }
+
+    /// The moves that playing `m` makes illegal, `m` included.
+    #[inline]
+    pub fn conflict(&self, m: usize) -> MoveSet<W> {
+        self.conflict[m]
+    }
+
+    /// Move `m` as `(piece, mask)`.
+    #[inline]
+    pub fn placement(&self, m: usize) -> (u8, B) {
+        (self.pieces[m], self.masks[m])
+    }
+
+    /// The moves of `set` as `(piece, mask)`, in local order.
+    pub fn placements(&self, set: MoveSet<W>) -> impl Iterator<Item = (u8, B)> + '_ {
+        set.iter().map(|m| self.placement(m))
+    }
+
+    /// The transposition key of the position whose moves are `set`: the
+    /// cells they cover and the pieces they use.
+    #[inline]
+    pub fn key(&self, set: MoveSet<W>) -> (B, u64) {
+        let mut reach = B::EMPTY;
+        let mut pieces = 0u64;
+        for m in set.iter() {
+            reach |= self.masks[m];
+            pieces |= 1 << self.pieces[m];
+        }
+        (reach, pieces)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitboard::Bitboard;
+    use crate::board::Board;
+    use crate::game::Game;
+    use crate::pieces::PieceSet;
+    use crate::position::Position;
+    use crate::solve::movelist::MoveList;
+
+    #[test]
+    fn conflict_rows_equal_pairwise_tests() {
+        let game = Game::<Bitboard>::new(Board::new(5, 6).unwrap(), PieceSet::of_order(5)).unwrap();
+        let order: Vec<u8> = (0..12).collect();
+        let root = MoveList::at(&game, &Position::empty(), &order);
+        let mut child = MoveList::with_capacity(root.capacity());
+        let (piece, mask) = root.moves().nth(40).unwrap();
+        child.fill_child(&root, piece, mask);
+        let mut u = Universe::<Bitboard, 4>::new();
+        for _ in 0..2 {
+            u.build(child.moves());
+            assert_eq!(u.len(), child.len());
+            let moves: Vec<(u8, Bitboard)> = child.moves().collect();
+            for (i, &(pi, mi)) in moves.iter().enumerate() {
+                for (j, &(pj, mj)) in moves.iter().enumerate() {
+                    assert_eq!(u.conflict(i).contains(j), pi == pj || !mi.is_disjoint(mj), "{i} {j}");
+                }
+            }
+            let all = MoveSet::first_n(u.len());
+            assert_eq!(u.key(all), (child.reach(), child.pieces()));
+        }
+    }
+}
