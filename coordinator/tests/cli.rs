@@ -377,3 +377,14 @@ fn small_things_a_new_user_meets() {
     let listening: serde_json::Value = serde_json::from_str(&line).unwrap();
     assert!(listening["coordinator"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{line}");
 }
+
+#[test]
+fn the_solver_suite_runs_a_case_and_checks_its_value() {
+    let report = json(&["bench", "--suite", "--only", "8x5", "--tt-mb", "16", "--json"]);
+    let rows = report["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["name"], "8x5");
+    assert_eq!(rows[0]["value"], "loss");
+    assert_eq!(rows[0]["correct"], true);
+    assert!(rows[0]["positions"].as_u64().unwrap() > 0);
+}

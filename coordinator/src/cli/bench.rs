@@ -1,5 +1,8 @@
 //! `golomb bench`: the solver's speed on a fixed set of 8x8 positions
-//! (`bench_positions.txt`), one row per position and order, with totals.
+//! (`bench_positions.txt`), one row per position and order, with totals;
+//! or, with `--suite`, on the engine's fixed suite of five positions
+//! (`golomb_engine::bench_suite`: 7x7, 8x5, 6x8 and two 8x8 openings),
+//! positions first, the figure that says whether a change searched less.
 //!
 //! Each position is solved from an empty transposition table, so the
 //! rows do not depend on each other or on their order. Text rows are
@@ -13,7 +16,7 @@ use clap::Args;
 use golomb_engine::solve::order::{MoveOrder, SORT_PLIES};
 use golomb_engine::solve::search::TT_MIN_MOVES;
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
-use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
+use golomb_engine::{Bitboard, Board, Game, PieceSet, Position, bench_suite};
 use serde::Serialize;
 
 use super::args::thread_pool;
@@ -46,6 +49,15 @@ pub struct BenchArgs {
     /// Only the first N positions of the set.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Run the solver suite instead: 7x7, 8x5, 6x8, `L:c4,d4,e4,f4,c5;I:c8,d8,e8,f8,g8` and Orman's 1197 opening.
+    #[arg(long)]
+    pub suite: bool,
+    /// With --suite: stop the two 8x8 cases after 100 M positions (they then answer `unknown`).
+    #[arg(long)]
+    pub quick: bool,
+    /// With --suite: only these cases, comma-separated (7x7, 8x5, 6x8, 8x8-L1181-I, 8x8-N1197).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -128,8 +140,72 @@ fn total(order: MoveOrder, rows: &[Row]) -> Total {
     }
 }
 
+/// The suite's rows and totals.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct SuiteReport(bench_suite::BenchReport);
+
+impl Report for SuiteReport {
+    /// The totals (the rows were printed as they finished).
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        writeln!(out, "total: {} positions, {:.3} s", self.0.positions, self.0.seconds)?;
+        Ok(())
+    }
+}
+
+fn write_suite_row(out: &mut dyn Write, row: &bench_suite::BenchRow) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<13} {:>3} {:<8} {:>7} {:>14} {:>9.3} {:>8.2} {:>5.1}%  {}",
+        row.name,
+        row.threads,
+        format!("{:?}", row.value).to_lowercase(),
+        match row.correct {
+            Some(true) => "yes",
+            Some(false) => "WRONG",
+            None => "capped",
+        },
+        row.positions,
+        row.seconds,
+        row.positions_per_second / 1e6,
+        100.0 * row.tt_hit_rate,
+        row.winning_move.as_deref().unwrap_or("-"),
+    )?;
+    out.flush()
+}
+
+/// Runs `golomb bench --suite`: each case on its reference thread count unless `--threads` is given.
+fn run_suite(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let cases: Vec<_> = bench_suite::suite()
+        .into_iter()
+        .filter(|c| args.only.is_empty() || args.only.iter().any(|o| o == c.name))
+        .collect();
+    anyhow::ensure!(!cases.is_empty(), "--only names no case of the suite (7x7, 8x5, 6x8, 8x8-L1181-I, 8x8-N1197)");
+    if !args.json {
+        writeln!(out, "solver suite, {} MiB table{}", args.tt_mb, if args.quick { ", quick" } else { "" })?;
+        writeln!(
+            out,
+            "{:<13} {:>3} {:<8} {:>7} {:>14} {:>9} {:>8} {:>6}  winning move",
+            "case", "thr", "value", "ok", "positions", "seconds", "M pos/s", "tt hit"
+        )?;
+    }
+    let mut failed = None;
+    let report = bench_suite::run_suite(&cases, args.threads, args.tt_mb, args.quick, |row| {
+        if !args.json && failed.is_none() {
+            failed = write_suite_row(out, row).err();
+        }
+    });
+    if let Some(err) = failed {
+        return Err(err.into());
+    }
+    output::print(out, &SuiteReport(report), args.json)
+}
+
 /// Runs `golomb bench`.
 pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    if args.suite {
+        return run_suite(args, out);
+    }
     let game = Game::<Bitboard>::new(Board::new(8, 8)?, PieceSet::of_order(5))?;
     let positions: Vec<(Position<Bitboard>, &str)> = POSITIONS
         .lines()

@@ -15,9 +15,10 @@
 //! without search. A root that the board's symmetries map onto itself
 //! searches one move per class of equal moves.
 //!
-//! Rules beyond the default: a node here is "a list of legal moves, grouped
-//! by piece", and its value is a win or a loss for the side to move. The
-//! `hands` rules of the spec fit the same shape. Each player's moves are the
+//! Rules beyond the default are not built yet; this is how they would fit.
+//! A node here is "a list of legal moves, grouped by piece", and its value
+//! is a win or a loss for the side to move. The `hands` rules of the spec
+//! would fit the same shape. Each player's moves are the
 //! segments of their own pieces. A player with no segment passes instead of
 //! losing. The value becomes a score difference, bounded by the pieces left,
 //! searched with an alpha-beta window in place of early exit. The
@@ -45,6 +46,10 @@ use order::MoveOrder;
 use stats::Stats;
 pub use tt::TranspositionTable;
 use tt::TtCheck;
+
+/// The most moves a node may have and still be sorted by the replies its
+/// moves leave (more than any 8x8 pentomino position: 2308 at the root).
+pub const MAX_SORTED_MOVES: usize = 4096;
 
 /// The value of a position for the side to move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -304,24 +309,32 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
     }
 
     /// Whether a node `ply` plies below the root sorts its moves by reply count.
-    fn sorts_by_replies(&self, ply: usize) -> bool {
-        self.order.sorts_by_replies(ply, self.sort_plies)
+    ///
+    /// Counting the replies of every move costs the square of the node's
+    /// moves: past [`MAX_SORTED_MOVES`] (the 15x15 hexomino game has 34,676
+    /// at the root, 1.2 billion counts a node) the node keeps piece order.
+    fn sorts_by_replies(&self, list: &MoveList<B>, ply: usize) -> bool {
+        self.order.sorts_by_replies(ply, self.sort_plies) && list.len() <= MAX_SORTED_MOVES
     }
 
     /// Whether a node `ply` plies below the root reorders its list (by replies or by cells).
-    fn reorders(&self, ply: usize) -> bool {
-        self.sorts_by_replies(ply) || self.order.by_cells()
+    fn reorders(&self, list: &MoveList<B>, ply: usize) -> bool {
+        self.sorts_by_replies(list, ply) || self.order.by_cells()
     }
 
     /// The key a reordering node sorts its moves by, smallest first (the sort is stable).
     fn sort_key(&self, list: &MoveList<B>, ply: usize, piece: u8, mask: B) -> u32 {
-        if self.sorts_by_replies(ply) { list.count_child(piece, mask) as u32 } else { mask.first().unwrap_or(0) as u32 }
+        if self.sorts_by_replies(list, ply) {
+            list.count_child(piece, mask) as u32
+        } else {
+            mask.first().unwrap_or(0) as u32
+        }
     }
 
     /// The node's moves as `(piece, mask)` in the strategy's order.
     fn ordered_moves(&self, list: &MoveList<B>, ply: usize) -> Vec<(u8, B)> {
         let mut moves: Vec<(u8, B)> = list.moves().collect();
-        if self.reorders(ply) {
+        if self.reorders(list, ply) {
             moves.sort_by_cached_key(|&(piece, mask)| self.sort_key(list, ply, piece, mask));
         }
         moves

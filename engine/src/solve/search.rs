@@ -144,7 +144,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
     fn search_moves(&mut self, ply: usize) -> (Outcome, u64) {
         let depth = ply + self.ply_offset;
         let mut tries = 0;
-        if self.ctx.reorders(depth) {
+        if self.ctx.reorders(&self.lists[ply], depth) {
             self.sort_moves(ply, depth);
             for k in 0..self.orders[ply].len() {
                 let (_, piece, index) = self.orders[ply][k];
