@@ -5,7 +5,7 @@
 //! [--tt-mb M] [--only NAME,...] [--json]`. Without `--threads`, each case
 //! runs on its reference thread count (1 for the small boards, 2 for 8x8).
 
-use golomb_engine::bench_suite::{BenchRow, run_suite, suite};
+use golomb_engine::bench_suite::{BenchRow, ROW_HEADER, run_suite, suite};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,29 +19,11 @@ fn main() {
         suite().into_iter().filter(|c| only.as_deref().is_none_or(|o| o.split(',').any(|n| n == c.name))).collect();
     if !json {
         println!("solver suite, {tt_mb} MiB table{}", if quick { ", quick" } else { "" });
-        println!(
-            "{:<13} {:>3} {:<8} {:>7} {:>14} {:>9} {:>8} {:>6}  winning move",
-            "case", "thr", "value", "ok", "positions", "seconds", "M pos/s", "tt hit"
-        );
+        println!("{ROW_HEADER}");
     }
     let report = run_suite(&cases, threads, tt_mb, quick, |row: &BenchRow| {
         if !json {
-            println!(
-                "{:<13} {:>3} {:<8} {:>7} {:>14} {:>9.3} {:>8.2} {:>5.1}%  {}",
-                row.name,
-                row.threads,
-                format!("{:?}", row.value).to_lowercase(),
-                match row.correct {
-                    Some(true) => "yes",
-                    Some(false) => "WRONG",
-                    None => "capped",
-                },
-                row.positions,
-                row.seconds,
-                row.positions_per_second / 1e6,
-                100.0 * row.tt_hit_rate,
-                row.winning_move.as_deref().unwrap_or("-"),
-            );
+            println!("{row}");
         }
     });
     if json {

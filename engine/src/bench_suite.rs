@@ -74,6 +74,33 @@ pub struct BenchRow {
     pub tt_hit_rate: f64,
 }
 
+/// The column titles of [`BenchRow`]'s table line (its `Display`).
+pub const ROW_HEADER: &str =
+    "case          thr value         ok      positions   seconds  M pos/s tt hit  winning move";
+
+impl std::fmt::Display for BenchRow {
+    /// One line of the suite's table, under [`ROW_HEADER`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:<13} {:>3} {:<8} {:>7} {:>14} {:>9.3} {:>8.2} {:>5.1}%  {}",
+            self.name,
+            self.threads,
+            format!("{:?}", self.value).to_lowercase(),
+            match self.correct {
+                Some(true) => "yes",
+                Some(false) => "WRONG",
+                None => "capped",
+            },
+            self.positions,
+            self.seconds,
+            self.positions_per_second / 1e6,
+            100.0 * self.tt_hit_rate,
+            self.winning_move.as_deref().unwrap_or("-"),
+        )
+    }
+}
+
 /// The whole suite's rows and totals.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BenchReport {

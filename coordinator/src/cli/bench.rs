@@ -154,23 +154,7 @@ impl Report for SuiteReport {
 }
 
 fn write_suite_row(out: &mut dyn Write, row: &bench_suite::BenchRow) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "{:<13} {:>3} {:<8} {:>7} {:>14} {:>9.3} {:>8.2} {:>5.1}%  {}",
-        row.name,
-        row.threads,
-        format!("{:?}", row.value).to_lowercase(),
-        match row.correct {
-            Some(true) => "yes",
-            Some(false) => "WRONG",
-            None => "capped",
-        },
-        row.positions,
-        row.seconds,
-        row.positions_per_second / 1e6,
-        100.0 * row.tt_hit_rate,
-        row.winning_move.as_deref().unwrap_or("-"),
-    )?;
+    writeln!(out, "{row}")?;
     out.flush()
 }
 
@@ -183,11 +167,7 @@ fn run_suite(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     anyhow::ensure!(!cases.is_empty(), "--only names no case of the suite (7x7, 8x5, 6x8, 8x8-L1181-I, 8x8-N1197)");
     if !args.json {
         writeln!(out, "solver suite, {} MiB table{}", args.tt_mb, if args.quick { ", quick" } else { "" })?;
-        writeln!(
-            out,
-            "{:<13} {:>3} {:<8} {:>7} {:>14} {:>9} {:>8} {:>6}  winning move",
-            "case", "thr", "value", "ok", "positions", "seconds", "M pos/s", "tt hit"
-        )?;
+        writeln!(out, "{}", bench_suite::ROW_HEADER)?;
     }
     let mut failed = None;
     let report = bench_suite::run_suite(&cases, args.threads, args.tt_mb, args.quick, |row| {
