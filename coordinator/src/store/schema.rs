@@ -5,7 +5,9 @@
 //! The schema carries its version in `PRAGMA user_version`, and the
 //! `application_id` marks the file as Golomb's. Version 2 added the
 //! database's identity (`meta.db_id`, random at creation) and the lease token
-//! of every unit (`units.lease_token`): results bind to both.
+//! of every unit (`units.lease_token`): results bind to both. Version 3
+//! added what operators set (`jobs.paused`, `jobs.priority`,
+//! `workers.draining`) and each job's progress over time (`progress`).
 
 use std::path::Path;
 
@@ -14,7 +16,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
 const APPLICATION_ID: i64 = 0x474f_4c4d;
 
@@ -106,6 +108,29 @@ ALTER TABLE units ADD COLUMN lease_token TEXT;
 UPDATE units SET state = 'pending', worker = NULL, deadline = NULL, progress = 0 WHERE state = 'leased';
 ";
 
+/// Version 2 to 3: pause, priority and drain, and the progress time series
+/// (one row per job every minute or so while it runs: the proof-number
+/// manager's figures, so progress over hours can be plotted).
+const V2_TO_V3: &str = "
+ALTER TABLE jobs ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE workers ADD COLUMN draining INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE progress (
+    job INTEGER NOT NULL REFERENCES jobs(id),
+    at REAL NOT NULL,
+    proof_number REAL,
+    disproof_number REAL,
+    nodes INTEGER NOT NULL DEFAULT 0,
+    nodes_proved INTEGER NOT NULL DEFAULT 0,
+    nodes_disproved INTEGER NOT NULL DEFAULT 0,
+    frontier INTEGER NOT NULL DEFAULT 0,
+    in_flight INTEGER NOT NULL DEFAULT 0,
+    positions INTEGER NOT NULL DEFAULT 0,
+    children_decided INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (job, at)
+);
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -148,6 +173,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     if version < 2 {
         tx.execute_batch(V1_TO_V2)?;
         tx.execute("INSERT INTO meta (key, value) VALUES ('db_id', ?1)", [random_hex(8)])?;
+    }
+    if version < 3 {
+        tx.execute_batch(V2_TO_V3)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;
