@@ -213,6 +213,9 @@ async fn serve(listener: TcpListener, shared: Shared, shutdown: CancellationToke
     Ok(())
 }
 
+/// How often a running game job's progress is sampled into the `progress` table.
+pub const PROGRESS_EVERY_SECONDS: f64 = 10.0;
+
 /// When the upkeep last did its work: by the monotonic clock and by the wall
 /// clock (lease deadlines are wall-clock, and a suspended machine stops only
 /// the first).
@@ -269,6 +272,7 @@ async fn upkeep(shared: Shared, shutdown: CancellationToken) {
                 };
                 let expired = s.expire_leases(absent)?;
                 *last = LastUpkeep::now();
+                s.record_progress(PROGRESS_EVERY_SECONDS)?;
                 Ok((absent, expired))
             })
             .await;

@@ -96,6 +96,8 @@ pub struct JobRow {
     pub solutions: u64,
     /// For tiling counts: tilings counted so far, up to the board's symmetries.
     pub solutions_up_to_symmetry: u64,
+    /// For games: the proof-number manager's latest sample of the job's progress.
+    pub progress: Option<super::ProgressRow>,
 }
 
 /// Reads a job's spec from its `jobs` row.
@@ -386,5 +388,6 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         children_total: total,
         solutions: solutions as u64,
         solutions_up_to_symmetry: (fixed / columns.symmetries.max(1)) as u64,
+        progress: super::progress::latest(tx, job)?,
     })
 }

@@ -12,6 +12,10 @@
 //! - `tree`: the job trees: values flowing up, pruning, and the read side
 //!   (results, proofs);
 //! - `units`: leases, heartbeats, results, give-backs, splits, expiry;
+//! - [`pns`]: the proof-number manager's in-memory tree of a game job;
+//! - `schedule`: which units go out next (the manager for games, a queue
+//!   for tiling counts), and keeping the trees in step with the tables;
+//! - `progress`: each job's progress over time;
 //! - `workers`: registering and listing workers.
 //!
 //! Tables: `jobs` (the spec, state and answer), `nodes` (the top of each
@@ -19,9 +23,13 @@
 //! (parent, move, child: a DAG, since positions equal under symmetry are one
 //! node), `units` (nodes handed to workers: lease, attempts, result,
 //! statistics; for tiling counts the share's weight and count), `conflicts`
-//! (results that disagreed with a recorded one) and `workers`.
+//! (results that disagreed with a recorded one), `workers`, and `progress`
+//! (samples of each game job's proof-number figures over time).
 
 mod jobs;
+pub mod pns;
+mod progress;
+mod schedule;
 pub mod schema;
 mod state;
 mod tree;
@@ -35,6 +43,8 @@ use golomb_proto::{JobId, SpecError, UnitId, WorkerId};
 use rusqlite::{Connection, OptionalExtension};
 
 pub use jobs::{JobRow, NewNode, UnitCounts};
+pub use pns::PnStats;
+pub use progress::ProgressRow;
 pub use schema::SCHEMA_VERSION;
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, TreeNode};
@@ -113,11 +123,24 @@ pub fn now() -> f64 {
 /// does on a bad day; unset in normal use.
 pub const FAULT_WRITES_ENV: &str = "GOLOMB_FAULT_WRITES";
 
+/// Starts a write transaction on `conn`, failing as a full disk would while `fault_file` exists.
+fn begin<'c>(conn: &'c mut Connection, fault_file: Option<&Path>) -> Result<rusqlite::Transaction<'c>, StoreError> {
+    if fault_file.is_some_and(Path::exists) {
+        return Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            Some(format!("database or disk is full (injected: {FAULT_WRITES_ENV} file exists)")),
+        )));
+    }
+    Ok(conn.transaction()?)
+}
+
 /// The SQLite store.
 pub struct Store {
     conn: Connection,
     db_id: String,
     fault_file: Option<std::path::PathBuf>,
+    /// The proof-number manager's trees of the running game jobs (writer only).
+    trees: schedule::Trees,
 }
 
 impl Store {
@@ -126,7 +149,7 @@ impl Store {
         let conn = schema::open(path)?;
         let db_id = schema::db_id(&conn)?;
         let fault_file = std::env::var_os(FAULT_WRITES_ENV).map(std::path::PathBuf::from);
-        Ok(Store { conn, db_id, fault_file })
+        Ok(Store { conn, db_id, fault_file, trees: schedule::Trees::default() })
     }
 
     /// The database's identity: lease tokens start with it, and workers learn
@@ -137,13 +160,7 @@ impl Store {
 
     /// Starts a write transaction (failing as a full disk would while the fault file exists).
     fn write(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
-        if self.fault_file.as_deref().is_some_and(Path::exists) {
-            return Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
-                Some(format!("database or disk is full (injected: {FAULT_WRITES_ENV} file exists)")),
-            )));
-        }
-        Ok(self.conn.transaction()?)
+        begin(&mut self.conn, self.fault_file.as_deref())
     }
 
     /// Folds the write-ahead log into the main file and empties it (at shutdown).

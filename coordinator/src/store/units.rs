@@ -8,9 +8,11 @@ use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::jobs::{NewNode, job_spec};
-use super::state::{JobState, NodeId, UnitState, Value};
+use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, fail_job_if_needed, finish_if_answered, revive, settle};
-use super::{MAX_ATTEMPTS, Store, StoreError, now, workers};
+use super::pns::{NodeKind, PnLeaf};
+use super::schedule::{lease_units, node_kind};
+use super::{MAX_ATTEMPTS, Store, StoreError, begin, now, workers};
 
 /// A unit handed to a worker.
 #[derive(Clone, Debug)]
@@ -104,17 +106,6 @@ struct UnitRecord {
     lease_token: Option<String>,
     /// Whether the unit is a share of a tiling count (not a game position).
     counts: bool,
-}
-
-/// A leased unit as the lease statement returns it.
-struct LeaseRow {
-    unit: i64,
-    job: i64,
-    node: NodeId,
-    weight: i64,
-    checks: String,
-    rank: Vec<u8>,
-    lease_token: String,
 }
 
 /// What splitting a unit needs: its job's spec, and its node's line, rank and depth.
@@ -228,62 +219,27 @@ fn complete_value(
 }
 
 impl Store {
-    /// Leases up to `max` pending units of running jobs, oldest job first and
-    /// depth first within a job, until `now + lease_seconds`.
+    /// Leases up to `max` units for `worker` until `now + lease_seconds`:
+    /// jobs by priority then age, paused ones skipped; in a game job its
+    /// most-proving leaves ([`super::pns`]), in a tiling count its next shares.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
-        let prefix = self.db_id.clone();
-        let tx = self.write()?;
-        workers::touch(&tx, worker)?;
-        let mut leased: Vec<LeaseRow> = tx
-            .prepare_cached(
-                "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
-                                  lease_token = :prefix || '.' || lower(hex(randomblob(12)))
-                 WHERE id IN (SELECT u.id FROM units u JOIN jobs j ON j.id = u.job
-                              WHERE u.state = :pending AND j.state IN (:job_pending, :job_running)
-                              ORDER BY u.job, u.rank LIMIT :max)
-                 RETURNING id, job, node, weight, checks, rank, lease_token",
-            )?
-            .query_map(
-                named_params! {
-                    ":worker": worker.0 as i64, ":deadline": now() + lease_seconds, ":max": max,
-                    ":leased": UnitState::Leased, ":pending": UnitState::Pending,
-                    ":job_pending": JobState::Pending, ":job_running": JobState::Running,
-                    ":prefix": prefix,
-                },
-                |r| {
-                    Ok(LeaseRow {
-                        unit: r.get(0)?,
-                        job: r.get(1)?,
-                        node: r.get(2)?,
-                        weight: r.get(3)?,
-                        checks: r.get(4)?,
-                        rank: r.get(5)?,
-                        lease_token: r.get(6)?,
-                    })
-                },
-            )?
-            .collect::<Result<_, _>>()?;
-        // Depth first: the order the queue gave them in.
-        leased.sort_by(|a, b| (a.job, &a.rank).cmp(&(b.job, &b.rank)));
-        let mut units = Vec::with_capacity(leased.len());
-        for row in leased {
-            tx.prepare_cached("UPDATE jobs SET state = :running WHERE id = :job AND state = :pending")?.execute(
-                named_params! { ":job": row.job, ":running": JobState::Running, ":pending": JobState::Pending },
-            )?;
-            let line: String =
-                tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([row.node], |r| r.get(0))?;
-            units.push(LeasedUnit {
-                unit: UnitId(row.unit as u64),
-                job: JobId(row.job as u64),
-                spec: job_spec(&tx, row.job)?,
-                line,
-                weight: row.weight as u64,
-                checks: row.checks.split(',').filter_map(|g| g.parse().ok()).collect(),
-                lease_token: row.lease_token,
-            });
+        let Store { conn, db_id, fault_file, trees } = self;
+        let tx = begin(conn, fault_file.as_deref())?;
+        let mut touched = Vec::new();
+        let result = (|| {
+            workers::touch(&tx, worker)?;
+            let deadline = now() + lease_seconds;
+            let units = lease_units(&tx, trees, worker.0 as i64, max as usize, deadline, db_id, &mut touched)?;
+            tx.commit()?;
+            Ok(units)
+        })();
+        if result.is_err() {
+            // Leaves chosen in memory were not leased after all: the tables decide again.
+            for job in touched {
+                trees.forget(job);
+            }
         }
-        tx.commit()?;
-        Ok(units)
+        result
     }
 
     /// Extends the leases a worker still holds and records their progress;
@@ -374,23 +330,40 @@ impl Store {
             Reported::Value { value, best } => complete_value(&tx, c, &unit, *value, best.as_deref())?,
         };
         tx.commit()?;
+        match &c.reported {
+            Reported::Value { value, .. } if unit.value.0 == Outcome::Unknown => {
+                self.trees.decide(unit.job, unit.node, *value)
+            }
+            Reported::Failure(_) if unit.state == UnitState::Leased => self.trees.set_busy(unit.job, unit.node, false),
+            _ => {}
+        }
+        self.after_change(unit.job);
         Ok(conflict)
     }
 
     /// Puts units a worker holds back in the queue, unsolved.
     pub fn give_back(&mut self, worker: WorkerId, units: &[HeldUnit]) -> Result<(), StoreError> {
         let tx = self.write()?;
+        let mut returned = Vec::new();
         for held in units {
-            tx.execute(
-                "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0
-                 WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token",
-                named_params! {
-                    ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":token": held.lease_token,
-                    ":pending": UnitState::Pending, ":leased": UnitState::Leased,
-                },
-            )?;
+            let back: Option<(i64, NodeId)> = tx
+                .query_row(
+                    "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0
+                     WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token
+                     RETURNING job, node",
+                    named_params! {
+                        ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":token": held.lease_token,
+                        ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+                    },
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            returned.extend(back);
         }
         tx.commit()?;
+        for (job, node) in returned {
+            self.trees.set_busy(job, node, false);
+        }
         Ok(())
     }
 
@@ -461,6 +434,7 @@ impl Store {
             named_params! { ":unit": unit.0 as i64, ":now": now(), ":split": UnitState::Split },
         )?;
         let mut lost = Vec::new();
+        let mut leaves = Vec::with_capacity(children.len());
         for (ord, (mv, child)) in children.iter().enumerate() {
             let existing: Option<NodeId> = tx
                 .query_row(
@@ -472,6 +446,7 @@ impl Store {
             let id = match existing {
                 Some(id) => {
                     revive(&tx, id)?;
+                    leaves.push(known_leaf(&tx, id)?);
                     id
                 }
                 None => {
@@ -494,6 +469,8 @@ impl Store {
                     } else {
                         lost.push(id);
                     }
+                    let kind = if child.replies > 0 { NodeKind::Frontier } else { NodeKind::Lost };
+                    leaves.push(PnLeaf { id, depth: child.depth, replies: child.replies, kind, busy: false });
                     id
                 }
             };
@@ -509,6 +486,10 @@ impl Store {
         settle(&tx, node)?;
         finish_if_answered(&tx, job)?;
         tx.commit()?;
+        if let Some(tree) = self.trees.get_mut(job) {
+            tree.expand(node, &leaves);
+        }
+        self.after_change(job);
         Ok(true)
     }
 
@@ -527,11 +508,13 @@ impl Store {
                 named_params! { ":absent": absent, ":leased": UnitState::Leased },
             )?;
         }
-        let expired: Vec<(i64, i64)> = tx
-            .prepare_cached("SELECT id, attempts FROM units WHERE state = :leased AND deadline < :now")?
-            .query_map(named_params! { ":now": now(), ":leased": UnitState::Leased }, |r| Ok((r.get(0)?, r.get(1)?)))?
+        let expired: Vec<(i64, i64, i64, NodeId)> = tx
+            .prepare_cached("SELECT id, attempts, job, node FROM units WHERE state = :leased AND deadline < :now")?
+            .query_map(named_params! { ":now": now(), ":leased": UnitState::Leased }, |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
             .collect::<Result<_, _>>()?;
-        for &(unit, attempts) in &expired {
+        for &(unit, attempts, _, _) in &expired {
             let attempts = attempts + 1;
             if attempts >= MAX_ATTEMPTS {
                 let error = format!("its lease expired {attempts} times (the workers died or lost the coordinator)");
@@ -557,6 +540,10 @@ impl Store {
             }
         }
         tx.commit()?;
+        for &(_, _, job, node) in &expired {
+            self.trees.set_busy(job, node, false);
+            self.after_change(job);
+        }
         Ok(expired.len())
     }
 
@@ -581,6 +568,28 @@ impl Store {
             named_params! { ":pending": UnitState::Pending, ":leased": UnitState::Leased },
         )?;
         tx.commit()?;
+        self.trees.clear();
         Ok(requeued)
     }
+}
+
+/// A node already in the tree, as a split that reaches it again sees it
+/// (its unit may have been revived, or still be held by another worker).
+fn known_leaf(tx: &Transaction<'_>, node: NodeId) -> Result<PnLeaf, StoreError> {
+    Ok(tx.query_row(
+        "SELECT n.depth, n.replies, n.value, u.state, EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)
+         FROM nodes n LEFT JOIN units u ON u.node = n.id WHERE n.id = ?1",
+        [node],
+        |r| {
+            let value: Value = r.get(2)?;
+            let unit: Option<UnitState> = r.get(3)?;
+            Ok(PnLeaf {
+                id: node,
+                depth: r.get(0)?,
+                replies: r.get(1)?,
+                kind: node_kind(value.0, unit, r.get(4)?),
+                busy: unit == Some(UnitState::Leased),
+            })
+        },
+    )?)
 }

@@ -1,0 +1,526 @@
+//! The proof-number search manager's picture of one job's tree, kept in
+//! memory: which unit to hand out next.
+//!
+//! Job-level proof-number search (Wu et al., IEEE TCIAIG 2013): every node
+//! carries a proof number φ (how many leaves must still be shown to win for
+//! the side to move there, at least) and a disproof number δ (how many to
+//! show that it loses), in negamax form: a leaf waiting for a worker has
+//! φ = 1 and δ = its number of moves; a node with children has
+//! φ = min δ(child) and δ = Σ φ(child); a won node has (0, ∞), a lost one
+//! (∞, 0). The next unit is the **most-proving node**: from the root, go to
+//! the child of least δ until a leaf. For `classify` the root's children
+//! must all be decided: the root goes to the child that is closest to being
+//! decided either way (least min(φ, δ)).
+//!
+//! **In flight.** A leased leaf keeps its numbers (they still say what is
+//! left to do above it) but is *saturated*: it cannot be chosen again. A
+//! node whose undecided children are all saturated is saturated too, and
+//! the descent takes the best child that is not; so many workers get
+//! different most-proving nodes, and a tree with nothing left to hand out
+//! says so at once. (Wu's paper weighs this "flagging" against virtual
+//! wins and losses; flagging never makes the root look decided, so no
+//! worker is starved while work remains.)
+//!
+//! **Transpositions.** Positions equal under the board's symmetries are one
+//! node, so the tree is a DAG, and Σ φ counts a shared descendant once per
+//! path. We accept that over-count, as most proof-number programs on DAGs
+//! do: it only changes which leaf is chosen, never a value. Values are not
+//! taken from the numbers: they come from workers and flow up through the
+//! store's own rules (`tree.rs`); φ = 0 or δ = 0 here agrees with them.
+//!
+//! Nodes are kept in a vector indexed densely, with their store ids in a
+//! map; every change (a lease, a value, an expansion, a lease given back)
+//! recomputes only the node's ancestors, deepest first.
+
+use std::collections::{BTreeSet, HashMap};
+
+use golomb_engine::solve::Outcome;
+
+use super::state::NodeId;
+
+/// A proof or disproof number that no amount of work reaches (the node is decided).
+pub const INFINITE: u64 = u64::MAX;
+
+/// What a node of the manager's tree is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A leaf whose unit waits for (or is held by) a worker.
+    Frontier,
+    /// A node whose children are in the tree.
+    Expanded,
+    /// Decided: the side to move wins.
+    Won,
+    /// Decided: the side to move loses.
+    Lost,
+    /// An undecided leaf with no unit: nothing can be handed out for it.
+    Stuck,
+}
+
+#[derive(Clone, Debug)]
+struct PnNode {
+    id: NodeId,
+    depth: u32,
+    replies: u32,
+    kind: NodeKind,
+    busy: bool,
+    saturated: bool,
+    phi: u64,
+    delta: u64,
+    parents: Vec<u32>,
+    children: Vec<u32>,
+}
+
+/// A node to add to the tree (at load, or when a node is expanded).
+#[derive(Clone, Copy, Debug)]
+pub struct PnLeaf {
+    /// The store's id.
+    pub id: NodeId,
+    /// Plies below the job's root.
+    pub depth: u32,
+    /// Its number of legal moves.
+    pub replies: u32,
+    /// What it is.
+    pub kind: NodeKind,
+    /// Whether its unit is leased.
+    pub busy: bool,
+}
+
+/// What the tree says about the job's progress.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PnStats {
+    /// The root's proof number: leaves at least to show that the side to move at the root wins (`None`: ∞).
+    pub proof_number: Option<u64>,
+    /// The root's disproof number: leaves at least to show that it loses (`None`: ∞).
+    pub disproof_number: Option<u64>,
+    /// Nodes in the tree.
+    pub nodes: u64,
+    /// Nodes decided as wins for the side to move at the root.
+    pub nodes_proved: u64,
+    /// Nodes decided as wins for the other side.
+    pub nodes_disproved: u64,
+    /// Undecided leaves still needed (waiting or in flight).
+    pub frontier: u64,
+    /// Leaves held by workers.
+    pub in_flight: u64,
+}
+
+/// One job's tree, as the manager sees it.
+#[derive(Clone, Debug)]
+pub struct PnTree {
+    nodes: Vec<PnNode>,
+    index: HashMap<NodeId, u32>,
+    root: u32,
+    classify: bool,
+}
+
+fn finite(n: u64) -> Option<u64> {
+    (n != INFINITE).then_some(n)
+}
+
+impl PnTree {
+    /// A tree of `nodes` (the root among them) and `edges` (parent, child by
+    /// store id; unknown ids are skipped), with every number computed.
+    pub fn new(root: NodeId, classify: bool, nodes: &[PnLeaf], edges: &[(NodeId, NodeId)]) -> PnTree {
+        let mut tree = PnTree { nodes: Vec::with_capacity(nodes.len()), index: HashMap::new(), root: 0, classify };
+        for leaf in nodes {
+            tree.insert(leaf);
+        }
+        tree.root = tree.index.get(&root).copied().unwrap_or_else(|| {
+            tree.insert(&PnLeaf { id: root, depth: 0, replies: 0, kind: NodeKind::Stuck, busy: false })
+        });
+        for &(parent, child) in edges {
+            if let (Some(&p), Some(&c)) = (tree.index.get(&parent), tree.index.get(&child)) {
+                tree.link(p, c);
+            }
+        }
+        // Deepest first: every child is computed before its parents.
+        let mut order: Vec<u32> = (0..tree.nodes.len() as u32).collect();
+        order.sort_by_key(|&n| std::cmp::Reverse(tree.nodes[n as usize].depth));
+        for n in order {
+            tree.recompute(n);
+        }
+        tree
+    }
+
+    fn insert(&mut self, leaf: &PnLeaf) -> u32 {
+        if let Some(&n) = self.index.get(&leaf.id) {
+            return n;
+        }
+        let n = self.nodes.len() as u32;
+        self.nodes.push(PnNode {
+            id: leaf.id,
+            depth: leaf.depth,
+            replies: leaf.replies,
+            kind: leaf.kind,
+            busy: leaf.busy && leaf.kind == NodeKind::Frontier,
+            saturated: false,
+            phi: 1,
+            delta: 1,
+            parents: Vec::new(),
+            children: Vec::new(),
+        });
+        self.index.insert(leaf.id, n);
+        n
+    }
+
+    /// Adds the edge once (two moves to one position count once).
+    fn link(&mut self, parent: u32, child: u32) {
+        if !self.nodes[parent as usize].children.contains(&child) {
+            self.nodes[parent as usize].children.push(child);
+            self.nodes[child as usize].parents.push(parent);
+        }
+        if self.nodes[parent as usize].kind == NodeKind::Frontier || self.nodes[parent as usize].kind == NodeKind::Stuck
+        {
+            self.nodes[parent as usize].kind = NodeKind::Expanded;
+            self.nodes[parent as usize].busy = false;
+        }
+    }
+
+    /// Whether the node needs no more work: decided, or (for the classify root) every child decided.
+    fn decided(&self, n: u32) -> bool {
+        let node = &self.nodes[n as usize];
+        match node.kind {
+            NodeKind::Won | NodeKind::Lost => true,
+            NodeKind::Expanded if self.classify && n == self.root => {
+                node.children.iter().all(|&c| self.decided(c))
+            }
+            NodeKind::Expanded => node.phi == 0 || node.delta == 0,
+            NodeKind::Frontier | NodeKind::Stuck => false,
+        }
+    }
+
+    /// Recomputes one node's numbers and saturation from its children; returns whether they changed.
+    fn recompute(&mut self, n: u32) -> bool {
+        let node = &self.nodes[n as usize];
+        let (phi, delta, saturated) = match node.kind {
+            NodeKind::Won => (0, INFINITE, true),
+            NodeKind::Lost => (INFINITE, 0, true),
+            NodeKind::Stuck => (1, u64::from(node.replies.max(1)), true),
+            NodeKind::Frontier => (1, u64::from(node.replies.max(1)), node.busy),
+            NodeKind::Expanded => {
+                let (mut phi, mut delta, mut saturated) = (INFINITE, 0u64, true);
+                for &c in &node.children {
+                    let child = &self.nodes[c as usize];
+                    phi = phi.min(child.delta);
+                    delta = delta.saturating_add(child.phi);
+                    saturated &= child.saturated || self.decided(c);
+                }
+                let decided = !(self.classify && n == self.root) && (phi == 0 || delta == 0);
+                (phi, delta, saturated || decided)
+            }
+        };
+        let node = &mut self.nodes[n as usize];
+        let changed = (node.phi, node.delta, node.saturated) != (phi, delta, saturated);
+        (node.phi, node.delta, node.saturated) = (phi, delta, saturated);
+        changed
+    }
+
+    /// Recomputes the ancestors of `start` (and `start`), deepest first, as far as anything changes.
+    fn update_from(&mut self, start: u32) {
+        let mut queue = BTreeSet::new();
+        queue.insert((std::cmp::Reverse(self.nodes[start as usize].depth), start));
+        while let Some((_, n)) = queue.pop_first() {
+            if self.recompute(n) {
+                for &p in &self.nodes[n as usize].parents {
+                    queue.insert((std::cmp::Reverse(self.nodes[p as usize].depth), p));
+                }
+            }
+        }
+    }
+
+    /// The most-proving leaf that is not in flight, marked in flight; `None` if every needed leaf is.
+    pub fn select(&mut self) -> Option<NodeId> {
+        let mut n = self.root;
+        if self.nodes[n as usize].saturated {
+            return None;
+        }
+        loop {
+            let node = &self.nodes[n as usize];
+            match node.kind {
+                NodeKind::Frontier => break,
+                NodeKind::Expanded => {
+                    let at_classify_root = self.classify && n == self.root;
+                    let best = node
+                        .children
+                        .iter()
+                        .copied()
+                        .filter(|&c| !self.nodes[c as usize].saturated && !self.decided(c))
+                        .min_by_key(|&c| {
+                            let child = &self.nodes[c as usize];
+                            let key = if at_classify_root { child.phi.min(child.delta) } else { child.delta };
+                            (key, child.phi)
+                        });
+                    match best {
+                        Some(c) => n = c,
+                        None => {
+                            // Nothing below after all: correct the mark and give up this time.
+                            self.update_from(n);
+                            return None;
+                        }
+                    }
+                }
+                _ => return None,
+            }
+        }
+        self.nodes[n as usize].busy = true;
+        self.update_from(n);
+        Some(self.nodes[n as usize].id)
+    }
+
+    /// Notes whether the node's unit is held by a worker (a lease ended or began elsewhere).
+    pub fn set_busy(&mut self, id: NodeId, busy: bool) {
+        if let Some(&n) = self.index.get(&id)
+            && self.nodes[n as usize].kind == NodeKind::Frontier
+            && self.nodes[n as usize].busy != busy
+        {
+            self.nodes[n as usize].busy = busy;
+            self.update_from(n);
+        }
+    }
+
+    /// Records a node's value (from a worker, or from the store's propagation).
+    pub fn decide(&mut self, id: NodeId, value: Outcome) {
+        let Some(&n) = self.index.get(&id) else { return };
+        let kind = match value {
+            Outcome::Win => NodeKind::Won,
+            Outcome::Loss => NodeKind::Lost,
+            Outcome::Unknown => return,
+        };
+        self.nodes[n as usize].kind = kind;
+        self.nodes[n as usize].busy = false;
+        self.update_from(n);
+    }
+
+    /// Gives a node its children (its unit ran past its budget and was split):
+    /// children already in the tree (transpositions) are linked, new ones added.
+    pub fn expand(&mut self, id: NodeId, children: &[PnLeaf]) {
+        let Some(&n) = self.index.get(&id) else { return };
+        if self.nodes[n as usize].kind != NodeKind::Frontier && self.nodes[n as usize].kind != NodeKind::Stuck {
+            return;
+        }
+        for leaf in children {
+            let known = self.index.contains_key(&leaf.id);
+            let c = self.insert(leaf);
+            if !known {
+                self.recompute(c);
+            }
+            self.link(n, c);
+        }
+        self.nodes[n as usize].kind = NodeKind::Expanded;
+        self.nodes[n as usize].busy = false;
+        self.update_from(n);
+    }
+
+    /// Whether the tree knows the node.
+    #[cfg(test)]
+    pub fn contains(&self, id: NodeId) -> bool {
+        self.index.contains_key(&id)
+    }
+
+    /// The job's progress: the root's numbers, decided nodes, and the leaves still needed.
+    pub fn stats(&self) -> PnStats {
+        let root = &self.nodes[self.root as usize];
+        let mut stats = PnStats {
+            proof_number: finite(root.phi),
+            disproof_number: finite(root.delta),
+            nodes: self.nodes.len() as u64,
+            ..PnStats::default()
+        };
+        let root_depth = root.depth;
+        for node in &self.nodes {
+            let root_moves = (node.depth - root_depth.min(node.depth)) % 2 == 0;
+            match (node.kind, root_moves) {
+                (NodeKind::Won, true) | (NodeKind::Lost, false) => stats.nodes_proved += 1,
+                (NodeKind::Won, false) | (NodeKind::Lost, true) => stats.nodes_disproved += 1,
+                _ => {}
+            }
+        }
+        // The leaves still needed: those reachable from the root through undecided nodes.
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![self.root];
+        seen[self.root as usize] = true;
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            if self.decided(n) && !(self.classify && n == self.root) {
+                continue;
+            }
+            match node.kind {
+                NodeKind::Frontier => {
+                    stats.frontier += 1;
+                    stats.in_flight += u64::from(node.busy);
+                }
+                NodeKind::Expanded => {
+                    for &c in &node.children {
+                        if !std::mem::replace(&mut seen[c as usize], true) {
+                            stack.push(c);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf(id: i64, depth: u32, replies: u32, kind: NodeKind) -> PnLeaf {
+        PnLeaf { id: NodeId(id), depth, replies, kind, busy: false }
+    }
+
+    /// A game tree given as children lists; leaves are won or lost for the side to move.
+    #[derive(Clone, Debug)]
+    struct Game {
+        children: Vec<Vec<usize>>,
+        leaf_value: Vec<Outcome>,
+    }
+
+    impl Game {
+        fn value(&self, n: usize) -> Outcome {
+            if self.children[n].is_empty() {
+                return self.leaf_value[n];
+            }
+            if self.children[n].iter().any(|&c| self.value(c) == Outcome::Loss) { Outcome::Win } else { Outcome::Loss }
+        }
+
+        /// A random tree from a seed: up to `size` nodes, some children shared (a DAG).
+        fn random(seed: u64, size: usize) -> Game {
+            let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            let mut next = move || {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                s
+            };
+            let mut children = vec![Vec::new()];
+            let mut depth = vec![0usize];
+            let mut leaf_value = vec![Outcome::Loss];
+            let mut n = 0;
+            while n < children.len() && children.len() < size {
+                if depth[n] < 5 && (n == 0 || next() % 3 != 0) {
+                    let k = 1 + (next() % 4) as usize;
+                    for _ in 0..k {
+                        // Now and then, share a node of the next depth made earlier.
+                        let shared = (0..children.len()).find(|&m| depth[m] == depth[n] + 1 && next() % 5 == 0);
+                        let c = shared.unwrap_or_else(|| {
+                            children.push(Vec::new());
+                            depth.push(depth[n] + 1);
+                            leaf_value.push(if next() % 2 == 0 { Outcome::Win } else { Outcome::Loss });
+                            children.len() - 1
+                        });
+                        if !children[n].contains(&c) && c != n {
+                            children[n].push(c);
+                        }
+                    }
+                }
+                n += 1;
+            }
+            // Only nodes without children are leaves; shared nodes keep their lists.
+            Game { children, leaf_value }
+        }
+    }
+
+    #[test]
+    fn a_leaf_root_is_handed_out_once() {
+        let mut tree = PnTree::new(NodeId(1), false, &[leaf(1, 0, 5, NodeKind::Frontier)], &[]);
+        assert_eq!(tree.stats().proof_number, Some(1));
+        assert_eq!(tree.stats().disproof_number, Some(5));
+        assert_eq!(tree.select(), Some(NodeId(1)));
+        assert_eq!(tree.select(), None, "in flight: not handed out twice");
+        tree.set_busy(NodeId(1), false);
+        assert_eq!(tree.select(), Some(NodeId(1)), "given back: handed out again");
+    }
+
+    #[test]
+    fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves() {
+        let nodes = [
+            leaf(1, 0, 3, NodeKind::Expanded),
+            leaf(2, 1, 9, NodeKind::Frontier),
+            leaf(3, 1, 2, NodeKind::Frontier),
+            leaf(4, 1, 5, NodeKind::Frontier),
+        ];
+        let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3)), (NodeId(1), NodeId(4))];
+        let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+        assert_eq!(tree.stats().proof_number, Some(2), "φ(root) = least δ of the children");
+        assert_eq!(tree.stats().disproof_number, Some(3), "δ(root) = Σ φ of the children");
+        assert_eq!(tree.select(), Some(NodeId(3)));
+        assert_eq!(tree.select(), Some(NodeId(4)));
+        assert_eq!(tree.select(), Some(NodeId(2)));
+        assert_eq!(tree.select(), None);
+        assert_eq!(tree.stats().in_flight, 3);
+        tree.decide(NodeId(4), Outcome::Loss);
+        assert_eq!(tree.stats().proof_number, Some(0), "a lost child wins the root");
+        assert_eq!(tree.stats().frontier, 0, "a decided root needs nothing more");
+    }
+
+    #[test]
+    fn classify_hands_out_every_child_even_after_the_root_is_decided() {
+        let nodes =
+            [leaf(1, 0, 2, NodeKind::Expanded), leaf(2, 1, 4, NodeKind::Frontier), leaf(3, 1, 7, NodeKind::Frontier)];
+        let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3))];
+        let mut tree = PnTree::new(NodeId(1), true, &nodes, &edges);
+        let first = tree.select().unwrap();
+        tree.decide(first, Outcome::Loss);
+        let second = tree.select().unwrap();
+        assert_ne!(first, second);
+        assert_eq!(tree.select(), None);
+        tree.decide(second, Outcome::Win);
+        assert_eq!(tree.select(), None);
+        assert_eq!(tree.stats().frontier, 0);
+    }
+
+    /// Plays the manager against random DAGs: it hands leaves out one at a
+    /// time, each leaf's unit either returns its value or runs out of budget
+    /// and is expanded; the root's numbers must come to say the true value.
+    #[test]
+    fn the_manager_reaches_the_true_value_on_random_trees() {
+        for seed in 1..300u64 {
+            let game = Game::random(seed, 60);
+            let truth = game.value(0);
+            let id = |n: usize| NodeId(n as i64 + 1);
+            let mut depth = vec![0u32; game.children.len()];
+            for n in 0..game.children.len() {
+                for &c in &game.children[n] {
+                    depth[c] = depth[n] + 1;
+                }
+            }
+            let mut tree = PnTree::new(id(0), false, &[leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier)], &[]);
+            let mut leases = 0;
+            let mut held: Vec<NodeId> = Vec::new();
+            loop {
+                // Two workers: hold up to two leaves, answer the older.
+                while held.len() < 2 {
+                    match tree.select() {
+                        Some(n) => held.push(n),
+                        None => break,
+                    }
+                }
+                let Some(n) = (!held.is_empty()).then(|| held.remove(0)) else { break };
+                leases += 1;
+                assert!(leases < 10_000, "seed {seed}: no end");
+                let g = (n.0 - 1) as usize;
+                // A unit expands when it has children and its "budget" (every other lease) runs out.
+                if !game.children[g].is_empty() && (leases + seed as usize) % 2 == 0 {
+                    let children: Vec<PnLeaf> = game.children[g]
+                        .iter()
+                        .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))
+                        .collect();
+                    tree.expand(n, &children);
+                } else {
+                    let value = game.value(g);
+                    tree.decide(n, value);
+                }
+                held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+            }
+            let stats = tree.stats();
+            let decided = match truth {
+                Outcome::Win => stats.proof_number == Some(0),
+                _ => stats.disproof_number == Some(0),
+            };
+            assert!(decided, "seed {seed}: the root should be decided as {truth:?}: {stats:?}");
+        }
+    }
+}

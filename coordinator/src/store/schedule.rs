@@ -1,0 +1,269 @@
+//! Which units go out next: game jobs by their proof-number manager
+//! ([`super::pns`]), tiling counts by their queue; jobs by priority, then
+//! oldest first, paused ones skipped.
+//!
+//! Each running game job's manager tree lives in the store's memory
+//! ([`Trees`]), loaded from the tables the first time a unit of the job is
+//! leased (after a restart, for instance) and kept in step with every
+//! change after its transaction commits. The tables stay the record: a
+//! tree that disagrees with them (a chosen unit that is not waiting after
+//! all) is dropped and loaded again.
+
+use std::collections::HashMap;
+
+use golomb_engine::solve::Outcome;
+use golomb_engine::split::Goal;
+use golomb_proto::{JobId, UnitId};
+use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
+
+use super::jobs::job_spec;
+use super::pns::{NodeKind, PnLeaf, PnTree};
+use super::state::{JobState, NodeId, UnitState, Value};
+use super::units::LeasedUnit;
+use super::StoreError;
+
+/// The manager trees of the running game jobs, by job id.
+#[derive(Default)]
+pub(super) struct Trees {
+    trees: HashMap<i64, PnTree>,
+}
+
+impl Trees {
+    /// The job's tree, if loaded.
+    pub(super) fn get_mut(&mut self, job: i64) -> Option<&mut PnTree> {
+        self.trees.get_mut(&job)
+    }
+
+    /// Forgets a job's tree (it ended, or changed in a way that is simplest to reload).
+    pub(super) fn forget(&mut self, job: i64) {
+        self.trees.remove(&job);
+    }
+
+    /// Forgets every tree.
+    pub(super) fn clear(&mut self) {
+        self.trees.clear();
+    }
+
+    /// The jobs whose trees are loaded.
+    pub(super) fn jobs(&self) -> Vec<i64> {
+        self.trees.keys().copied().collect()
+    }
+
+    /// The job's tree, loading it from the tables if needed.
+    fn load(&mut self, conn: &Connection, job: i64, root: NodeId, goal: Goal) -> Result<&mut PnTree, StoreError> {
+        if !self.trees.contains_key(&job) {
+            let tree = load_tree(conn, job, root, goal == Goal::Classify)?;
+            self.trees.insert(job, tree);
+        }
+        Ok(self.trees.get_mut(&job).expect("just inserted"))
+    }
+
+    /// Notes that a node's unit is (no longer) held.
+    pub(super) fn set_busy(&mut self, job: i64, node: NodeId, busy: bool) {
+        if let Some(tree) = self.trees.get_mut(&job) {
+            tree.set_busy(node, busy);
+        }
+    }
+
+    /// Notes a node's value.
+    pub(super) fn decide(&mut self, job: i64, node: NodeId, value: Outcome) {
+        if let Some(tree) = self.trees.get_mut(&job) {
+            tree.decide(node, value);
+        }
+    }
+}
+
+/// A job's whole tree from the tables.
+fn load_tree(conn: &Connection, job: i64, root: NodeId, classify: bool) -> Result<PnTree, StoreError> {
+    let leaves: Vec<PnLeaf> = conn
+        .prepare(
+            "SELECT n.id, n.depth, n.replies, n.value, u.state,
+                    EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)
+             FROM nodes n LEFT JOIN units u ON u.node = n.id WHERE n.job = ?1",
+        )?
+        .query_map([job], |r| {
+            let value: Value = r.get(3)?;
+            let unit: Option<UnitState> = r.get(4)?;
+            let expanded: bool = r.get(5)?;
+            Ok(PnLeaf {
+                id: r.get(0)?,
+                depth: r.get(1)?,
+                replies: r.get(2)?,
+                kind: node_kind(value.0, unit, expanded),
+                busy: unit == Some(UnitState::Leased),
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    let edges: Vec<(NodeId, NodeId)> = conn
+        .prepare("SELECT e.parent, e.child FROM edges e JOIN nodes n ON n.id = e.parent WHERE n.job = ?1")?
+        .query_map([job], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(PnTree::new(root, classify, &leaves, &edges))
+}
+
+/// What a node is to the manager, from its value, its unit's state and whether it has children.
+pub(super) fn node_kind(value: Outcome, unit: Option<UnitState>, expanded: bool) -> NodeKind {
+    match (value, unit) {
+        (Outcome::Win, _) => NodeKind::Won,
+        (Outcome::Loss, _) => NodeKind::Lost,
+        _ if expanded => NodeKind::Expanded,
+        // A cancelled unit was pruned; it waits again if a split reaches its node.
+        (_, Some(UnitState::Pending | UnitState::Leased | UnitState::Cancelled)) => NodeKind::Frontier,
+        _ => NodeKind::Stuck,
+    }
+}
+
+/// A job that may hand out units.
+struct Runnable {
+    job: i64,
+    goal: Goal,
+    root: Option<NodeId>,
+}
+
+/// The jobs that may hand out units, by priority, then oldest first.
+fn runnable_jobs(tx: &Transaction<'_>) -> Result<Vec<Runnable>, StoreError> {
+    let rows: Vec<(i64, String, Option<NodeId>)> = tx
+        .prepare_cached(
+            "SELECT id, goal, root FROM jobs WHERE state IN (:pending, :running) AND paused = 0
+             ORDER BY priority DESC, id",
+        )?
+        .query_map(named_params! { ":pending": JobState::Pending, ":running": JobState::Running }, |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(job, goal, root)| Some(Runnable { job, goal: goal.parse().ok()?, root }))
+        .collect())
+}
+
+/// A unit as a lease hands it out.
+struct Leased {
+    unit: i64,
+    job: i64,
+    node: NodeId,
+    weight: i64,
+    checks: String,
+    lease_token: String,
+}
+
+/// Leases the node's unit if it waits; `None` if it does not.
+fn lease_node(
+    tx: &Transaction<'_>,
+    node: NodeId,
+    worker: i64,
+    deadline: f64,
+    prefix: &str,
+) -> Result<Option<Leased>, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
+                              lease_token = :prefix || '.' || lower(hex(randomblob(12)))
+             WHERE node = :node AND state = :pending
+             RETURNING id, job, node, weight, checks, lease_token",
+        )?
+        .query_row(
+            named_params! {
+                ":node": node, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
+                ":leased": UnitState::Leased, ":pending": UnitState::Pending,
+            },
+            leased_row,
+        )
+        .optional()?)
+}
+
+/// Leases up to `max` waiting units of a tiling count, in rank order.
+fn lease_queue(
+    tx: &Transaction<'_>,
+    job: i64,
+    max: usize,
+    worker: i64,
+    deadline: f64,
+    prefix: &str,
+) -> Result<Vec<Leased>, StoreError> {
+    let mut rows: Vec<(Vec<u8>, Leased)> = tx
+        .prepare_cached(
+            "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
+                              lease_token = :prefix || '.' || lower(hex(randomblob(12)))
+             WHERE id IN (SELECT id FROM units WHERE job = :job AND state = :pending ORDER BY rank LIMIT :max)
+             RETURNING id, job, node, weight, checks, lease_token, rank",
+        )?
+        .query_map(
+            named_params! {
+                ":job": job, ":max": max as i64, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
+                ":leased": UnitState::Leased, ":pending": UnitState::Pending,
+            },
+            |r| Ok((r.get(6)?, leased_row(r)?)),
+        )?
+        .collect::<Result<_, _>>()?;
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(rows.into_iter().map(|(_, row)| row).collect())
+}
+
+fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
+    Ok(Leased {
+        unit: r.get(0)?,
+        job: r.get(1)?,
+        node: r.get(2)?,
+        weight: r.get(3)?,
+        checks: r.get(4)?,
+        lease_token: r.get(5)?,
+    })
+}
+
+/// Chooses and leases up to `max` units for `worker` inside `tx`: each game
+/// job's most-proving leaves, each count's next shares. Trees are changed as
+/// leaves are chosen; the jobs whose trees were touched are returned in
+/// `touched`, so that a transaction that fails to commit can drop them.
+pub(super) fn lease_units(
+    tx: &Transaction<'_>,
+    trees: &mut Trees,
+    worker: i64,
+    max: usize,
+    deadline: f64,
+    prefix: &str,
+    touched: &mut Vec<i64>,
+) -> Result<Vec<LeasedUnit>, StoreError> {
+    let mut leased = Vec::new();
+    for Runnable { job, goal, root } in runnable_jobs(tx)? {
+        let want = max - leased.len();
+        if want == 0 {
+            break;
+        }
+        if goal == Goal::Count {
+            leased.extend(lease_queue(tx, job, want, worker, deadline, prefix)?);
+            continue;
+        }
+        let Some(root) = root else { continue };
+        touched.push(job);
+        let tree = trees.load(tx, job, root, goal)?;
+        for _ in 0..want {
+            let Some(node) = tree.select() else { break };
+            match lease_node(tx, node, worker, deadline, prefix)? {
+                Some(row) => leased.push(row),
+                None => {
+                    tracing::warn!("job {job}: the manager chose node {node:?}, whose unit is not waiting: reloading");
+                    trees.forget(job);
+                    break;
+                }
+            }
+        }
+    }
+    let mut units = Vec::with_capacity(leased.len());
+    for row in leased {
+        tx.prepare_cached("UPDATE jobs SET state = :running WHERE id = :job AND state = :pending")?
+            .execute(named_params! { ":job": row.job, ":running": JobState::Running, ":pending": JobState::Pending })?;
+        let line: String =
+            tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([row.node], |r| r.get(0))?;
+        units.push(LeasedUnit {
+            unit: UnitId(row.unit as u64),
+            job: JobId(row.job as u64),
+            spec: job_spec(tx, row.job)?,
+            line,
+            weight: row.weight as u64,
+            checks: row.checks.split(',').filter_map(|g| g.parse().ok()).collect(),
+            lease_token: row.lease_token,
+        });
+    }
+    Ok(units)
+}
