@@ -206,20 +206,6 @@ fn tokens_and_malformed_specs_are_refused() {
 }
 
 #[test]
-fn units_that_run_too_long_are_split_into_their_children() {
-    let cluster = Cluster::start(None, LEASE_SECONDS);
-    let _workers = [cluster.worker("w1", 1), cluster.worker("w2", 1)];
-    let root = "X:b2,a3,b3,c3,b4";
-    let args = ["--board", "7x6", "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.02"];
-    let job = cluster.submit(&args);
-    let status = cluster.wait_for_end(job, MINUTES);
-    assert_eq!(status["state"], "done", "{status}");
-    assert!(count(&status, "units", "split") > 0, "some units ran past 0.02 s: {status}");
-    let results = cluster.results(job);
-    check_classify(&results, "7x6", root, |i, value| value == "loss" || i % 20 == 0);
-}
-
-#[test]
 fn tiling_counts_on_the_cluster_equal_local_counts() {
     use golomb_engine::tiling::{Each, Tiler};
     let cluster = Cluster::start(None, LEASE_SECONDS);

@@ -103,6 +103,10 @@ impl ClientArgs {
     }
 }
 
+/// A unit's default budget in seconds: long enough that a unit's setup is
+/// small beside its search, short enough that the manager learns often.
+pub const DEFAULT_SPLIT_AFTER: f64 = 30.0;
+
 /// A job: a position, a goal and how to split it.
 #[derive(Debug, Clone, Args)]
 pub struct JobArgs {
@@ -116,11 +120,14 @@ pub struct JobArgs {
     /// For `count`: each piece `exactly` once or `at-most` once.
     #[arg(long, default_value = "exactly")]
     pub each: String,
-    /// Plies below the root at which the tree is cut into work units (0 to 4); for `count`, placements.
+    /// Plies below the root at which the job starts, cut into work units (0 to 4); the
+    /// proof-number manager expands further as units run past `--split-after`.
+    /// For `count`: placements.
     #[arg(long, default_value_t = 1)]
     pub split_depth: u32,
-    /// Give a unit back to be split into its children after this many seconds (0: never).
-    #[arg(long, default_value_t = 0.0)]
+    /// A unit's budget: a unit still running after this many seconds is given back and
+    /// its node expanded into its children (0: never; units then run to the end).
+    #[arg(long, default_value_t = DEFAULT_SPLIT_AFTER)]
     pub split_after: f64,
 }
 

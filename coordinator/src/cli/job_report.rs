@@ -29,6 +29,51 @@ pub struct ChildCounts {
     total: u64,
 }
 
+/// The proof-number manager's latest figures for a game job.
+#[derive(Serialize)]
+pub struct SearchReport {
+    /// The root's proof number (`None`: infinite, the side to move loses).
+    proof_number: Option<u64>,
+    /// The root's disproof number (`None`: infinite, the side to move wins).
+    disproof_number: Option<u64>,
+    /// Nodes in the manager's tree.
+    nodes: u64,
+    /// Nodes decided for the side to move at the root.
+    nodes_proved: u64,
+    /// Nodes decided for the other side.
+    nodes_disproved: u64,
+    /// Undecided leaves still needed.
+    frontier: u64,
+    /// Leaves held by workers.
+    in_flight: u64,
+    /// Positions per second between the last two samples.
+    recent_positions_per_second: Option<f64>,
+    /// Seconds since the Unix epoch when the sample was taken.
+    sampled_at: f64,
+}
+
+impl SearchReport {
+    /// The report of a progress sample.
+    pub fn of(p: &pb::SearchProgress) -> SearchReport {
+        SearchReport {
+            proof_number: p.proof_number,
+            disproof_number: p.disproof_number,
+            nodes: p.nodes,
+            nodes_proved: p.nodes_proved,
+            nodes_disproved: p.nodes_disproved,
+            frontier: p.frontier,
+            in_flight: p.in_flight,
+            recent_positions_per_second: p.positions_per_second,
+            sampled_at: p.at,
+        }
+    }
+}
+
+/// A proof or disproof number as printed (`∞` for none).
+fn number(n: Option<u64>) -> String {
+    n.map_or_else(|| "∞".to_string(), |n| n.to_string())
+}
+
 /// The job's spec as shown.
 #[derive(Serialize)]
 pub struct SpecReport {
@@ -61,6 +106,9 @@ pub struct JobReport<C> {
     solutions: Option<u64>,
     solutions_up_to_symmetry: Option<u64>,
     spec: SpecReport,
+    /// For games: the proof-number manager's figures (at the top level of the JSON).
+    #[serde(flatten)]
+    search: Option<SearchReport>,
     /// What the embedded worker of `golomb run` did (absent elsewhere).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local_worker: Option<LocalWorkerReport>,
@@ -148,6 +196,7 @@ impl<C> JobReport<C> {
                 split_depth: spec.split_depth,
                 split_after: spec.split_after_seconds,
             },
+            search: s.progress.as_ref().map(SearchReport::of),
             local_worker: None,
             children_decided: (s.children_decided, s.children_total),
         }
@@ -200,6 +249,9 @@ impl<C> JobReport<C> {
         let eta = match self.eta_seconds {
             _ if self.state == JobState::Done.name() => String::new(),
             Some(eta) => format!(", ~{} left (an estimate from the mean time of {} units done)", duration(eta), u.done),
+            None if u.split > 0 => {
+                ", no time estimate: units are split as they run, so the work left is unknown".into()
+            }
             None if u.done == 0 => ", no basis for a time estimate until a unit is done".into(),
             None => ", no time estimate: no worker online holds its units".into(),
         };
@@ -212,6 +264,21 @@ impl<C> JobReport<C> {
             super::output::plural(self.workers as usize),
             duration(self.elapsed_seconds)
         )?;
+        if let Some(search) = &self.search {
+            let rate = search.recent_positions_per_second.map_or(String::new(), |r| format!(", {}/s lately", si(r)));
+            writeln!(
+                out,
+                "search:    proof number {}, disproof number {}; {} nodes ({} proved, {} disproved); \
+                 frontier {}, {} in flight{rate}",
+                number(search.proof_number),
+                number(search.disproof_number),
+                search.nodes,
+                search.nodes_proved,
+                search.nodes_disproved,
+                search.frontier,
+                search.in_flight
+            )?;
+        }
         if self.conflicts > 0 {
             writeln!(
                 out,

@@ -8,7 +8,8 @@ use golomb_proto::pb;
 use super::args::ClientArgs;
 use super::client::{refused, with_client};
 use super::job_report::{JobList, StatusReport, is_finished};
-use super::output::{self, Report};
+use super::output::{self, Report, si};
+use serde::Serialize;
 
 /// Options of `golomb status`.
 #[derive(Debug, Args)]
@@ -21,9 +22,134 @@ pub struct StatusArgs {
     /// Keep printing the job's progress until it ends; exits non-zero if the coordinator goes away first.
     #[arg(long)]
     pub watch: bool,
+    /// Print the job's progress samples over time (the proof-number manager's, every 10 s while it runs).
+    #[arg(long, requires = "job", conflicts_with = "watch")]
+    pub history: bool,
+    /// With `--history`: print CSV, one row per sample, for plotting.
+    #[arg(long, requires = "history", conflicts_with = "json")]
+    pub csv: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// One progress sample as `--history` prints it.
+#[derive(Serialize)]
+struct Sample {
+    /// Seconds since the first sample.
+    seconds: f64,
+    /// When, in seconds since the Unix epoch.
+    at: f64,
+    proof_number: Option<u64>,
+    disproof_number: Option<u64>,
+    nodes: u64,
+    nodes_proved: u64,
+    nodes_disproved: u64,
+    frontier: u64,
+    in_flight: u64,
+    positions: u64,
+    positions_per_second: Option<f64>,
+    children_decided: u64,
+}
+
+/// A job's progress samples, oldest first.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct History(Vec<Sample>);
+
+impl History {
+    fn of(samples: &[pb::SearchProgress]) -> History {
+        let start = samples.first().map_or(0.0, |s| s.at);
+        History(
+            samples
+                .iter()
+                .map(|s| Sample {
+                    seconds: s.at - start,
+                    at: s.at,
+                    proof_number: s.proof_number,
+                    disproof_number: s.disproof_number,
+                    nodes: s.nodes,
+                    nodes_proved: s.nodes_proved,
+                    nodes_disproved: s.nodes_disproved,
+                    frontier: s.frontier,
+                    in_flight: s.in_flight,
+                    positions: s.positions,
+                    positions_per_second: s.positions_per_second,
+                    children_decided: s.children_decided,
+                })
+                .collect(),
+        )
+    }
+
+    /// The samples as CSV (infinite numbers and unknown rates are empty fields).
+    fn write_csv(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let opt = |n: Option<u64>| n.map_or(String::new(), |n| n.to_string());
+        writeln!(
+            out,
+            "seconds,at,proof_number,disproof_number,nodes,nodes_proved,nodes_disproved,frontier,in_flight,\
+             positions,positions_per_second,children_decided"
+        )?;
+        for s in &self.0 {
+            writeln!(
+                out,
+                "{:.1},{:.1},{},{},{},{},{},{},{},{},{},{}",
+                s.seconds,
+                s.at,
+                opt(s.proof_number),
+                opt(s.disproof_number),
+                s.nodes,
+                s.nodes_proved,
+                s.nodes_disproved,
+                s.frontier,
+                s.in_flight,
+                s.positions,
+                s.positions_per_second.map_or(String::new(), |r| format!("{r:.0}")),
+                s.children_decided
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Report for History {
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        if self.0.is_empty() {
+            writeln!(out, "no progress samples yet (game jobs are sampled every 10 s while they run)")?;
+            return Ok(());
+        }
+        let number = |n: Option<u64>| n.map_or_else(|| "inf".to_string(), |n| n.to_string());
+        writeln!(
+            out,
+            "{:>9} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}",
+            "seconds",
+            "proof",
+            "disproof",
+            "nodes",
+            "proved",
+            "disproved",
+            "frontier",
+            "in flight",
+            "positions",
+            "per s"
+        )?;
+        for s in &self.0 {
+            writeln!(
+                out,
+                "{:>9.0} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}",
+                s.seconds,
+                number(s.proof_number),
+                number(s.disproof_number),
+                s.nodes,
+                s.nodes_proved,
+                s.nodes_disproved,
+                s.frontier,
+                s.in_flight,
+                si(s.positions as f64),
+                s.positions_per_second.map_or("-".to_string(), si)
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// Runs `golomb status`.
@@ -33,6 +159,12 @@ pub fn run(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let jobs = client.list_jobs(pb::ListJobsRequest {}).await.map_err(refused)?.into_inner().jobs;
             return output::print(out, &JobList(jobs.iter().map(StatusReport::of).collect()), args.json);
         };
+        if args.history {
+            let request = pb::HistoryRequest { job_id: job };
+            let samples = client.history(request).await.map_err(refused)?.into_inner().samples;
+            let history = History::of(&samples);
+            return if args.csv { history.write_csv(out) } else { output::print(out, &history, args.json) };
+        }
         if !args.watch {
             let s = client.get_job(pb::GetJobRequest { job_id: job }).await.map_err(refused)?.into_inner();
             return output::print(out, &StatusReport::of(&s), args.json);

@@ -45,6 +45,12 @@ impl pb::jobs_server::Jobs for JobsService {
         Ok(Response::new(views::job_status(&row)))
     }
 
+    async fn history(&self, request: Request<pb::HistoryRequest>) -> Result<Response<pb::HistoryResponse>, Status> {
+        let job = JobId(request.into_inner().job_id);
+        let rows = self.0.read(move |s| s.job(job).and_then(|_| s.progress_history(job))).await?;
+        Ok(Response::new(pb::HistoryResponse { samples: rows.iter().map(views::search_progress).collect() }))
+    }
+
     async fn list_jobs(&self, _: Request<pb::ListJobsRequest>) -> Result<Response<pb::ListJobsResponse>, Status> {
         let rows = self.0.read(|s| s.jobs()).await?;
         Ok(Response::new(pb::ListJobsResponse { jobs: rows.iter().map(views::job_status).collect() }))

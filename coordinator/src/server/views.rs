@@ -3,7 +3,7 @@
 
 use golomb_proto::{convert, pb};
 
-use crate::store::{JobRow, JobState, WorkerRow};
+use crate::store::{JobRow, JobState, ProgressRow, WorkerRow};
 
 impl From<JobState> for pb::JobState {
     fn from(state: JobState) -> pb::JobState {
@@ -45,6 +45,9 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
     let u = &row.units;
     let eta_seconds = if row.state.is_finished() {
         0.0
+    } else if u.split > 0 {
+        // Units that ran past their budget were split: the tree grows, and the mean says nothing of what is left.
+        -1.0
     } else {
         eta_estimate(row.elapsed, u.done, u.pending + u.leased, row.workers).unwrap_or(-1.0)
     };
@@ -74,6 +77,24 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         children_total: row.children_total,
         solutions: row.solutions,
         solutions_up_to_symmetry: row.solutions_up_to_symmetry,
+        progress: row.progress.as_ref().map(search_progress),
+    }
+}
+
+/// A progress sample's message.
+pub fn search_progress(row: &ProgressRow) -> pb::SearchProgress {
+    pb::SearchProgress {
+        at: row.at,
+        proof_number: row.tree.proof_number,
+        disproof_number: row.tree.disproof_number,
+        nodes: row.tree.nodes,
+        nodes_proved: row.tree.nodes_proved,
+        nodes_disproved: row.tree.nodes_disproved,
+        frontier: row.tree.frontier,
+        in_flight: row.tree.in_flight,
+        positions: row.positions,
+        children_decided: row.children_decided,
+        positions_per_second: row.positions_per_second,
     }
 }
 

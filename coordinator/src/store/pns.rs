@@ -181,9 +181,7 @@ impl PnTree {
         let node = &self.nodes[n as usize];
         match node.kind {
             NodeKind::Won | NodeKind::Lost => true,
-            NodeKind::Expanded if self.classify && n == self.root => {
-                node.children.iter().all(|&c| self.decided(c))
-            }
+            NodeKind::Expanded if self.classify && n == self.root => node.children.iter().all(|&c| self.decided(c)),
             NodeKind::Expanded => node.phi == 0 || node.delta == 0,
             NodeKind::Frontier | NodeKind::Stuck => false,
         }
@@ -487,7 +485,8 @@ mod tests {
                     depth[c] = depth[n] + 1;
                 }
             }
-            let mut tree = PnTree::new(id(0), false, &[leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier)], &[]);
+            let mut tree =
+                PnTree::new(id(0), false, &[leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier)], &[]);
             let mut leases = 0;
             let mut held: Vec<NodeId> = Vec::new();
             loop {

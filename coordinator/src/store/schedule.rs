@@ -16,11 +16,11 @@ use golomb_engine::split::Goal;
 use golomb_proto::{JobId, UnitId};
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
+use super::StoreError;
 use super::jobs::job_spec;
 use super::pns::{NodeKind, PnLeaf, PnTree};
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::units::LeasedUnit;
-use super::StoreError;
 
 /// The manager trees of the running game jobs, by job id.
 #[derive(Default)]

@@ -8,10 +8,10 @@ use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::jobs::{NewNode, job_spec};
-use super::state::{NodeId, UnitState, Value};
-use super::tree::{count_open, decide, fail_job_if_needed, finish_if_answered, revive, settle};
 use super::pns::{NodeKind, PnLeaf};
 use super::schedule::{lease_units, node_kind};
+use super::state::{NodeId, UnitState, Value};
+use super::tree::{count_open, decide, fail_job_if_needed, finish_if_answered, revive, settle};
 use super::{MAX_ATTEMPTS, Store, StoreError, begin, now, workers};
 
 /// A unit handed to a worker.

@@ -1,0 +1,124 @@
+//! System tests of the proof-number manager: jobs whose units are far
+//! bigger than their budget are expanded node by node, and still reach the
+//! values a local solve gives, through a worker's SIGKILL and a coordinator
+//! restart; and no node is ever held by two workers at once.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use golomb_tests::{Cluster, check_classify, count, local_value, wait_until};
+use serde_json::Value;
+
+const LEASE_SECONDS: f64 = 4.0;
+const MINUTES: Duration = Duration::from_secs(300);
+
+/// Waits until the job has split at least `splits` units (it is being expanded).
+fn wait_for_splits(cluster: &Cluster, job: u64, splits: u64) -> Value {
+    wait_until(MINUTES, "units to be split", || {
+        let status = cluster.status(job);
+        (count(&status, "units", "split") >= splits || status["state"] != "running").then_some(status)
+    })
+}
+
+#[test]
+fn an_expanded_solve_agrees_with_a_local_solve_through_a_kill_and_a_restart() {
+    let mut cluster = Cluster::start(None, LEASE_SECONDS);
+    let mut first = cluster.worker("w1", 1);
+    let _second = cluster.worker("w2", 1);
+    // 8x5 from the empty board is a loss (every first move has a winning answer):
+    // 1.2 M positions, far more than 0.02 s of search.
+    let job = cluster.submit(&["--board", "8x5", "--goal", "solve", "--split-depth", "0", "--split-after", "0.02"]);
+    let status = wait_for_splits(&cluster, job, 3);
+    assert_eq!(status["state"], "running", "still running after 3 splits: {status}");
+    first.kill();
+    cluster.restart_coordinator();
+    let _third = cluster.worker("w3", 1);
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert_eq!(status["value"], local_value("8x5", ""), "{status}");
+    assert_eq!(status["conflicts"], 0);
+    assert!(count(&status, "units", "split") >= 3, "{status}");
+    // The manager's figures: the root decided (a loss: proof number infinite, disproof number 0).
+    assert_eq!(status["disproof_number"], 0, "{status}");
+    assert!(status["proof_number"].is_null(), "{status}");
+    assert!(status["nodes_proved"].as_u64().unwrap() + status["nodes_disproved"].as_u64().unwrap() > 1, "{status}");
+    let history = cluster.json(&["status", &job.to_string(), "--history"]);
+    assert!(!history.as_array().unwrap().is_empty(), "samples were kept: {history}");
+
+    // Its proof, built from the expanded tree, passes the independent checker.
+    let proof = cluster.dir.path().join("proof.json");
+    let out = cluster.golomb(&["results", &job.to_string(), "--proof", proof.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let verified =
+        std::process::Command::new(golomb_tests::binary("golomb")).arg("verify").arg(&proof).output().unwrap();
+    assert!(verified.status.success(), "{verified:?}");
+}
+
+#[test]
+fn an_expanded_classify_agrees_with_local_solves_through_a_kill_and_a_restart() {
+    let mut cluster = Cluster::start(None, LEASE_SECONDS);
+    let mut first = cluster.worker("w1", 1);
+    let _second = cluster.worker("w2", 1);
+    let root = "X:b2,a3,b3,c3,b4";
+    let args = ["--board", "7x6", "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.02"];
+    let job = cluster.submit(&args);
+    wait_for_splits(&cluster, job, 2);
+    first.kill();
+    cluster.restart_coordinator();
+    let _third = cluster.worker("w3", 1);
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert!(count(&status, "units", "split") >= 2, "{status}");
+    assert_eq!(status["children"]["decided"], status["children"]["total"], "{status}");
+    let results = cluster.results(job);
+    check_classify(&results, "7x6", root, |i, value| value == "loss" || i % 10 == 0);
+}
+
+/// Two workers lease again and again from a job with many waiting nodes:
+/// the positions they hold at any moment never overlap.
+#[test]
+fn two_workers_never_hold_the_same_node() {
+    use golomb_proto::PROTOCOL_VERSION;
+    use golomb_proto::pb;
+
+    let cluster = Cluster::start(None, 60.0);
+    let job = cluster.submit(&["--board", "8x8", "--goal", "solve", "--split-depth", "1"]);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let mut clients = Vec::new();
+        for name in ["a", "b"] {
+            let mut client = cluster.work_client().await;
+            let register = pb::RegisterRequest {
+                name: name.into(),
+                host: "test".into(),
+                threads: 1,
+                protocol_version: PROTOCOL_VERSION,
+            };
+            let id = client.register(register).await.unwrap().into_inner().worker_id;
+            clients.push((client, id, Vec::<pb::Unit>::new()));
+        }
+        for round in 0..20 {
+            for (client, id, held) in clients.iter_mut() {
+                let leased = client.lease(pb::LeaseRequest { worker_id: *id, max_units: 4 }).await.unwrap();
+                held.extend(leased.into_inner().units);
+            }
+            let a: HashSet<&str> = clients[0].2.iter().map(|u| u.moves.as_str()).collect();
+            let b: HashSet<&str> = clients[1].2.iter().map(|u| u.moves.as_str()).collect();
+            assert!(a.is_disjoint(&b), "round {round}: both hold {:?}", a.intersection(&b).collect::<Vec<_>>());
+            assert_eq!(a.len(), clients[0].2.len(), "one worker never holds a node twice");
+            // Each gives back half of what it holds, so nodes go round between them.
+            for (client, id, held) in clients.iter_mut() {
+                let back: Vec<pb::Unit> = held.drain(..held.len() / 2).collect();
+                let request = pb::GiveBackRequest {
+                    worker_id: *id,
+                    unit_ids: back.iter().map(|u| u.unit_id).collect(),
+                    lease_tokens: back.iter().map(|u| u.lease_token.clone()).collect(),
+                    split: false,
+                };
+                client.give_back(request).await.unwrap();
+            }
+        }
+    });
+    let status = cluster.status(job);
+    assert_eq!(count(&status, "units", "leased"), 8, "{status}");
+}
