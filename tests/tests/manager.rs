@@ -72,6 +72,18 @@ fn an_expanded_classify_agrees_with_local_solves_through_a_kill_and_a_restart() 
     assert_eq!(status["children"]["decided"], status["children"]["total"], "{status}");
     let results = cluster.results(job);
     check_classify(&results, "7x6", root, |i, value| value == "loss" || i % 10 == 0);
+
+    // Paging and the winning filter, done by the coordinator.
+    let all = results["children"].as_array().unwrap();
+    let page = cluster.json(&["results", &job.to_string(), "--limit", "3", "--offset", "2"]);
+    let indexes: Vec<u64> = page["children"].as_array().unwrap().iter().map(|c| c["index"].as_u64().unwrap()).collect();
+    assert_eq!(indexes, [2, 3, 4], "{page}");
+    assert_eq!(page["page"]["matching"].as_u64(), Some(all.len() as u64));
+    let winning = cluster.json(&["results", &job.to_string(), "--winning"]);
+    let expected = all.iter().filter(|c| c["value"] == "loss").count();
+    let shown = winning["children"].as_array().unwrap();
+    assert_eq!(shown.len(), expected, "{winning}");
+    assert!(shown.iter().all(|c| c["value"] == "loss"), "{winning}");
 }
 
 /// Two workers lease again and again from a job with many waiting nodes:

@@ -109,6 +109,9 @@ pub struct JobReport<C> {
     /// For games: the proof-number manager's figures (at the top level of the JSON).
     #[serde(flatten)]
     search: Option<SearchReport>,
+    /// The part of the children shown, when a results table was paged or filtered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page: Option<PageReport>,
     /// What the embedded worker of `golomb run` did (absent elsewhere).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local_worker: Option<LocalWorkerReport>,
@@ -131,9 +134,22 @@ pub struct LocalWorkerReport {
     pub wall_seconds: f64,
 }
 
+/// Which part of the root's children a results table shows.
+#[derive(Serialize)]
+pub struct PageReport {
+    /// Children skipped first.
+    pub offset: u64,
+    /// Children that pass the filter, in all.
+    pub matching: u64,
+    /// Whether only winning moves were asked for.
+    pub winning_only: bool,
+}
+
 /// One child of the root in the results table.
 #[derive(Serialize)]
 pub struct ChildReport {
+    /// The move's place among the root's moves, from 0.
+    index: u64,
     #[serde(rename = "move")]
     mv: String,
     value: Option<&'static str>,
@@ -197,6 +213,7 @@ impl<C> JobReport<C> {
                 split_after: spec.split_after_seconds,
             },
             search: s.progress.as_ref().map(SearchReport::of),
+            page: None,
             local_worker: None,
             children_decided: (s.children_decided, s.children_total),
         }
@@ -317,6 +334,7 @@ impl ResultsReport {
                 // so that the rows' positions and seconds add up to the job's.
                 let merged = !c.same_as.is_empty();
                 ChildReport {
+                    index: c.index,
                     mv: c.r#move.clone(),
                     value: value_name(c.value),
                     winning_move: non_empty(&c.winning_move),
@@ -328,6 +346,13 @@ impl ResultsReport {
             })
             .collect();
         JobReport::new(&r.status.clone().unwrap_or_default(), children)
+    }
+}
+
+impl ResultsReport {
+    /// Notes that the table shows only part of the children.
+    pub fn set_page(&mut self, page: PageReport) {
+        self.page = Some(page);
     }
 }
 
@@ -350,7 +375,7 @@ impl Report for ResultsReport {
             "?" => 1,
             _ => 2,
         };
-        let mut rows: Vec<(usize, &ChildReport)> = self.children.iter().enumerate().collect();
+        let mut rows: Vec<(usize, &ChildReport)> = self.children.iter().map(|c| (c.index as usize, c)).collect();
         rows.sort_by_key(|&(i, c)| (rank(c), i));
         writeln!(
             out,
@@ -385,6 +410,11 @@ impl Report for ResultsReport {
             self.children.len(),
             self.children.len() - wins - losses
         )?;
+        if let Some(page) = &self.page {
+            let which = if page.winning_only { "winning moves" } else { "moves" };
+            let (first, last) = (page.offset + 1, page.offset + self.children.len() as u64);
+            writeln!(out, "shown: {which} {first} to {last} of {} (page with --offset and --limit)", page.matching)?;
+        }
         Ok(())
     }
 }

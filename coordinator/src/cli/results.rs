@@ -9,7 +9,7 @@ use golomb_proto::pb;
 
 use super::args::ClientArgs;
 use super::client::{refused, save_proof, with_client};
-use super::job_report::ResultsReport;
+use super::job_report::{PageReport, ResultsReport};
 use super::output::{self, OutputFile};
 
 /// Options of `golomb results`.
@@ -23,6 +23,15 @@ pub struct ResultsArgs {
     /// Also write a proof of the root's value to this file, for `golomb verify`.
     #[arg(long)]
     pub proof: Option<PathBuf>,
+    /// Show at most this many children (0: all), for jobs with tens of thousands.
+    #[arg(long, default_value_t = 0)]
+    pub limit: u32,
+    /// Skip this many children first (with `--limit`, to page through them).
+    #[arg(long, default_value_t = 0)]
+    pub offset: u64,
+    /// Only the moves that win for the player who makes them.
+    #[arg(long)]
+    pub winning: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -32,7 +41,9 @@ pub struct ResultsArgs {
 pub fn run(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;
     with_client(&args.client, async |client| {
-        let r = client.results(pb::ResultsRequest { job_id: args.job }).await.map_err(refused)?.into_inner();
+        let request =
+            pb::ResultsRequest { job_id: args.job, limit: args.limit, offset: args.offset, winning: args.winning };
+        let r = client.results(request).await.map_err(refused)?.into_inner();
         if let Some(file) = &mut proof_file {
             let leaves = save_proof(client, args.job, file).await?;
             let shown = file.path().display();
@@ -41,6 +52,10 @@ pub fn run(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 output::plural(leaves as usize)
             );
         }
-        output::print(out, &ResultsReport::of(&r), args.json)
+        let mut report = ResultsReport::of(&r);
+        if args.limit > 0 || args.offset > 0 || args.winning {
+            report.set_page(PageReport { offset: args.offset, matching: r.matching, winning_only: args.winning });
+        }
+        output::print(out, &report, args.json)
     })
 }

@@ -108,7 +108,11 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         };
         worker_stop.cancel();
         let summary = worker.await.context("the worker task failed")??;
-        let results = client.results(pb::ResultsRequest { job_id: job }).await.map_err(refused)?.into_inner();
+        let results = client
+            .results(pb::ResultsRequest { job_id: job, ..Default::default() })
+            .await
+            .map_err(refused)?
+            .into_inner();
         if let (Some(file), true) = (&mut proof_file, finished) {
             let leaves = save_proof(&mut client, job, file).await?;
             eprintln!(

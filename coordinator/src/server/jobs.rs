@@ -57,14 +57,23 @@ impl pb::jobs_server::Jobs for JobsService {
     }
 
     async fn results(&self, request: Request<pb::ResultsRequest>) -> Result<Response<pb::JobResults>, Status> {
-        let job = JobId(request.into_inner().job_id);
+        let request = request.into_inner();
+        let job = JobId(request.job_id);
         let (row, children) = self.0.read(move |s| s.results(job)).await?;
+        // Filter and page before naming results by symmetry: that is the costly part.
+        let children: Vec<_> = children
+            .into_iter()
+            .filter(|c| !request.winning || c.value == golomb_engine::solve::Outcome::Loss)
+            .collect();
+        let matching = children.len() as u64;
+        let limit = if request.limit == 0 { usize::MAX } else { request.limit as usize };
+        let children: Vec<_> = children.into_iter().skip(request.offset as usize).take(limit).collect();
         let spec = row.spec.clone();
         let children = tokio::task::spawn_blocking(move || plan::child_results(&spec, &children))
             .await
             .map_err(|e| Status::internal(e.to_string()))?
             .map_err(|error| Status::from(crate::store::StoreError::StoredSpec { job, error }))?;
-        Ok(Response::new(pb::JobResults { status: Some(views::job_status(&row)), children }))
+        Ok(Response::new(pb::JobResults { status: Some(views::job_status(&row)), children, matching }))
     }
 
     async fn cancel(&self, request: Request<pb::CancelRequest>) -> Result<Response<pb::JobStatus>, Status> {

@@ -190,5 +190,6 @@ fn child_result<B: Bits>(
         positions: row.positions,
         seconds: row.seconds,
         replies: row.replies,
+        index: row.index,
     })
 }

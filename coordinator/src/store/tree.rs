@@ -224,6 +224,8 @@ pub(super) fn root_children_decided(tx: &Transaction<'_>, job: i64) -> Result<(u
 /// One child of a job's root, for the results table.
 #[derive(Clone, Debug)]
 pub struct ChildRow {
+    /// The move's place among the root's moves, from 0.
+    pub index: u64,
     /// The move from the root.
     pub mv: String,
     /// The line of the node it leads to (differs from root + move when merged).
@@ -287,16 +289,18 @@ impl Store {
             sums.push((p + positions, s + seconds));
         }
         let mut stmt = tx.prepare(
-            "SELECT e.move, n.line, n.value, n.best, n.replies, n.rank
+            "SELECT e.move, n.line, n.value, n.best, n.replies, n.rank, e.ord
              FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
              WHERE j.id = ?1 ORDER BY e.ord",
         )?;
         let children = stmt
             .query_map([job.0 as i64], |r| {
                 let rank: Vec<u8> = r.get(5)?;
+                let index = r.get::<_, i64>(6)? as u64;
                 let start = units.partition_point(|(u, _, _)| u.as_slice() < rank.as_slice());
                 let end = start + units[start..].partition_point(|(u, _, _)| u.starts_with(&rank));
                 Ok(ChildRow {
+                    index,
                     mv: r.get(0)?,
                     node_line: r.get(1)?,
                     value: r.get::<_, Value>(2)?.0,
