@@ -104,10 +104,11 @@ impl Report for SolveOutput {
         let s = &self.stats;
         writeln!(
             out,
-            "positions:    {} in {:.2} s on {} threads ({:.2} M/s)",
+            "positions:    {} in {:.2} s on {} thread{} ({:.2} M/s)",
             s.positions,
             self.seconds,
             self.threads,
+            super::output::plural(self.threads),
             self.positions_per_second / 1e6
         )?;
         writeln!(

@@ -502,7 +502,7 @@ mod tests {
                 assert!(leases < 10_000, "seed {seed}: no end");
                 let g = (n.0 - 1) as usize;
                 // A unit expands when it has children and its "budget" (every other lease) runs out.
-                if !game.children[g].is_empty() && (leases + seed as usize) % 2 == 0 {
+                if !game.children[g].is_empty() && (leases + seed as usize).is_multiple_of(2) {
                     let children: Vec<PnLeaf> = game.children[g]
                         .iter()
                         .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))

@@ -51,11 +51,12 @@ impl Trees {
 
     /// The job's tree, loading it from the tables if needed.
     fn load(&mut self, conn: &Connection, job: i64, root: NodeId, goal: Goal) -> Result<&mut PnTree, StoreError> {
-        if !self.trees.contains_key(&job) {
-            let tree = load_tree(conn, job, root, goal == Goal::Classify)?;
-            self.trees.insert(job, tree);
-        }
-        Ok(self.trees.get_mut(&job).expect("just inserted"))
+        Ok(match self.trees.entry(job) {
+            std::collections::hash_map::Entry::Occupied(tree) => tree.into_mut(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(load_tree(conn, job, root, goal == Goal::Classify)?)
+            }
+        })
     }
 
     /// Notes that a node's unit is (no longer) held.
