@@ -70,6 +70,19 @@ struct PnNode {
     children: Vec<u32>,
 }
 
+/// What a leaf held by a worker counts as while it is out (Wu's policies).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InFlight {
+    /// It keeps its numbers but cannot be chosen again, nor can a node all
+    /// of whose needed children are held ("flagging"; the coordinator's policy).
+    #[default]
+    Flag,
+    /// It counts as a win for the side to move at the root until it returns.
+    VirtualWin,
+    /// It counts as a loss for the side to move at the root until it returns.
+    VirtualLoss,
+}
+
 /// A node to add to the tree (at load, or when a node is expanded).
 #[derive(Clone, Copy, Debug)]
 pub struct PnLeaf {
@@ -111,6 +124,7 @@ pub struct PnTree {
     index: HashMap<NodeId, u32>,
     root: u32,
     classify: bool,
+    policy: InFlight,
 }
 
 fn finite(n: u64) -> Option<u64> {
@@ -121,7 +135,13 @@ impl PnTree {
     /// A tree of `nodes` (the root among them) and `edges` (parent, child by
     /// store id; unknown ids are skipped), with every number computed.
     pub fn new(root: NodeId, classify: bool, nodes: &[PnLeaf], edges: &[(NodeId, NodeId)]) -> PnTree {
-        let mut tree = PnTree { nodes: Vec::with_capacity(nodes.len()), index: HashMap::new(), root: 0, classify };
+        let mut tree = PnTree {
+            nodes: Vec::with_capacity(nodes.len()),
+            index: HashMap::new(),
+            root: 0,
+            classify,
+            policy: InFlight::Flag,
+        };
         for leaf in nodes {
             tree.insert(leaf);
         }
@@ -140,6 +160,17 @@ impl PnTree {
             tree.recompute(n);
         }
         tree
+    }
+
+    /// The same tree with another in-flight policy (for measuring them; the coordinator flags).
+    pub fn with_policy(mut self, policy: InFlight) -> PnTree {
+        self.policy = policy;
+        let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();
+        order.sort_by_key(|&n| std::cmp::Reverse(self.nodes[n as usize].depth));
+        for n in order {
+            self.recompute(n);
+        }
+        self
     }
 
     fn insert(&mut self, leaf: &PnLeaf) -> u32 {
@@ -194,6 +225,11 @@ impl PnTree {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
             NodeKind::Stuck => (1, u64::from(node.replies.max(1)), true),
+            NodeKind::Frontier if node.busy && self.policy != InFlight::Flag => {
+                let root_moves = (node.depth - self.nodes[self.root as usize].depth.min(node.depth)).is_multiple_of(2);
+                let root_wins = self.policy == InFlight::VirtualWin;
+                if root_moves == root_wins { (0, INFINITE, true) } else { (INFINITE, 0, true) }
+            }
             NodeKind::Frontier => (1, u64::from(node.replies.max(1)), node.busy),
             NodeKind::Expanded => {
                 let (mut phi, mut delta, mut saturated) = (INFINITE, 0u64, true);
@@ -307,6 +343,28 @@ impl PnTree {
         self.nodes[n as usize].kind = NodeKind::Expanded;
         self.nodes[n as usize].busy = false;
         self.update_from(n);
+    }
+
+    /// Whether a node is still needed: undecided, and the root or a child of a needed undecided node.
+    pub fn needed(&self, id: NodeId) -> bool {
+        let Some(&n) = self.index.get(&id) else { return false };
+        let mut seen = vec![n];
+        let mut stack = vec![n];
+        while let Some(m) = stack.pop() {
+            if self.decided(m) && !(self.classify && m == self.root) {
+                continue;
+            }
+            if m == self.root {
+                return true;
+            }
+            for &p in &self.nodes[m as usize].parents {
+                if !seen.contains(&p) {
+                    seen.push(p);
+                    stack.push(p);
+                }
+            }
+        }
+        false
     }
 
     /// Whether the tree knows the node.
