@@ -264,7 +264,7 @@ impl<C> JobReport<C> {
             u.done, u.leased, u.pending, u.failed, u.cancelled, u.split
         )?;
         let eta = match self.eta_seconds {
-            _ if self.state == JobState::Done.name() => String::new(),
+            _ if JobState::from_name(&self.state).is_some_and(JobState::is_finished) => String::new(),
             Some(eta) => format!(", ~{} left (an estimate from the mean time of {} units done)", duration(eta), u.done),
             None if u.split > 0 => {
                 ", no time estimate: units are split as they run, so the work left is unknown".into()
