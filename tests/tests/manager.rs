@@ -63,6 +63,12 @@ fn an_expanded_classify_agrees_with_local_solves_through_a_kill_and_a_restart() 
     let args = ["--board", "7x6", "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.02"];
     let job = cluster.submit(&args);
     wait_for_splits(&cluster, job, 2);
+    // Restart once the root has a winning move: a classify root the store calls won must still be worked on.
+    wait_until(MINUTES, "a child lost for the side to move", || {
+        let results = cluster.results(job);
+        let found = results["children"].as_array().unwrap().iter().any(|c| c["value"] == "loss");
+        (found || results["state"] != "running").then_some(())
+    });
     first.kill();
     cluster.restart_coordinator();
     let _third = cluster.worker("w3", 1);

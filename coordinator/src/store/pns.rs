@@ -148,10 +148,20 @@ impl PnTree {
         tree.root = tree.index.get(&root).copied().unwrap_or_else(|| {
             tree.insert(&PnLeaf { id: root, depth: 0, replies: 0, kind: NodeKind::Stuck, busy: false })
         });
-        for &(parent, child) in edges {
-            if let (Some(&p), Some(&c)) = (tree.index.get(&parent), tree.index.get(&child)) {
-                tree.link(p, c);
-            }
+        let mut links: Vec<(u32, u32)> = edges
+            .iter()
+            .filter_map(|(parent, child)| Some((*tree.index.get(parent)?, *tree.index.get(child)?)))
+            .collect();
+        links.sort_unstable();
+        links.dedup();
+        for (p, c) in links {
+            tree.link(p, c);
+        }
+        // A classify job's root stays open until every child is decided,
+        // whatever value the store has already given it.
+        let root = tree.root as usize;
+        if classify && !tree.nodes[root].children.is_empty() {
+            tree.nodes[root].kind = NodeKind::Expanded;
         }
         // Deepest first: every child is computed before its parents.
         let mut order: Vec<u32> = (0..tree.nodes.len() as u32).collect();
@@ -194,12 +204,10 @@ impl PnTree {
         n
     }
 
-    /// Adds the edge once (two moves to one position count once).
+    /// Adds the edge; the caller makes sure it is new (two moves to one position count once).
     fn link(&mut self, parent: u32, child: u32) {
-        if !self.nodes[parent as usize].children.contains(&child) {
-            self.nodes[parent as usize].children.push(child);
-            self.nodes[child as usize].parents.push(parent);
-        }
+        self.nodes[parent as usize].children.push(child);
+        self.nodes[child as usize].parents.push(parent);
         if self.nodes[parent as usize].kind == NodeKind::Frontier || self.nodes[parent as usize].kind == NodeKind::Stuck
         {
             self.nodes[parent as usize].kind = NodeKind::Expanded;
@@ -301,6 +309,11 @@ impl PnTree {
         Some(self.nodes[n as usize].id)
     }
 
+    /// Whether nothing can be handed out now (every needed leaf is in flight, or the job is answered).
+    pub fn is_saturated(&self) -> bool {
+        self.nodes[self.root as usize].saturated
+    }
+
     /// Notes whether the node's unit is held by a worker (a lease ended or began elsewhere).
     pub fn set_busy(&mut self, id: NodeId, busy: bool) {
         if let Some(&n) = self.index.get(&id)
@@ -332,13 +345,23 @@ impl PnTree {
         if self.nodes[n as usize].kind != NodeKind::Frontier && self.nodes[n as usize].kind != NodeKind::Stuck {
             return;
         }
+        let mut linked = std::collections::HashSet::new();
         for leaf in children {
             let known = self.index.contains_key(&leaf.id);
             let c = self.insert(leaf);
-            if !known {
+            if known {
+                // A split that reaches a known node may have revived its unit: take the store's word.
+                let node = &mut self.nodes[c as usize];
+                if node.kind == NodeKind::Frontier && node.busy != leaf.busy {
+                    node.busy = leaf.busy;
+                    self.update_from(c);
+                }
+            } else {
                 self.recompute(c);
             }
-            self.link(n, c);
+            if linked.insert(c) {
+                self.link(n, c);
+            }
         }
         self.nodes[n as usize].kind = NodeKind::Expanded;
         self.nodes[n as usize].busy = false;
@@ -348,7 +371,7 @@ impl PnTree {
     /// Whether a node is still needed: undecided, and the root or a child of a needed undecided node.
     pub fn needed(&self, id: NodeId) -> bool {
         let Some(&n) = self.index.get(&id) else { return false };
-        let mut seen = vec![n];
+        let mut seen = std::collections::HashSet::from([n]);
         let mut stack = vec![n];
         while let Some(m) = stack.pop() {
             if self.decided(m) && !(self.classify && m == self.root) {
@@ -358,13 +381,32 @@ impl PnTree {
                 return true;
             }
             for &p in &self.nodes[m as usize].parents {
-                if !seen.contains(&p) {
-                    seen.push(p);
+                if seen.insert(p) {
                     stack.push(p);
                 }
             }
         }
         false
+    }
+
+    /// The leaves marked in flight at or below the given nodes (to check
+    /// against the store after a split revived part of the tree: a unit
+    /// pruned while held comes back waiting).
+    pub fn busy_below(&self, ids: &[NodeId]) -> Vec<NodeId> {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<u32> = ids.iter().filter_map(|id| self.index.get(id).copied()).collect();
+        let mut busy = Vec::new();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            let node = &self.nodes[n as usize];
+            if node.kind == NodeKind::Frontier && node.busy {
+                busy.push(node.id);
+            }
+            stack.extend(&node.children);
+        }
+        busy
     }
 
     /// Whether the tree knows the node.
@@ -526,6 +568,35 @@ mod tests {
         tree.decide(second, Outcome::Win);
         assert_eq!(tree.select(), None);
         assert_eq!(tree.stats().frontier, 0);
+    }
+
+    #[test]
+    fn a_classify_root_the_store_decided_still_hands_out_its_children() {
+        let nodes = [leaf(1, 0, 2, NodeKind::Won), leaf(2, 1, 4, NodeKind::Lost), leaf(3, 1, 7, NodeKind::Frontier)];
+        let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3))];
+        let mut tree = PnTree::new(NodeId(1), true, &nodes, &edges);
+        assert_eq!(tree.select(), Some(NodeId(3)), "a reload after a losing child must not stop the job");
+    }
+
+    #[test]
+    fn a_revived_leaf_held_when_it_was_pruned_is_handed_out_again() {
+        // root -> a, b; a -> x, y. x is leased; y is lost, so a is won and x pruned (its unit cancelled).
+        let nodes = [
+            leaf(1, 0, 2, NodeKind::Expanded),
+            leaf(2, 1, 2, NodeKind::Expanded),
+            leaf(3, 1, 1, NodeKind::Frontier),
+            leaf(4, 2, 3, NodeKind::Frontier),
+            leaf(5, 2, 3, NodeKind::Frontier),
+        ];
+        let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3)), (NodeId(2), NodeId(4)), (NodeId(2), NodeId(5))];
+        let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+        tree.set_busy(NodeId(4), true);
+        tree.decide(NodeId(5), Outcome::Loss);
+        // b is split; one of its children is x's position, whose unit the store revived (waiting).
+        let x = PnLeaf { id: NodeId(4), depth: 2, replies: 3, kind: NodeKind::Frontier, busy: false };
+        tree.set_busy(NodeId(3), true);
+        tree.expand(NodeId(3), &[x]);
+        assert_eq!(tree.select(), Some(NodeId(4)));
     }
 
     /// Plays the manager against random DAGs: it hands leaves out one at a

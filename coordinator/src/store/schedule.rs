@@ -26,7 +26,14 @@ use super::units::LeasedUnit;
 #[derive(Default)]
 pub(super) struct Trees {
     trees: HashMap<i64, PnTree>,
+    /// When each job's tree was last loaded because it had nothing to hand out while units waited.
+    checked: HashMap<i64, std::time::Instant>,
 }
+
+/// A tree with nothing to hand out while the job has waiting units is
+/// loaded again, at most this often: it should never happen, and if it
+/// does, the tables decide.
+const RELOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Trees {
     /// The job's tree, if loaded.
@@ -57,6 +64,18 @@ impl Trees {
                 slot.insert(load_tree(conn, job, root, goal == Goal::Classify)?)
             }
         })
+    }
+
+    /// Whether the job's tree may be checked against the tables now (at most once a [`RELOAD_EVERY`]).
+    fn may_check(&mut self, job: i64) -> bool {
+        let now = std::time::Instant::now();
+        match self.checked.get(&job) {
+            Some(&at) if now.duration_since(at) < RELOAD_EVERY => false,
+            _ => {
+                self.checked.insert(job, now);
+                true
+            }
+        }
     }
 
     /// Notes that a node's unit is (no longer) held.
@@ -112,6 +131,13 @@ pub(super) fn node_kind(value: Outcome, unit: Option<UnitState>, expanded: bool)
         (_, Some(UnitState::Pending | UnitState::Leased | UnitState::Cancelled)) => NodeKind::Frontier,
         _ => NodeKind::Stuck,
     }
+}
+
+/// Whether any of the job's units waits for a worker.
+fn has_waiting_units(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM units WHERE state = :pending AND job = :job)")?
+        .query_row(named_params! { ":pending": UnitState::Pending, ":job": job }, |r| r.get(0))?)
 }
 
 /// A job that may hand out units.
@@ -237,6 +263,11 @@ pub(super) fn lease_units(
         }
         let Some(root) = root else { continue };
         touched.push(job);
+        let saturated = trees.load(tx, job, root, goal)?.is_saturated();
+        if saturated && trees.may_check(job) && has_waiting_units(tx, job)? {
+            tracing::warn!("job {job}: the manager had nothing to hand out while units wait: reloading its tree");
+            trees.forget(job);
+        }
         let tree = trees.load(tx, job, root, goal)?;
         for _ in 0..want {
             let Some(node) = tree.select() else { break };

@@ -331,8 +331,11 @@ impl Store {
         };
         tx.commit()?;
         match &c.reported {
-            Reported::Value { value, .. } if unit.value.0 == Outcome::Unknown => {
-                self.trees.decide(unit.job, unit.node, *value)
+            Reported::Value { .. } if unit.value.0 == Outcome::Unknown => {
+                // The node's value as the store kept it (a late report may disagree with it).
+                let kept: Value =
+                    self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
+                self.trees.decide(unit.job, unit.node, kept.0)
             }
             Reported::Failure(_) if unit.state == UnitState::Leased => self.trees.set_busy(unit.job, unit.node, false),
             _ => {}
@@ -435,6 +438,7 @@ impl Store {
         )?;
         let mut lost = Vec::new();
         let mut leaves = Vec::with_capacity(children.len());
+        let mut known = Vec::new();
         for (ord, (mv, child)) in children.iter().enumerate() {
             let existing: Option<NodeId> = tx
                 .query_row(
@@ -447,6 +451,7 @@ impl Store {
                 Some(id) => {
                     revive(&tx, id)?;
                     leaves.push(known_leaf(&tx, id)?);
+                    known.push(id);
                     id
                 }
                 None => {
@@ -488,6 +493,14 @@ impl Store {
         tx.commit()?;
         if let Some(tree) = self.trees.get_mut(job) {
             tree.expand(node, &leaves);
+            // Reviving known nodes may have put units that were pruned while held back in the queue.
+            for below in tree.busy_below(&known) {
+                let state: Option<UnitState> =
+                    self.conn.query_row("SELECT state FROM units WHERE node = ?1", [below], |r| r.get(0)).optional()?;
+                if state != Some(UnitState::Leased) {
+                    tree.set_busy(below, false);
+                }
+            }
         }
         self.after_change(job);
         Ok(true)
