@@ -85,7 +85,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
             None => {
                 client
-                    .submit(pb::SubmitRequest { spec: Some(valid.spec.to_wire()) })
+                    .submit(pb::SubmitRequest { spec: Some(valid.spec.to_wire()), priority: 0 })
                     .await
                     .map_err(refused)?
                     .into_inner()

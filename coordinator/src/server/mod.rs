@@ -11,6 +11,7 @@
 //! lock on it for the server's life.
 
 mod connections;
+pub mod export;
 mod jobs;
 pub mod lock;
 mod plan;

@@ -74,6 +74,8 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         children_total: row.children_total,
         solutions: row.solutions,
         solutions_up_to_symmetry: row.solutions_up_to_symmetry,
+        paused: row.paused,
+        priority: row.priority,
     }
 }
 
@@ -89,6 +91,7 @@ pub fn worker_info(row: &WorkerRow) -> pb::WorkerInfo {
         done_units: row.done,
         positions_per_second: row.rate,
         busy: row.busy,
+        draining: row.draining,
     }
 }
 

@@ -12,7 +12,9 @@
 //! - `tree`: the job trees: values flowing up, pruning, and the read side
 //!   (results, proofs);
 //! - `units`: leases, heartbeats, results, give-backs, splits, expiry;
-//! - `workers`: registering and listing workers.
+//! - `workers`: registering, listing and draining workers;
+//! - `metrics`: the totals and gauges of `/metrics`;
+//! - `export`: every decided node of a job, for `golomb export`.
 //!
 //! Tables: `jobs` (the spec, state and answer), `nodes` (the top of each
 //! job's tree: position, value, and whether it is still needed), `edges`
@@ -21,7 +23,9 @@
 //! statistics; for tiling counts the share's weight and count), `conflicts`
 //! (results that disagreed with a recorded one) and `workers`.
 
+mod export;
 mod jobs;
+mod metrics;
 pub mod schema;
 mod state;
 mod tree;
@@ -34,12 +38,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use golomb_proto::{JobId, SpecError, UnitId, WorkerId};
 use rusqlite::{Connection, OptionalExtension};
 
+pub use export::DecidedNode;
 pub use jobs::{JobRow, NewNode, UnitCounts};
+pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
 pub use schema::SCHEMA_VERSION;
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, TreeNode};
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported, SplitTarget};
-pub use workers::{ONLINE_SECONDS, WorkerRow};
+pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 
 /// A unit that failed or lost its lease this many times is marked failed.
 pub const MAX_ATTEMPTS: i64 = 3;
@@ -80,6 +86,9 @@ pub enum StoreError {
     /// No worker with this id.
     #[error("no worker {0}: register again")]
     NoWorker(WorkerId),
+    /// `golomb drain` named no known worker (the message says how it was named).
+    #[error("{0} (`golomb workers` lists them)")]
+    NoSuchWorker(String),
     /// No unit with this id.
     #[error("no unit {0}")]
     NoUnit(UnitId),

@@ -228,8 +228,9 @@ fn complete_value(
 }
 
 impl Store {
-    /// Leases up to `max` pending units of running jobs, oldest job first and
-    /// depth first within a job, until `now + lease_seconds`.
+    /// Leases up to `max` pending units of running jobs that are not paused,
+    /// highest priority first, then oldest job first and depth first within a
+    /// job, until `now + lease_seconds`. A draining worker gets none.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
         let prefix = self.db_id.clone();
         let tx = self.write()?;
@@ -240,7 +241,9 @@ impl Store {
                                   lease_token = :prefix || '.' || lower(hex(randomblob(12)))
                  WHERE id IN (SELECT u.id FROM units u JOIN jobs j ON j.id = u.job
                               WHERE u.state = :pending AND j.state IN (:job_pending, :job_running)
-                              ORDER BY u.job, u.rank LIMIT :max)
+                                AND j.paused = 0
+                                AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = :worker AND w.draining = 1)
+                              ORDER BY j.priority DESC, u.job, u.rank LIMIT :max)
                  RETURNING id, job, node, weight, checks, rank, lease_token",
             )?
             .query_map(
