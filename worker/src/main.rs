@@ -61,7 +61,8 @@ fn run(args: Args) -> anyhow::Result<()> {
         tokio::spawn(golomb_worker::stop_on_signal(shutdown.clone(), "no new units; giving back the running ones"));
         let summary = golomb_worker::run(config, shutdown).await?;
         tracing::info!(
-            "stopped: {} units, {} positions, solving {:.0}% of {:.1} s",
+            "{}: {} units, {} positions, solving {:.0}% of {:.1} s",
+            if summary.drained { "drained" } else { "stopped" },
             summary.units,
             summary.positions,
             100.0 * summary.busy_seconds / summary.wall_seconds.max(1e-9),

@@ -10,7 +10,7 @@ mod bench;
 mod cancel;
 mod client;
 mod info;
-mod job_report;
+pub(crate) mod job_report;
 mod moves;
 pub mod output;
 mod perft;
@@ -25,7 +25,7 @@ mod status;
 mod submit;
 mod tile;
 mod verify;
-mod workers;
+pub(crate) mod workers;
 
 use std::io::Write;
 

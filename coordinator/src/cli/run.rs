@@ -18,7 +18,7 @@ use super::client::{self, Client, refused, save_proof};
 use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
 use super::output::{self, OutputFile, duration, plural, si};
 use crate::server::lock::DbLock;
-use crate::server::{ServerConfig, bind};
+use crate::server::{ServerConfig, bind_all};
 use crate::store::Store;
 
 /// Options of `golomb run`.
@@ -39,6 +39,10 @@ pub struct RunArgs {
     /// Also serve other workers on this address while running (default: loopback only, any port).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: String,
+    /// Also serve the web status page, its JSON and `/metrics` on this address while running
+    /// (for example 127.0.0.1:8080).
+    #[arg(long)]
+    pub http: Option<String>,
     /// Also write a proof of the root's value to this file, for `golomb verify`.
     #[arg(long)]
     pub proof: Option<PathBuf>,
@@ -73,8 +77,12 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         let shutdown = CancellationToken::new();
-        let config = ServerConfig::new(args.db.clone(), None, LEASE_SECONDS);
-        let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
+        let config = ServerConfig { http: args.http.clone(), ..ServerConfig::new(args.db.clone(), None, LEASE_SECONDS) };
+        let (bound, server) = bind_all(config, &args.listen, shutdown.clone()).await?;
+        let addr = bound.grpc;
+        if let Some(page) = bound.http {
+            eprintln!("status page on http://{page}/");
+        }
         let server = tokio::spawn(server);
         let url = format!("http://{addr}");
         let mut client = client::connect(&ClientArgs::local(url.clone())).await?;

@@ -14,7 +14,8 @@
 //! - `units`: leases, heartbeats, results, give-backs, splits, expiry;
 //! - `workers`: registering, listing and draining workers;
 //! - `metrics`: the totals and gauges of `/metrics`;
-//! - `export`: every decided node of a job, for `golomb export`.
+//! - `export`: every decided node of a job, for `golomb export`;
+//! - `problems`: a job's failed units and conflicts, for its web page.
 //!
 //! Tables: `jobs` (the spec, state and answer), `nodes` (the top of each
 //! job's tree: position, value, and whether it is still needed), `edges`
@@ -26,6 +27,7 @@
 mod export;
 mod jobs;
 mod metrics;
+mod problems;
 pub mod schema;
 mod state;
 mod tree;
@@ -41,6 +43,7 @@ use rusqlite::{Connection, OptionalExtension};
 pub use export::DecidedNode;
 pub use jobs::{JobRow, NewNode, UnitCounts};
 pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
+pub use problems::{ConflictRow, FailedUnit};
 pub use schema::SCHEMA_VERSION;
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, TreeNode};
