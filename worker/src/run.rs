@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tonic::Code;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use crate::busy::BusyClock;
 use crate::solver::{UnitOutcome, UnitSolver};
@@ -44,6 +44,8 @@ pub struct WorkerConfig {
     pub token: Option<String>,
     /// Transposition table size in MiB (default: sized to each game's board).
     pub tt_mb: Option<usize>,
+    /// For an `https://` coordinator with a private CA: the CA's PEM certificate.
+    pub tls_ca: Option<std::path::PathBuf>,
 }
 
 /// What a worker did, returned when it stops.
@@ -209,8 +211,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
         crate::memory::check_tt_mb(mib)?;
     }
     let url = golomb_proto::address::coordinator_url(&config.coordinator)?;
-    let endpoint = Endpoint::from_shared(url.clone())
-        .with_context(|| format!("bad coordinator address `{url}`"))?
+    let endpoint = golomb_proto::connect::endpoint(&url, config.tls_ca.as_deref())?
         .connect_timeout(Duration::from_secs(5))
         .timeout(Duration::from_secs(20))
         .http2_keep_alive_interval(Duration::from_secs(10))

@@ -8,7 +8,7 @@ use golomb_proto::auth::{SendToken, load_token};
 use golomb_proto::pb;
 use golomb_proto::pb::jobs_client::JobsClient;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use super::args::ClientArgs;
 use super::output::OutputFile;
@@ -20,8 +20,7 @@ pub type Client = JobsClient<InterceptedService<Channel, SendToken>>;
 pub async fn connect(args: &ClientArgs) -> anyhow::Result<Client> {
     let token = load_token(args.token_file.as_deref())?;
     let url = args.coordinator()?.url;
-    let channel = Endpoint::from_shared(url.clone())
-        .with_context(|| format!("bad coordinator address `{url}`"))?
+    let channel = golomb_proto::connect::endpoint(&url, args.tls_ca.as_deref())?
         .connect_timeout(Duration::from_secs(5))
         .connect()
         .await

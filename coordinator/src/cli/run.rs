@@ -102,7 +102,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         };
         let worker_stop = CancellationToken::new();
         let worker_config =
-            WorkerConfig { coordinator: url, threads, name: "embedded".into(), token: None, tt_mb: args.tt_mb };
+            WorkerConfig {
+            coordinator: url,
+            threads,
+            name: "embedded".into(),
+            token: None,
+            tt_mb: args.tt_mb,
+            tls_ca: None,
+        };
         let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();
         tokio::spawn(golomb_worker::stop_on_signal(interrupt.clone(), "saving what is finished"));
