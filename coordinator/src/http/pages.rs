@@ -171,17 +171,19 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
 fn results_table(spec: &pb::JobSpec, children: &[pb::ChildResult]) -> String {
     let game = game_spec(spec);
     // The child's value is for the side to move after the move: a loss there is a win for the mover.
+    // Decided rows first (winning moves, then losing ones), so a page cut at
+    // MAX_ROWS shows what is known; undecided ones last.
     let rank = |c: &pb::ChildResult| match value_name(c.value) {
         Some("loss") => 0,
-        None => 1,
-        _ => 2,
+        Some(_) => 1,
+        None => 2,
     };
     let mut rows: Vec<(usize, &pb::ChildResult)> = children.iter().enumerate().collect();
     rows.sort_by_key(|&(i, c)| (rank(c), i));
     let longest = game.build_board().map_or(8, |b| b.width().max(b.height())) as u32;
     let cell = (96 / longest.max(1)).clamp(4, 12);
     let mut out = format!(
-        "<p>{} moves, winning ones first. <span class=\"move-text\">Blue</span>: the move; \
+        "<p>{} moves: winning ones first, then losing ones, then those not decided yet. <span class=\"move-text\">Blue</span>: the move; \
          <span class=\"answer-text\">orange</span>: the opponent's winning answer. \
          \"For it\" is the value for the player who made the move.</p>\
          <table id=\"results\"><tr><th>#</th><th>board</th><th>move</th><th>for it</th><th>replies</th>\
