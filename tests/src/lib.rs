@@ -98,6 +98,23 @@ impl Process {
         Process { child: command.spawn().expect("the process starts") }
     }
 
+    /// Takes charge of a process started elsewhere (killed when dropped).
+    pub fn from_child(child: Child) -> Process {
+        Process { child }
+    }
+
+    /// Waits up to `timeout` for the process to exit on its own; its status, or `None` if it still runs.
+    pub fn wait_within(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
