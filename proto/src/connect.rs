@@ -42,8 +42,8 @@ pub enum ConnectError {
 /// `https://` uses TLS, trusting the CA certificate in `tls_ca` if given,
 /// else the system's authorities.
 pub fn endpoint(url: &str, tls_ca: Option<&Path>) -> Result<Endpoint, ConnectError> {
-    let endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|source| ConnectError::Url { url: url.to_string(), source })?;
+    let endpoint =
+        Endpoint::from_shared(url.to_string()).map_err(|source| ConnectError::Url { url: url.to_string(), source })?;
     if !is_tls(url) {
         return match tls_ca {
             Some(_) => Err(ConnectError::CaWithoutTls(url.to_string())),

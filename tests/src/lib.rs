@@ -295,7 +295,8 @@ impl Cluster {
             // `status page on http://ADDR/ (metrics on ...)`
             let mut page = String::new();
             let _ = stdout.read_line(&mut page);
-            self.http = page.split_whitespace().find(|w| w.starts_with("http://")).map(|u| u.trim_end_matches('/').to_string());
+            self.http =
+                page.split_whitespace().find(|w| w.starts_with("http://")).map(|u| u.trim_end_matches('/').to_string());
         }
         let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) else {
             let _ = child.kill();
@@ -482,7 +483,8 @@ pub fn http_get(url: &str) -> (u16, String) {
     let text = String::from_utf8_lossy(&response).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
     let code = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).expect("a status code");
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { unchunk(body) } else { body.to_string() };
+    let body =
+        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { unchunk(body) } else { body.to_string() };
     (code, body)
 }
 

@@ -73,15 +73,24 @@ fn bare_addresses_the_variable_and_hints_that_work_as_typed() {
 fn tls_addresses_and_ca_files_are_checked() {
     let refused = golomb_command().args(["status", "--coordinator", "https://127.0.0.1:9"]).output().unwrap();
     assert!(!refused.status.success());
-    assert!(text(&refused.stderr).contains("cannot reach the coordinator at https://127.0.0.1:9"), "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).contains("cannot reach the coordinator at https://127.0.0.1:9"),
+        "{}",
+        text(&refused.stderr)
+    );
     let refused = golomb_command()
         .args(["workers", "--tls-ca", "/nonexistent/ca.pem"])
         .env("GOLOMB_COORDINATOR", "https://127.0.0.1:9")
         .output()
         .unwrap();
     assert!(!refused.status.success());
-    assert!(text(&refused.stderr).contains("cannot read the CA certificate /nonexistent/ca.pem"), "{}", text(&refused.stderr));
-    let refused = golomb_command().args(["status", "--coordinator", "127.0.0.1:9", "--tls-ca", "x.pem"]).output().unwrap();
+    assert!(
+        text(&refused.stderr).contains("cannot read the CA certificate /nonexistent/ca.pem"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let refused =
+        golomb_command().args(["status", "--coordinator", "127.0.0.1:9", "--tls-ca", "x.pem"]).output().unwrap();
     assert!(!refused.status.success());
     assert!(text(&refused.stderr).contains("--tls-ca is for a TLS coordinator"), "{}", text(&refused.stderr));
     let mut worker = Command::new(binary("golomb-worker"));

@@ -104,7 +104,9 @@ fn a_drained_worker_finishes_its_unit_and_exits() {
     // A new worker takes over; a drain of a name nobody has is refused.
     let _next = cluster.worker("w-next", 1);
     let before = count(&status, "units", "done");
-    wait_until(MINUTES, "the next worker to work", || (count(&cluster.status(job), "units", "done") > before).then_some(()));
+    wait_until(MINUTES, "the next worker to work", || {
+        (count(&cluster.status(job), "units", "done") > before).then_some(())
+    });
     for (who, said) in [("nobody", "no worker named `nobody` is online"), ("77", "no worker 77")] {
         let refused = cluster.golomb(&["drain", who]);
         assert!(!refused.status.success());
@@ -132,7 +134,8 @@ fn results_as_csv_and_an_export_verify() {
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 1024, "one row per opening of 6x6");
     // Moves hold commas, so they are quoted: `"L:e1,e2,e3,e4,f4",loss,win,...`.
-    let wins = rows.iter().filter(|r| r.split_once("\",").is_some_and(|(_, rest)| rest.starts_with("loss,win,"))).count();
+    let wins =
+        rows.iter().filter(|r| r.split_once("\",").is_some_and(|(_, rest)| rest.starts_with("loss,win,"))).count();
     assert_eq!(wins, 8, "the 8 winning openings of 6x6");
     assert!(rows.iter().any(|r| r.starts_with("\"L:e1,e2,e3,e4,f4\",loss,win,")), "{csv}");
 

@@ -54,7 +54,10 @@ fn serve_tls(dir: &Path, cert: &Path, key: &Path, token: Option<&Path>) -> (Proc
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let url = line.split_whitespace().find(|w| w.starts_with("https://")).unwrap_or_else(|| {
-        panic!("serve printed no https:// address: {line}\n{}", std::fs::read_to_string(dir.join("coordinator.log")).unwrap())
+        panic!(
+            "serve printed no https:// address: {line}\n{}",
+            std::fs::read_to_string(dir.join("coordinator.log")).unwrap()
+        )
     });
     let url = url.to_string();
     (Process::from_child(child), url)
@@ -107,16 +110,17 @@ fn a_worker_over_tls_finishes_a_job_and_plaintext_is_refused() {
 
     // Plaintext to the TLS port: refused (the connection is closed before any call).
     let plain = url.replace("https://", "http://");
-    let out = output_within(
-        golomb_command().args(["status", "--coordinator", &plain, "--token-file"]).arg(&token),
-        MINUTES,
-    )
-    .unwrap();
+    let out =
+        output_within(golomb_command().args(["status", "--coordinator", &plain, "--token-file"]).arg(&token), MINUTES)
+            .unwrap();
     assert!(!out.status.success(), "a plaintext client got an answer: {}", text(&out.stdout));
     assert!(text(&out.stderr).contains("cannot reach the coordinator") || text(&out.stderr).contains("connection"));
     // TLS without the private CA: the system's authorities do not know it.
     let out = output_within(
-        golomb_command().args(["status", "--coordinator", &url, "--token-file"]).arg(&token).env_remove("GOLOMB_TLS_CA"),
+        golomb_command()
+            .args(["status", "--coordinator", &url, "--token-file"])
+            .arg(&token)
+            .env_remove("GOLOMB_TLS_CA"),
         MINUTES,
     )
     .unwrap();

@@ -77,7 +77,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         let shutdown = CancellationToken::new();
-        let config = ServerConfig { http: args.http.clone(), ..ServerConfig::new(args.db.clone(), None, LEASE_SECONDS) };
+        let config =
+            ServerConfig { http: args.http.clone(), ..ServerConfig::new(args.db.clone(), None, LEASE_SECONDS) };
         let (bound, server) = bind_all(config, &args.listen, shutdown.clone()).await?;
         let addr = bound.grpc;
         if let Some(page) = bound.http {
@@ -101,8 +102,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
         };
         let worker_stop = CancellationToken::new();
-        let worker_config =
-            WorkerConfig {
+        let worker_config = WorkerConfig {
             coordinator: url,
             threads,
             name: "embedded".into(),

@@ -88,7 +88,12 @@ fn check_export_nodes(export: &ExportFile, proof: &ProofFile) -> anyhow::Result<
         export.job.moves == proof.moves && export.job.board == proof.board && export.job.pieces == proof.pieces,
         "the export's job and its proof name different games or roots"
     );
-    anyhow::ensure!(export.job.value == proof.value, "the export says {:?}, its proof {:?}", export.job.value, proof.value);
+    anyhow::ensure!(
+        export.job.value == proof.value,
+        "the export says {:?}, its proof {:?}",
+        export.job.value,
+        proof.value
+    );
     let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")?;
     with_game!(&game, g => {
         for node in &export.nodes {

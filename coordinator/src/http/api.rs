@@ -11,7 +11,8 @@ use crate::cli::workers::WorkersReport;
 
 /// A report as a JSON answer, written as `--json` writes it (pretty, fields in the same order).
 fn json(report: &impl serde::Serialize) -> Result<Response, WebError> {
-    let mut text = serde_json::to_string_pretty(report).map_err(|e| WebError(tonic::Status::internal(e.to_string())))?;
+    let mut text =
+        serde_json::to_string_pretty(report).map_err(|e| WebError(tonic::Status::internal(e.to_string())))?;
     text.push('\n');
     Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
 }

@@ -74,7 +74,10 @@ pub fn svg(spec: &GameSpec, line: &str, marks: &[(&str, Mark)], cell: u32, label
     };
     let rect = |out: &mut String, c: usize, fill: &str, class: &str| {
         let (x, y) = at(c);
-        let _ = write!(out, r##"<rect class="{class}" x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#94a3b8" stroke-width="0.5"/>"##);
+        let _ = write!(
+            out,
+            r##"<rect class="{class}" x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#94a3b8" stroke-width="0.5"/>"##
+        );
     };
     for c in 0..board.cells() {
         let fill = if board.is_blocked(c) { "#334155" } else { "#ffffff" };
@@ -154,8 +157,14 @@ mod tests {
     #[test]
     fn a_move_and_its_answer_are_drawn_in_their_colours() {
         let spec = GameSpec::new("8x8", "", "pentominoes");
-        let svg = svg(&spec, "N:c4,d4,e4,e5,f5", &[("I:a1,b1,c1,d1,e1", Mark::Move), ("L:a8,b8,c8,d8,d7", Mark::Answer)], 10, true)
-            .unwrap();
+        let svg = svg(
+            &spec,
+            "N:c4,d4,e4,e5,f5",
+            &[("I:a1,b1,c1,d1,e1", Mark::Move), ("L:a8,b8,c8,d8,d7", Mark::Answer)],
+            10,
+            true,
+        )
+        .unwrap();
         assert_eq!(svg.matches(r#"class="played""#).count(), 5);
         assert_eq!(svg.matches(r#"class="move""#).count(), 5);
         assert_eq!(svg.matches(r#"class="answer""#).count(), 5);

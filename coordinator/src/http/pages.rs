@@ -141,10 +141,7 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         ("game", format!("{} {} {}", escape(&spec.board), escape(&spec.pieces), escape(&spec.blocked))),
         ("value", format!("{} {}", value_cell(s.value), escape(&s.winning_move))),
         ("children", format!("{} of {} decided", s.children_decided, s.children_total)),
-        (
-            "units",
-            format!("{}; {} cancelled, {} split", units_text(&u), u.cancelled, u.split),
-        ),
+        ("units", format!("{}; {} cancelled, {} split", units_text(&u), u.cancelled, u.split)),
         ("positions", format!("{} at {}/s", si(s.positions as f64), si(s.positions_per_second))),
         ("workers", s.workers.to_string()),
         ("elapsed", duration(s.elapsed_seconds)),
@@ -202,8 +199,11 @@ fn results_table(spec: &pb::JobSpec, children: &[pb::ChildResult]) -> String {
             _ => r#"<span class="muted">?</span>"#,
         };
         let merged = !c.same_as.is_empty();
-        let (positions, seconds) =
-            if merged { ("-".to_string(), "-".to_string()) } else { (si(c.positions as f64), format!("{:.2}", c.seconds)) };
+        let (positions, seconds) = if merged {
+            ("-".to_string(), "-".to_string())
+        } else {
+            (si(c.positions as f64), format!("{:.2}", c.seconds))
+        };
         let _ = write!(
             out,
             "<tr class=\"child\"><td class=\"num\">{n}</td><td>{picture}</td><td class=\"move-text\">{mv}</td>\
@@ -218,7 +218,8 @@ fn results_table(spec: &pb::JobSpec, children: &[pb::ChildResult]) -> String {
     }
     out.push_str("</table>");
     if rows.len() > MAX_ROWS {
-        let _ = write!(out, "<p class=\"muted\">The first {MAX_ROWS} of {} rows; the JSON has them all.</p>", rows.len());
+        let _ =
+            write!(out, "<p class=\"muted\">The first {MAX_ROWS} of {} rows; the JSON has them all.</p>", rows.len());
     }
     out
 }

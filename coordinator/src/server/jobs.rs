@@ -36,8 +36,7 @@ impl pb::jobs_server::Jobs for JobsService {
         let (nodes, symmetries) = nodes;
         let units = nodes.iter().filter(|n| n.unit).count();
         let spec = valid.spec.clone();
-        let job_id =
-            self.0.store(move |s| s.create_job_at_priority(&spec, &nodes, symmetries, priority)).await?;
+        let job_id = self.0.store(move |s| s.create_job_at_priority(&spec, &nodes, symmetries, priority)).await?;
         drop(_planning);
         tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.spec.goal, valid.spec.moves);
         Ok(Response::new(pb::SubmitResponse { job_id: job_id.0 }))
@@ -116,10 +115,7 @@ impl pb::jobs_server::Jobs for JobsService {
         Ok(Response::new(views::job_status(&row)))
     }
 
-    async fn set_priority(
-        &self,
-        request: Request<pb::SetPriorityRequest>,
-    ) -> Result<Response<pb::JobStatus>, Status> {
+    async fn set_priority(&self, request: Request<pb::SetPriorityRequest>) -> Result<Response<pb::JobStatus>, Status> {
         let r = request.into_inner();
         let job = JobId(r.job_id);
         let row = self.0.store(move |s| s.set_priority(job, r.priority)).await?;

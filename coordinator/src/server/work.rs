@@ -124,10 +124,8 @@ impl pb::work_server::Work for WorkService {
         let lease = self.0.config.lease_seconds;
         let busy = r.busy.clamp(0.0, 1.0);
         let worker = WorkerId(r.worker_id);
-        let (stop_units, drain) = self
-            .0
-            .store(move |s| Ok((s.heartbeat(worker, &units, busy, lease)?, s.worker_draining(worker)?)))
-            .await?;
+        let (stop_units, drain) =
+            self.0.store(move |s| Ok((s.heartbeat(worker, &units, busy, lease)?, s.worker_draining(worker)?))).await?;
         Ok(Response::new(pb::HeartbeatResponse {
             stop_units: stop_units.into_iter().map(|u| u.0).collect(),
             coordinator_id: self.0.db_id.to_string(),

@@ -95,7 +95,8 @@ impl Store {
             named_params! { ":online": t - ONLINE_SECONDS, ":leased": UnitState::Leased },
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )?;
-        m.workers = WorkerCounts { working: working as u64, idle: idle as u64, draining: draining as u64, gone: gone as u64 };
+        m.workers =
+            WorkerCounts { working: working as u64, idle: idle as u64, draining: draining as u64, gone: gone as u64 };
         let oldest: Option<f64> = tx.query_row(
             "SELECT MIN(j.created) FROM units u JOIN jobs j ON j.id = u.job
              WHERE u.state = :pending AND j.paused = 0 AND j.state IN (:job_pending, :job_running)",
