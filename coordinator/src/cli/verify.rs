@@ -112,7 +112,8 @@ fn check_export_nodes(export: &ExportFile, proof: &ProofFile) -> anyhow::Result<
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let path = &args.proof;
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read proof file {}", path.display()))?;
-    let proof = read_proof(&text).with_context(|| format!("{} is not a valid proof or export file", path.display()))?;
+    let proof = read_proof(&text)
+        .with_context(|| format!("{} is not a valid proof file (nor a golomb export)", path.display()))?;
     check_header(&proof)?;
     let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")
         .with_context(|| format!("bad game in {}", path.display()))?;
