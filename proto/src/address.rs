@@ -1,8 +1,7 @@
 //! Where the coordinator is: `--coordinator`, else the `GOLOMB_COORDINATOR`
 //! variable, else [`DEFAULT_COORDINATOR`](crate::DEFAULT_COORDINATOR); a bare
-//! `HOST:PORT` means plain `http://`, and `https://` is refused until the
-//! coordinator serves TLS (sending the token in clear to an address that
-//! promises TLS would be worse than failing).
+//! `HOST:PORT` means plain `http://`, and `https://HOST:PORT` means TLS
+//! (a coordinator started with `golomb serve --tls-cert --tls-key`).
 
 /// The variable naming the coordinator when `--coordinator` is not given.
 pub const COORDINATOR_ENV: &str = "GOLOMB_COORDINATOR";
@@ -10,38 +9,41 @@ pub const COORDINATOR_ENV: &str = "GOLOMB_COORDINATOR";
 /// Why a coordinator address cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AddressError {
-    /// An `https://` address: there is no TLS yet.
-    #[error(
-        "`{0}` asks for TLS, which the coordinator does not serve yet: use http://HOST:PORT (or a bare HOST:PORT) \
-         on a network you trust, or a tunnel (ssh -L)"
-    )]
-    Tls(String),
     /// Another scheme, an empty address or one with spaces.
-    #[error("`{0}` is not a coordinator address: give HOST:PORT or http://HOST:PORT, for example 127.0.0.1:7117")]
+    #[error(
+        "`{0}` is not a coordinator address: give HOST:PORT, http://HOST:PORT or https://HOST:PORT, \
+         for example 127.0.0.1:7117"
+    )]
     Bad(String),
 }
 
-/// The URL for `address`: `HOST:PORT` and `http://HOST:PORT` are accepted, `https://` is refused.
+/// The URL for `address`: `HOST:PORT` and `http://HOST:PORT` are plain
+/// HTTP/2, `https://HOST:PORT` is TLS.
 pub fn coordinator_url(address: &str) -> Result<String, AddressError> {
     let text = address.trim();
     let bad = || AddressError::Bad(address.to_string());
-    let rest = match text.split_once("://") {
-        Some((scheme, _)) if scheme.eq_ignore_ascii_case("https") => return Err(AddressError::Tls(text.to_string())),
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
+    let (scheme, rest) = match text.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("https") => ("https", rest),
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => ("http", rest),
         Some(_) => return Err(bad()),
-        None => text,
+        None => ("http", text),
     };
     let host = rest.trim_end_matches('/');
     if host.is_empty() || host.contains(['/', ' ', '\t']) {
         return Err(bad());
     }
-    Ok(format!("http://{host}"))
+    Ok(format!("{scheme}://{host}"))
+}
+
+/// Whether a URL from [`coordinator_url`] asks for TLS.
+pub fn is_tls(url: &str) -> bool {
+    url.starts_with("https://")
 }
 
 /// Where the coordinator is, and how the user named it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Coordinator {
-    /// Its URL, `http://HOST:PORT`.
+    /// Its URL, `http://HOST:PORT` or `https://HOST:PORT`.
     pub url: String,
     /// Whether it came from `--coordinator` (so a hint must repeat it).
     pub from_option: bool,
@@ -68,13 +70,15 @@ mod tests {
             assert_eq!(coordinator_url(address).as_deref(), Ok("http://127.0.0.1:7117"), "{address}");
         }
         assert_eq!(coordinator_url("node7:9000").as_deref(), Ok("http://node7:9000"));
+        assert!(!is_tls("http://node7:9000"));
     }
 
     #[test]
-    fn tls_and_other_schemes_are_refused() {
-        assert!(matches!(coordinator_url("https://node7:7117"), Err(AddressError::Tls(_))));
-        assert!(matches!(coordinator_url("HTTPS://node7:7117"), Err(AddressError::Tls(_))));
-        for bad in ["", "ftp://x:1", "http://", "a b:1", "http://x:1/path"] {
+    fn tls_addresses_are_accepted_and_other_schemes_refused() {
+        assert_eq!(coordinator_url("https://node7:7117").as_deref(), Ok("https://node7:7117"));
+        assert_eq!(coordinator_url("HTTPS://node7:7117/").as_deref(), Ok("https://node7:7117"));
+        assert!(is_tls("https://node7:7117"));
+        for bad in ["", "ftp://x:1", "http://", "https://", "a b:1", "http://x:1/path"] {
             assert!(matches!(coordinator_url(bad), Err(AddressError::Bad(_))), "{bad}");
         }
     }

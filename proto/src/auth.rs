@@ -2,8 +2,9 @@
 //! and a coordinator with a token refuses calls without it.
 //!
 //! The token comes from `--token-file` or the `GOLOMB_TOKEN` variable. It
-//! travels in clear text unless the connection is TLS: see the README on
-//! putting a TLS proxy in front of the coordinator.
+//! travels in clear text unless the connection is TLS (`golomb serve
+//! --tls-cert --tls-key`, and `https://` coordinator addresses). The server
+//! compares it in constant time.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -110,9 +111,12 @@ impl RequireToken {
     }
 }
 
-/// Compares without stopping at the first difference, so timing says nothing of the token.
+/// Compares in constant time (`subtle`), so timing says nothing of the
+/// token's bytes; only a length difference is told apart early, and the
+/// length of a random token is no secret.
 fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq as _;
+    a.ct_eq(b).into()
 }
 
 impl Interceptor for RequireToken {
@@ -131,5 +135,18 @@ impl Interceptor for RequireToken {
                 Err(Status::unauthenticated("this coordinator needs a token: pass --token-file or set GOLOMB_TOKEN"))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+
+    #[test]
+    fn tokens_compare_by_every_byte() {
+        assert!(same(b"Bearer abc", b"Bearer abc"));
+        assert!(!same(b"Bearer abc", b"Bearer abd"));
+        assert!(!same(b"Bearer abc", b"Bearer ab"));
+        assert!(!same(b"", b"x"));
     }
 }

@@ -2,13 +2,14 @@
 //! its users: the generated `golomb.v1` messages and services ([`pb`]), the
 //! protocol version a worker must speak, id newtypes ([`ids`]), the domain
 //! job spec and its validation ([`spec`]) and every conversion between wire
-//! and domain types ([`convert`]), and where the coordinator is ([`address`]).
+//! and domain types ([`convert`]), where the coordinator is ([`address`]) and how to reach it ([`connect`]).
 //!
 //! The code is generated at build time from `golomb/v1/golomb.proto` by the
 //! pure-Rust `protox` compiler, so no system `protoc` is needed.
 
 pub mod address;
 pub mod auth;
+pub mod connect;
 pub mod convert;
 pub mod ids;
 pub mod spec;

@@ -98,6 +98,23 @@ impl Process {
         Process { child: command.spawn().expect("the process starts") }
     }
 
+    /// Takes charge of a process started elsewhere (killed when dropped).
+    pub fn from_child(child: Child) -> Process {
+        Process { child }
+    }
+
+    /// Waits up to `timeout` for the process to exit on its own; its status, or `None` if it still runs.
+    pub fn wait_within(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -197,6 +214,8 @@ pub struct Cluster {
     pub coordinator: Option<Process>,
     /// The token file, when the coordinator requires one.
     pub token_file: Option<PathBuf>,
+    /// The web status page's URL (`http://HOST:PORT`), when the options include `--http`.
+    pub http: Option<String>,
     options: ServeOptions,
     db: PathBuf,
 }
@@ -216,7 +235,7 @@ impl Cluster {
             path
         });
         let db = options.db.clone().unwrap_or_else(|| dir.path().join("golomb.db"));
-        let mut cluster = Cluster { dir, url: String::new(), coordinator: None, token_file, options, db };
+        let mut cluster = Cluster { dir, url: String::new(), coordinator: None, token_file, http: None, options, db };
         cluster.start_coordinator("127.0.0.1:0");
         cluster
     }
@@ -270,7 +289,15 @@ impl Cluster {
         let mut child = command.spawn().expect("golomb serve starts");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
+        let mut stdout = BufReader::new(stdout);
+        let _ = stdout.read_line(&mut line);
+        if self.options.args.iter().any(|a| a == "--http") {
+            // `status page on http://ADDR/ (metrics on ...)`
+            let mut page = String::new();
+            let _ = stdout.read_line(&mut page);
+            self.http =
+                page.split_whitespace().find(|w| w.starts_with("http://")).map(|u| u.trim_end_matches('/').to_string());
+        }
         let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) else {
             let _ = child.kill();
             let _ = child.wait();
@@ -440,4 +467,37 @@ pub fn check_classify(results: &Value, board: &str, root: &str, mut check: impl 
         }
     }
     assert!(compared > 0);
+}
+
+/// `GET url` over HTTP/1.1 (`url` is `http://HOST:PORT/PATH`): the status
+/// code and the body. A test's own small client, so the tests need no HTTP crate.
+pub fn http_get(url: &str) -> (u16, String) {
+    use std::io::Write;
+    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    let (host, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(h, p)| (h, format!("/{p}")));
+    let mut stream = std::net::TcpStream::connect(host).expect("connects to the status page");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("sets a timeout");
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").expect("sends the request");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).expect("reads the answer");
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
+    let code = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).expect("a status code");
+    let body =
+        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { unchunk(body) } else { body.to_string() };
+    (code, body)
+}
+
+/// The body of a chunked HTTP answer.
+fn unchunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
 }

@@ -67,20 +67,37 @@ fn bare_addresses_the_variable_and_hints_that_work_as_typed() {
     worker.terminate();
 }
 
-/// Item 5: an `https://` address is refused by clients and the worker, before any connection.
+/// Item 5, since TLS (issue 13): an `https://` address is accepted, a CA
+/// file is checked before any connection, and a CA with a plain address is refused.
 #[test]
-fn tls_addresses_are_refused() {
+fn tls_addresses_and_ca_files_are_checked() {
     let refused = golomb_command().args(["status", "--coordinator", "https://127.0.0.1:9"]).output().unwrap();
     assert!(!refused.status.success());
-    assert!(text(&refused.stderr).contains("TLS"), "{}", text(&refused.stderr));
-    let refused = golomb_command().arg("workers").env("GOLOMB_COORDINATOR", "https://127.0.0.1:9").output().unwrap();
+    assert!(
+        text(&refused.stderr).contains("cannot reach the coordinator at https://127.0.0.1:9"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let refused = golomb_command()
+        .args(["workers", "--tls-ca", "/nonexistent/ca.pem"])
+        .env("GOLOMB_COORDINATOR", "https://127.0.0.1:9")
+        .output()
+        .unwrap();
     assert!(!refused.status.success());
-    assert!(text(&refused.stderr).contains("bad GOLOMB_COORDINATOR"), "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).contains("cannot read the CA certificate /nonexistent/ca.pem"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let refused =
+        golomb_command().args(["status", "--coordinator", "127.0.0.1:9", "--tls-ca", "x.pem"]).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("--tls-ca is for a TLS coordinator"), "{}", text(&refused.stderr));
     let mut worker = Command::new(binary("golomb-worker"));
-    worker.args(["--coordinator", "https://127.0.0.1:9"]);
+    worker.args(["--coordinator", "https://127.0.0.1:9", "--tls-ca", "/nonexistent/ca.pem"]);
     let refused = output_within(&mut worker, MINUTES).expect("the worker stops at once");
     assert!(!refused.status.success());
-    assert!(text(&refused.stderr).contains("TLS"), "{}", text(&refused.stderr));
+    assert!(text(&refused.stderr).contains("cannot read the CA certificate"), "{}", text(&refused.stderr));
 }
 
 /// Items 4 and 6: a worker that cannot reach its coordinator says what to

@@ -13,10 +13,14 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Parser)]
 #[command(name = "golomb-worker", version, about)]
 struct Args {
-    /// The coordinator: HOST:PORT or http://HOST:PORT (default: the GOLOMB_COORDINATOR variable, else
-    /// 127.0.0.1:7117). No TLS yet: https:// is refused.
+    /// The coordinator: HOST:PORT, http://HOST:PORT or https://HOST:PORT for TLS (default: the
+    /// GOLOMB_COORDINATOR variable, else 127.0.0.1:7117).
     #[arg(long)]
     coordinator: Option<String>,
+    /// For an https:// coordinator with a private CA: the CA's PEM certificate (default: the GOLOMB_TLS_CA
+    /// variable, else the system's authorities).
+    #[arg(long, env = "GOLOMB_TLS_CA")]
+    tls_ca: Option<PathBuf>,
     /// Solver threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -54,6 +58,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         name: args.name.unwrap_or_else(|| format!("{host}-{}", std::process::id())),
         token,
         tt_mb: args.tt_mb,
+        tls_ca: args.tls_ca,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
@@ -61,7 +66,8 @@ fn run(args: Args) -> anyhow::Result<()> {
         tokio::spawn(golomb_worker::stop_on_signal(shutdown.clone(), "no new units; giving back the running ones"));
         let summary = golomb_worker::run(config, shutdown).await?;
         tracing::info!(
-            "stopped: {} units, {} positions, solving {:.0}% of {:.1} s",
+            "{}: {} units, {} positions, solving {:.0}% of {:.1} s",
+            if summary.drained { "drained" } else { "stopped" },
             summary.units,
             summary.positions,
             100.0 * summary.busy_seconds / summary.wall_seconds.max(1e-9),

@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tonic::Code;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use crate::busy::BusyClock;
 use crate::solver::{UnitOutcome, UnitSolver};
@@ -44,6 +44,8 @@ pub struct WorkerConfig {
     pub token: Option<String>,
     /// Transposition table size in MiB (default: sized to each game's board).
     pub tt_mb: Option<usize>,
+    /// For an `https://` coordinator with a private CA: the CA's PEM certificate.
+    pub tls_ca: Option<std::path::PathBuf>,
 }
 
 /// What a worker did, returned when it stops.
@@ -57,12 +59,16 @@ pub struct WorkerSummary {
     pub busy_seconds: f64,
     /// Seconds the worker ran.
     pub wall_seconds: f64,
+    /// Whether it stopped because the coordinator drained it (`golomb drain`).
+    pub drained: bool,
 }
 
 /// A unit leased and not yet reported (queued or being solved), by its lease token.
 struct Running {
     unit_id: u64,
     progress: Arc<Progress>,
+    /// Set by the solver thread when it starts the unit (a drain finishes started units only).
+    started: AtomicBool,
 }
 
 /// What the worker still has to tell the coordinator.
@@ -87,6 +93,9 @@ struct Shared {
     busy: BusyClock,
     /// Set when the coordinator no longer knows this worker (it lost its database).
     unknown: AtomicBool,
+    /// Set when the coordinator asks this worker to drain: lease nothing
+    /// more, finish the unit being solved, give back the queued one, exit.
+    draining: AtomicBool,
 }
 
 impl Shared {
@@ -202,8 +211,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
         crate::memory::check_tt_mb(mib)?;
     }
     let url = golomb_proto::address::coordinator_url(&config.coordinator)?;
-    let endpoint = Endpoint::from_shared(url.clone())
-        .with_context(|| format!("bad coordinator address `{url}`"))?
+    let endpoint = golomb_proto::connect::endpoint(&url, config.tls_ca.as_deref())?
         .connect_timeout(Duration::from_secs(5))
         .timeout(Duration::from_secs(20))
         .http2_keep_alive_interval(Duration::from_secs(10))
@@ -219,6 +227,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
         heartbeat_ms: AtomicU64::new(1000),
         busy: BusyClock::default(),
         unknown: AtomicBool::new(false),
+        draining: AtomicBool::new(false),
     });
     if register(&mut client, &config, &shared, &shutdown).await?.is_none() {
         return Ok(WorkerSummary::default());
@@ -248,7 +257,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
                 unfinished.unit_ids.push(done.0.unit_id);
                 unfinished.lease_tokens.push(done.0.lease_token);
             }
-            _ => collect(done, &mut outbox, &mut summary),
+            _ => collect(done, &mut outbox, &mut summary, false),
         }
     }
     let _ = solver_thread.join();
@@ -272,6 +281,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
     let (busy, wall) = shared.busy.totals();
     summary.busy_seconds = busy.as_secs_f64();
     summary.wall_seconds = wall.as_secs_f64();
+    summary.drained = shared.draining.load(Relaxed);
     Ok(summary)
 }
 
@@ -295,7 +305,7 @@ async fn work(
         // Finished units go to the outbox at once, and their leases into the heartbeats,
         // however long the coordinator refuses their delivery.
         while let Ok(finished) = done.try_recv() {
-            collect(finished, outbox, summary);
+            collect(finished, outbox, summary, shared.draining.load(Relaxed));
         }
         publish_waiting(shared, outbox);
         if shared.unknown.swap(false, Relaxed) {
@@ -307,12 +317,26 @@ async fn work(
         if !deliver(client, config, shared, outbox).await? {
             tokio::select! {
                 _ = tokio::time::sleep(backoff.next()) => {}
-                Some(finished) = done.recv() => collect(finished, outbox, summary),
+                Some(finished) = done.recv() => collect(finished, outbox, summary, shared.draining.load(Relaxed)),
                 _ = shutdown.cancelled() => {}
             }
             continue;
         }
         backoff = Backoff::default();
+        if shared.draining.load(Relaxed) {
+            // Drained: once the unit being solved is reported, stop; the caller
+            // gives the queued (unstarted) units back.
+            if !shared.running().values().any(|r| r.started.load(Relaxed)) && outbox.is_empty() {
+                tracing::info!("drained by the coordinator: the current unit is reported; exiting");
+                return Ok(());
+            }
+            tokio::select! {
+                Some(finished) = done.recv() => collect(finished, outbox, summary, shared.draining.load(Relaxed)),
+                _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+                _ = shutdown.cancelled() => {}
+            }
+            continue;
+        }
         let free = capacity.saturating_sub(shared.running().len());
         let mut leased = 0;
         if free > 0 {
@@ -320,6 +344,7 @@ async fn work(
             match client.lease(request).await {
                 Ok(response) => {
                     let response = response.into_inner();
+                    note_drain(shared, response.drain);
                     if shared.database_changed(&response.coordinator_id) {
                         // Leased under an id the new database may give to another worker: hand them back
                         // at once (under that id), so no attempt is spent on them.
@@ -338,7 +363,11 @@ async fn work(
                     }
                     for unit in response.units {
                         leased += 1;
-                        let running = Running { unit_id: unit.unit_id, progress: Arc::new(Progress::default()) };
+                        let running = Running {
+                            unit_id: unit.unit_id,
+                            progress: Arc::new(Progress::default()),
+                            started: AtomicBool::new(false),
+                        };
                         shared.running().insert(unit.lease_token.clone(), running);
                         todo.send(unit).context("the solver thread stopped")?;
                     }
@@ -364,9 +393,9 @@ async fn work(
         let wait = if leased > 0 && leased == free { Duration::ZERO } else { idle };
         tokio::select! {
             Some(finished) = done.recv() => {
-                collect(finished, outbox, summary);
+                collect(finished, outbox, summary, shared.draining.load(Relaxed));
                 while let Ok(finished) = done.try_recv() {
-                    collect(finished, outbox, summary);
+                    collect(finished, outbox, summary, shared.draining.load(Relaxed));
                 }
             }
             _ = tokio::time::sleep(wait) => {}
@@ -374,6 +403,13 @@ async fn work(
         }
     }
     Ok(())
+}
+
+/// Notes a drain the coordinator asked for (once, in the log).
+fn note_drain(shared: &Shared, drain: bool) {
+    if drain && !shared.draining.swap(true, Relaxed) {
+        tracing::info!("the coordinator asks this worker to drain: finishing the current unit, then exiting");
+    }
 }
 
 /// Registers (again), retrying while the coordinator is away; returns the
@@ -447,9 +483,14 @@ fn solve_units(
     done: &mpsc::UnboundedSender<(pb::Unit, UnitOutcome)>,
 ) {
     for unit in todo {
-        let progress = shared.running().get(&unit.lease_token).map(|r| r.progress.clone());
+        // A drained worker starts nothing new: the unit goes back unsolved.
+        let draining = shared.draining.load(Relaxed);
+        let progress = shared.running().get(&unit.lease_token).map(|r| {
+            r.started.store(!draining, Relaxed);
+            r.progress.clone()
+        });
         let Some(progress) = progress else { continue };
-        let outcome = if progress.cancel.load(Relaxed) {
+        let outcome = if draining || progress.cancel.load(Relaxed) {
             UnitOutcome::Stopped
         } else {
             shared.busy.start();
@@ -464,8 +505,14 @@ fn solve_units(
     }
 }
 
-/// Turns a finished unit into the report the coordinator needs.
-fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Report>, summary: &mut WorkerSummary) {
+/// Turns a finished unit into the report the coordinator needs (a stopped
+/// unit needs none, unless the worker is draining: then it goes back).
+fn collect(
+    (unit, outcome): (pb::Unit, UnitOutcome),
+    outbox: &mut VecDeque<Report>,
+    summary: &mut WorkerSummary,
+    draining: bool,
+) {
     let worker_id = 0; // filled in when delivered
     let report = match outcome {
         UnitOutcome::Solved { value, best, stats } => {
@@ -519,6 +566,12 @@ fn collect((unit, outcome): (pb::Unit, UnitOutcome), outbox: &mut VecDeque<Repor
                 split: true,
             })
         }
+        UnitOutcome::Stopped if draining => Report::GiveBack(pb::GiveBackRequest {
+            worker_id,
+            unit_ids: vec![unit.unit_id],
+            lease_tokens: vec![unit.lease_token.clone()],
+            split: false,
+        }),
         UnitOutcome::Stopped => return,
     };
     outbox.push_back(report);
@@ -601,6 +654,7 @@ async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, shutdown: Cance
             Ok(response) => {
                 let response = response.into_inner();
                 shared.database_changed(&response.coordinator_id);
+                note_drain(&shared, response.drain);
                 let stop = response.stop_units;
                 for r in shared.running().values().filter(|r| stop.contains(&r.unit_id)) {
                     tracing::info!("unit {} is no longer needed: stopping it", r.unit_id);

@@ -12,11 +12,14 @@ fn a_malformed_coordinator_url_is_an_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad --coordinator"), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a coordinator address"), "{out:?}");
-    // Issue 14, item 5: no TLS yet, so https:// is refused rather than sent in clear; also from the variable.
-    let out = worker().args(["--threads", "1"]).env("GOLOMB_COORDINATOR", "https://node7:7117").output().unwrap();
+    // Since TLS (issue 13), https:// is accepted, and a CA file that cannot be read stops the worker at once.
+    let out = worker()
+        .args(["--threads", "1", "--tls-ca", "/nonexistent/ca.pem"])
+        .env("GOLOMB_COORDINATOR", "https://node7:7117")
+        .output()
+        .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad GOLOMB_COORDINATOR"), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("TLS"), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the CA certificate"), "{out:?}");
 }
 
 /// Issue 14, item 4: a table the machine cannot hold stops the worker before it registers.

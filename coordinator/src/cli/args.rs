@@ -70,19 +70,23 @@ impl PositionArgs {
 /// How to reach a coordinator.
 #[derive(Debug, Clone, Args)]
 pub struct ClientArgs {
-    /// The coordinator: HOST:PORT or http://HOST:PORT (default: the GOLOMB_COORDINATOR variable, else
-    /// 127.0.0.1:7117). No TLS yet: https:// is refused.
+    /// The coordinator: HOST:PORT, http://HOST:PORT or https://HOST:PORT for TLS (default: the
+    /// GOLOMB_COORDINATOR variable, else 127.0.0.1:7117).
     #[arg(long)]
     pub coordinator: Option<String>,
     /// A file holding the coordinator's token (default: the GOLOMB_TOKEN variable).
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+    /// For an https:// coordinator with a private CA: the CA's PEM certificate (default: the GOLOMB_TLS_CA
+    /// variable, else the system's authorities).
+    #[arg(long, env = "GOLOMB_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 impl ClientArgs {
     /// Options that reach the coordinator at `url` without a token (for `golomb run`'s own client).
     pub fn local(url: String) -> ClientArgs {
-        ClientArgs { coordinator: Some(url), token_file: None }
+        ClientArgs { coordinator: Some(url), token_file: None, tls_ca: None }
     }
 
     /// The coordinator these options name, with `--coordinator` in the error when it is at fault.
@@ -96,7 +100,8 @@ impl ClientArgs {
         let coordinator = self.coordinator()?;
         Ok(if coordinator.from_option {
             let bare = coordinator.url.trim_start_matches("http://");
-            format!(" --coordinator {bare}")
+            let ca = self.tls_ca.as_ref().map_or_else(String::new, |ca| format!(" --tls-ca {}", ca.display()));
+            format!(" --coordinator {bare}{ca}")
         } else {
             String::new()
         })

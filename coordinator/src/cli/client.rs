@@ -8,7 +8,7 @@ use golomb_proto::auth::{SendToken, load_token};
 use golomb_proto::pb;
 use golomb_proto::pb::jobs_client::JobsClient;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use super::args::ClientArgs;
 use super::output::OutputFile;
@@ -20,8 +20,7 @@ pub type Client = JobsClient<InterceptedService<Channel, SendToken>>;
 pub async fn connect(args: &ClientArgs) -> anyhow::Result<Client> {
     let token = load_token(args.token_file.as_deref())?;
     let url = args.coordinator()?.url;
-    let channel = Endpoint::from_shared(url.clone())
-        .with_context(|| format!("bad coordinator address `{url}`"))?
+    let channel = golomb_proto::connect::endpoint(&url, args.tls_ca.as_deref())?
         .connect_timeout(Duration::from_secs(5))
         .connect()
         .await
@@ -45,6 +44,13 @@ pub fn refused(status: tonic::Status) -> anyhow::Error {
             "lost the connection to the coordinator during the call ({}): it may have stopped; \
              check it with `golomb status` (a submit may or may not have been stored)",
             status.message()
+        );
+    }
+    if status.code() == Code::Cancelled && status.message() == "operation was canceled" {
+        // Not an answer: the connection closed under the call, as a TLS coordinator closes a plaintext one.
+        return anyhow::anyhow!(
+            "the coordinator closed the connection without answering: if it serves TLS (serve --tls-cert), \
+             give its address as https://HOST:PORT (with --tls-ca for a private CA)"
         );
     }
     anyhow::anyhow!("the coordinator said: {} ({:?})", status.message(), status.code())

@@ -105,6 +105,10 @@ pub struct JobReport<C> {
     error: Option<String>,
     solutions: Option<u64>,
     solutions_up_to_symmetry: Option<u64>,
+    /// Paused by `golomb pause`: none of its units is handed out.
+    paused: bool,
+    /// Higher first when units are handed out (`submit --priority`, `golomb priority`).
+    priority: i32,
     spec: SpecReport,
     /// For games: the proof-number manager's figures (at the top level of the JSON).
     #[serde(flatten)]
@@ -202,6 +206,8 @@ impl<C> JobReport<C> {
             error: non_empty(&s.error),
             solutions: count.then_some(s.solutions),
             solutions_up_to_symmetry: count.then_some(s.solutions_up_to_symmetry),
+            paused: s.paused,
+            priority: s.priority,
             spec: SpecReport {
                 each: non_empty(&spec.each),
                 board: spec.board,
@@ -229,10 +235,11 @@ impl<C> JobReport<C> {
     /// The job as one line of a list: state, value, units, title.
     pub fn write_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let u = &self.units;
+        let state = if self.paused { format!("{} paused", self.state) } else { self.state.clone() };
         writeln!(
             out,
             "{:<9} {:<5} {}/{} units done  {}",
-            self.state,
+            state,
             self.value.unwrap_or("-"),
             u.done,
             u.done + u.pending + u.leased + u.failed + u.cancelled,
@@ -244,7 +251,11 @@ impl<C> JobReport<C> {
     /// The status block: state, value or tilings, units, progress, conflicts, error.
     fn write_status(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "{}", self.title())?;
-        writeln!(out, "state:     {}", self.state)?;
+        let paused = if self.paused { ", paused (`golomb resume` hands out its units again)" } else { "" };
+        writeln!(out, "state:     {}{paused}", self.state)?;
+        if self.priority != 0 {
+            writeln!(out, "priority:  {}", self.priority)?;
+        }
         if let (Some(solutions), Some(up_to)) = (self.solutions, self.solutions_up_to_symmetry) {
             let so_far = if self.state == JobState::Done.name() { "" } else { " so far" };
             writeln!(out, "tilings:   {solutions} ({up_to} up to symmetry){so_far}")?;

@@ -9,10 +9,13 @@ pub mod args;
 mod bench;
 mod cancel;
 mod client;
+mod drain;
+mod export;
 mod info;
-mod job_report;
+pub(crate) mod job_report;
 mod moves;
 pub mod output;
+mod pause;
 mod perft;
 mod pieces;
 mod progress;
@@ -25,7 +28,7 @@ mod status;
 mod submit;
 mod tile;
 mod verify;
-mod workers;
+pub(crate) mod workers;
 
 use std::io::Write;
 
@@ -73,6 +76,16 @@ pub enum Command {
     Cancel(cancel::CancelArgs),
     /// Retry a failed job: its failed units go back to the queue.
     Retry(cancel::CancelArgs),
+    /// Pause a job: none of its units is handed out until `golomb resume` (kept across restarts).
+    Pause(cancel::CancelArgs),
+    /// Resume a paused job.
+    Resume(cancel::CancelArgs),
+    /// Set a job's priority: units of higher-priority jobs are handed out first.
+    Priority(pause::PriorityArgs),
+    /// Drain a worker (by id or name): it finishes its current unit, leases nothing more, and exits.
+    Drain(drain::DrainArgs),
+    /// Write everything a job decided, with its spec and a proof, to a file `golomb verify` checks.
+    Export(export::ExportArgs),
     /// Count or draw the tilings of a board by a piece set.
     Tile(tile::TileArgs),
     /// Solve a star puzzle (k stars per row, column and region, none touching).
@@ -97,6 +110,11 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Workers(args) => workers::run(&args, out),
         Command::Cancel(args) => cancel::run(&args, out),
         Command::Retry(args) => cancel::retry(&args, out),
+        Command::Pause(args) => pause::pause(&args, out),
+        Command::Resume(args) => pause::resume(&args, out),
+        Command::Priority(args) => pause::priority(&args, out),
+        Command::Drain(args) => drain::run(&args, out),
+        Command::Export(args) => export::run(&args, out),
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),
     }

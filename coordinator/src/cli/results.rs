@@ -1,5 +1,6 @@
-//! `golomb results`: a job's answer, the value of every child of its root,
-//! and optionally a proof of the root's value for `golomb verify`.
+//! `golomb results`: a job's answer, the value of every child of its root
+//! (as a table, JSON or CSV), and optionally a proof of the root's value for
+//! `golomb verify`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -33,8 +34,48 @@ pub struct ResultsArgs {
     #[arg(long)]
     pub winning: bool,
     /// Print JSON instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print the children as CSV (one row per move, with a header) instead of text.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// The columns of `--csv`.
+const CSV_HEADER: [&str; 9] =
+    ["move", "value", "for_mover", "winning_answer", "same_as", "replies", "positions", "seconds", "job"];
+
+/// Writes the children of `r` as CSV. `value` is for the side to move after
+/// the move, `for_mover` for the player who made it; a merged row's work is
+/// counted on its twin (0 here), so the columns add up to the job's.
+fn write_csv(out: &mut dyn Write, r: &pb::JobResults) -> anyhow::Result<()> {
+    let job = r.status.as_ref().map_or(0, |s| s.job_id).to_string();
+    let mut csv = csv::Writer::from_writer(out);
+    csv.write_record(CSV_HEADER)?;
+    for c in &r.children {
+        let value = golomb_proto::convert::value_name(c.value).unwrap_or("unknown");
+        let for_mover = match value {
+            "loss" => "win",
+            "win" => "loss",
+            _ => "unknown",
+        };
+        let merged = !c.same_as.is_empty();
+        let positions = if merged { 0 } else { c.positions };
+        let seconds = if merged { 0.0 } else { c.seconds };
+        csv.write_record([
+            c.r#move.as_str(),
+            value,
+            for_mover,
+            &c.winning_move,
+            &c.same_as,
+            &c.replies.to_string(),
+            &positions.to_string(),
+            &format!("{seconds:.3}"),
+            &job,
+        ])?;
+    }
+    csv.flush()?;
+    Ok(())
 }
 
 /// Runs `golomb results`.
@@ -51,6 +92,9 @@ pub fn run(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 "proof written to {shown} ({leaves} position{} for the checker); check it with `golomb verify {shown}`",
                 output::plural(leaves as usize)
             );
+        }
+        if args.csv {
+            return write_csv(out, &r);
         }
         let mut report = ResultsReport::of(&r);
         if args.limit > 0 || args.offset > 0 || args.winning {

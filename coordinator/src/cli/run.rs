@@ -18,7 +18,7 @@ use super::client::{self, Client, refused, save_proof};
 use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
 use super::output::{self, OutputFile, duration, plural, si};
 use crate::server::lock::DbLock;
-use crate::server::{ServerConfig, bind};
+use crate::server::{ServerConfig, bind_all};
 use crate::store::Store;
 
 /// Options of `golomb run`.
@@ -39,6 +39,10 @@ pub struct RunArgs {
     /// Also serve other workers on this address while running (default: loopback only, any port).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: String,
+    /// Also serve the web status page, its JSON and `/metrics` on this address while running
+    /// (for example 127.0.0.1:8080).
+    #[arg(long)]
+    pub http: Option<String>,
     /// Also write a proof of the root's value to this file, for `golomb verify`.
     #[arg(long)]
     pub proof: Option<PathBuf>,
@@ -76,8 +80,13 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         let shutdown = CancellationToken::new();
-        let config = ServerConfig::new(args.db.clone(), None, LEASE_SECONDS);
-        let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
+        let config =
+            ServerConfig { http: args.http.clone(), ..ServerConfig::new(args.db.clone(), None, LEASE_SECONDS) };
+        let (bound, server) = bind_all(config, &args.listen, shutdown.clone()).await?;
+        let addr = bound.grpc;
+        if let Some(page) = bound.http {
+            eprintln!("status page on http://{page}/");
+        }
         let server = tokio::spawn(server);
         let url = format!("http://{addr}");
         let mut client = client::connect(&ClientArgs::local(url.clone())).await?;
@@ -88,7 +97,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
             None => {
                 client
-                    .submit(pb::SubmitRequest { spec: Some(valid.spec.to_wire()) })
+                    .submit(pb::SubmitRequest { spec: Some(valid.spec.to_wire()), priority: 0 })
                     .await
                     .map_err(refused)?
                     .into_inner()
@@ -96,8 +105,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
         };
         let worker_stop = CancellationToken::new();
-        let worker_config =
-            WorkerConfig { coordinator: url, threads, name: "embedded".into(), token: None, tt_mb: args.tt_mb };
+        let worker_config = WorkerConfig {
+            coordinator: url,
+            threads,
+            name: "embedded".into(),
+            token: None,
+            tt_mb: args.tt_mb,
+            tls_ca: None,
+        };
         let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();
         tokio::spawn(golomb_worker::stop_on_signal(interrupt.clone(), "saving what is finished"));

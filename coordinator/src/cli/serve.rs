@@ -9,7 +9,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::output::{self, Report};
-use crate::server::{ServerConfig, bind};
+use crate::server::{ServerConfig, TlsFiles, bind_all};
 
 /// Options of `golomb serve`.
 #[derive(Debug, Args)]
@@ -32,6 +32,16 @@ pub struct ServeArgs {
     /// Seconds a new connection has to start talking before it is closed.
     #[arg(long, default_value_t = 10.0)]
     pub handshake_seconds: f64,
+    /// Also serve the web status page, its JSON (`/api/...`) and Prometheus `/metrics` on this address
+    /// (plain HTTP, read-only, no token: keep it on a trusted network), for example 127.0.0.1:8080.
+    #[arg(long)]
+    pub http: Option<String>,
+    /// Serve gRPC over TLS with this PEM certificate chain (with --tls-key); clients then use https://.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Print the address line as JSON (`{"coordinator": URL, ...}`), once listening.
     #[arg(long)]
     pub json: bool,
@@ -43,12 +53,18 @@ struct Listening {
     coordinator: String,
     database: String,
     token_required: bool,
+    /// The web status page's URL, when `--http` is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_page: Option<String>,
 }
 
 impl Report for Listening {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let token = if self.token_required { "token required" } else { "no token" };
         writeln!(out, "coordinator on {} (database {}, {token})", self.coordinator, self.database)?;
+        if let Some(page) = &self.status_page {
+            writeln!(out, "status page on {page} (metrics on {page}metrics)")?;
+        }
         Ok(())
     }
 }
@@ -59,17 +75,24 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let config = ServerConfig {
         max_connections: args.max_connections,
         handshake_seconds: args.handshake_seconds,
+        http: args.http.clone(),
+        tls: match (&args.tls_cert, &args.tls_key) {
+            (Some(cert), Some(key)) => Some(TlsFiles { cert: cert.clone(), key: key.clone() }),
+            _ => None,
+        },
         ..ServerConfig::new(args.db.clone(), load_token(args.token_file.as_deref())?, args.lease_seconds)
     };
     let secured = config.token.is_some();
+    let scheme = if config.tls.is_some() { "https" } else { "http" };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let shutdown = CancellationToken::new();
-        let (addr, server) = bind(config, &args.listen, shutdown.clone()).await?;
+        let (bound, server) = bind_all(config, &args.listen, shutdown.clone()).await?;
         let listening = Listening {
-            coordinator: format!("http://{addr}"),
+            coordinator: format!("{scheme}://{}", bound.grpc),
             database: args.db.display().to_string(),
             token_required: secured,
+            status_page: bound.http.map(|a| format!("http://{a}/")),
         };
         if args.json {
             output::print_json_line(out, &listening)?;

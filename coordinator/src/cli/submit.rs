@@ -19,6 +19,9 @@ pub struct SubmitArgs {
     /// The job.
     #[command(flatten)]
     pub job: JobArgs,
+    /// Units of higher-priority jobs are handed out first (default 0; negative runs after the rest).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    pub priority: i32,
     /// Print JSON (`{"job": ID}`) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -45,7 +48,7 @@ impl Report for Submitted {
 
 /// Runs `golomb submit`.
 pub fn run(args: &SubmitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let request = pb::SubmitRequest { spec: Some(args.job.wire_spec()) };
+    let request = pb::SubmitRequest { spec: Some(args.job.wire_spec()), priority: args.priority };
     let job = with_client(&args.client, async |client| {
         Ok(client.submit(request).await.map_err(refused)?.into_inner().job_id)
     })?;

@@ -9,6 +9,8 @@ use golomb_engine::proof::ProofFile;
 use golomb_engine::solve::Outcome;
 use golomb_engine::verify::{check_header, verify};
 use golomb_engine::with_game;
+
+use crate::server::export::ExportFile;
 use serde::Serialize;
 
 use super::args::{build_game, thread_pool};
@@ -18,7 +20,7 @@ use super::progress::with_lines;
 /// Options of `golomb verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The proof file.
+    /// The proof file (from `golomb solve --proof` or `golomb results --proof`), or an export (`golomb export`).
     pub proof: PathBuf,
     /// Threads to use (default: all cores).
     #[arg(long)]
@@ -58,12 +60,60 @@ impl Report for VerifyReport {
     }
 }
 
+/// The proof in `text`: a `golomb-proof` file, or the proof inside a
+/// `golomb-export` file (whose nodes are first checked against the proof's game).
+fn read_proof(text: &str) -> anyhow::Result<ProofFile> {
+    let value: serde_json::Value = serde_json::from_str(text)?;
+    if value["format"] != crate::server::export::FORMAT {
+        return Ok(serde_json::from_value(value)?);
+    }
+    let export: ExportFile = serde_json::from_value(value)?;
+    anyhow::ensure!(
+        export.version == crate::server::export::VERSION,
+        "export version {} is not {} (written by another Golomb)",
+        export.version,
+        crate::server::export::VERSION
+    );
+    let proof = export.proof.clone().context(
+        "this export holds no proof: its root was not decided when it was exported (or the job counts tilings)",
+    )?;
+    check_export_nodes(&export, &proof)?;
+    Ok(proof)
+}
+
+/// Checks an export's nodes against its proof's game: each position replays,
+/// each winning move is legal there, and the root's value is the proof's.
+fn check_export_nodes(export: &ExportFile, proof: &ProofFile) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        export.job.moves == proof.moves && export.job.board == proof.board && export.job.pieces == proof.pieces,
+        "the export's job and its proof name different games or roots"
+    );
+    anyhow::ensure!(
+        export.job.value == proof.value,
+        "the export says {:?}, its proof {:?}",
+        export.job.value,
+        proof.value
+    );
+    let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")?;
+    with_game!(&game, g => {
+        for node in &export.nodes {
+            let (pos, _) = g
+                .play_line(golomb_engine::Position::empty(), &node.line)
+                .with_context(|| format!("exported node `{}` does not replay", node.line))?;
+            if let Some(mv) = &node.winning_move {
+                g.play_line(pos, mv).with_context(|| format!("the winning move {mv} at `{}` is not legal", node.line))?;
+            }
+        }
+        anyhow::Ok(())
+    })
+}
+
 /// Runs `golomb verify`: prints "verified" or fails naming the first bad position.
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let path = &args.proof;
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read proof file {}", path.display()))?;
-    let proof: ProofFile =
-        serde_json::from_str(&text).with_context(|| format!("{} is not a valid proof file", path.display()))?;
+    let proof = read_proof(&text)
+        .with_context(|| format!("{} is not a valid proof file (nor a golomb export)", path.display()))?;
     check_header(&proof)?;
     let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")
         .with_context(|| format!("bad game in {}", path.display()))?;

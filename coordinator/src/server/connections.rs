@@ -1,6 +1,6 @@
 //! Accepting connections within limits: at most `max` at once (more are
 //! closed at once, with a warning), and each must send the whole HTTP/2
-//! connection preface within the handshake time or it is closed, so idle or
+//! connection preface (with TLS: open its TLS handshake) within the handshake time or it is closed, so idle or
 //! trickling sockets cannot use up the coordinator's file descriptors. Accept errors (out of descriptors) are
 //! logged and retried after a pause instead of spinning.
 
@@ -23,6 +23,9 @@ pub struct Limits {
     pub max: usize,
     /// Time a new connection has to send its first bytes.
     pub handshake: Duration,
+    /// The server speaks TLS: a connection must open with a TLS handshake
+    /// record instead of HTTP/2's preface (a plaintext client is closed at once).
+    pub tls: bool,
 }
 
 /// An accepted connection holding one of the limited slots until it closes.
@@ -99,6 +102,16 @@ async fn preface(stream: &TcpStream) -> bool {
     }
 }
 
+/// The first byte of a TLS record carrying a handshake (a ClientHello comes first).
+const TLS_HANDSHAKE: u8 = 0x16;
+
+/// Waits for the first byte; true if it opens a TLS handshake. The TLS
+/// handshake itself is then timed by the TLS layer (with the same limit).
+async fn tls_hello(stream: &TcpStream) -> bool {
+    let mut buf = [0u8; 1];
+    matches!(stream.peek(&mut buf).await, Ok(1) if buf[0] == TLS_HANDSHAKE)
+}
+
 /// The connections the server should serve: accepted, within the limit, and talking.
 pub fn incoming(
     listener: TcpListener,
@@ -132,7 +145,8 @@ pub fn incoming(
             tokio::spawn(async move {
                 // Small replies (leases, acknowledgements) go out at once instead of waiting for a delayed ACK.
                 let _ = stream.set_nodelay(true);
-                match tokio::time::timeout(limits.handshake, preface(&stream)).await {
+                let opened = async { if limits.tls { tls_hello(&stream).await } else { preface(&stream).await } };
+                match tokio::time::timeout(limits.handshake, opened).await {
                     Ok(true) => {
                         let _ = tx.send(Ok(Conn { stream, _slot: slot })).await;
                     }

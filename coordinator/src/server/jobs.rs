@@ -9,7 +9,8 @@ use tonic::{Request, Response, Status};
 
 use super::proof::{self, ProofExportError};
 use super::status::invalid_spec;
-use super::{Shared, plan, views};
+use super::{Shared, export, plan, views};
+use crate::store::WorkerSelector;
 
 /// The `Jobs` service over the shared store.
 pub struct JobsService(pub Shared);
@@ -19,7 +20,9 @@ type StatusStream = Pin<Box<dyn Stream<Item = Result<pb::JobStatus, Status>> + S
 #[tonic::async_trait]
 impl pb::jobs_server::Jobs for JobsService {
     async fn submit(&self, request: Request<pb::SubmitRequest>) -> Result<Response<pb::SubmitResponse>, Status> {
-        let spec = request.into_inner().spec.ok_or_else(|| invalid_spec(golomb_proto::SpecError::Missing))?;
+        let request = request.into_inner();
+        let priority = request.priority;
+        let spec = request.spec.ok_or_else(|| invalid_spec(golomb_proto::SpecError::Missing))?;
         // One plan at a time: building a big tree takes a lot of memory for a while.
         let _planning = self.0.planning.acquire().await.map_err(|e| Status::internal(e.to_string()))?;
         let (valid, nodes) = tokio::task::spawn_blocking(move || {
@@ -33,7 +36,7 @@ impl pb::jobs_server::Jobs for JobsService {
         let (nodes, symmetries) = nodes;
         let units = nodes.iter().filter(|n| n.unit).count();
         let spec = valid.spec.clone();
-        let job_id = self.0.store(move |s| s.create_job(&spec, &nodes, symmetries)).await?;
+        let job_id = self.0.store(move |s| s.create_job_at_priority(&spec, &nodes, symmetries, priority)).await?;
         drop(_planning);
         tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.spec.goal, valid.spec.moves);
         Ok(Response::new(pb::SubmitResponse { job_id: job_id.0 }))
@@ -111,6 +114,64 @@ impl pb::jobs_server::Jobs for JobsService {
         let leaves = file.tree.leaves() as u64;
         let json = serde_json::to_string_pretty(&file).map_err(|e| Status::internal(e.to_string()))?;
         Ok(Response::new(pb::ProofResponse { json, leaves }))
+    }
+
+    async fn pause(&self, request: Request<pb::PauseRequest>) -> Result<Response<pb::JobStatus>, Status> {
+        let job = JobId(request.into_inner().job_id);
+        let row = self.0.store(move |s| s.set_paused(job, true)).await?;
+        tracing::info!("job {job} paused: no more of its units are handed out");
+        Ok(Response::new(views::job_status(&row)))
+    }
+
+    async fn resume(&self, request: Request<pb::PauseRequest>) -> Result<Response<pb::JobStatus>, Status> {
+        let job = JobId(request.into_inner().job_id);
+        let row = self.0.store(move |s| s.set_paused(job, false)).await?;
+        tracing::info!("job {job} resumed");
+        Ok(Response::new(views::job_status(&row)))
+    }
+
+    async fn set_priority(&self, request: Request<pb::SetPriorityRequest>) -> Result<Response<pb::JobStatus>, Status> {
+        let r = request.into_inner();
+        let job = JobId(r.job_id);
+        let row = self.0.store(move |s| s.set_priority(job, r.priority)).await?;
+        tracing::info!("job {job}: priority {}", r.priority);
+        Ok(Response::new(views::job_status(&row)))
+    }
+
+    async fn drain(&self, request: Request<pb::DrainRequest>) -> Result<Response<pb::DrainResponse>, Status> {
+        let which = request.into_inner().worker;
+        if which.trim().is_empty() {
+            return Err(Status::invalid_argument("name a worker to drain, by id or by name"));
+        }
+        let selector = WorkerSelector::parse(&which);
+        let ids = self.0.store(move |s| s.drain_workers(&selector)).await?;
+        let rows = self.0.read(|s| s.workers()).await?;
+        let workers: Vec<pb::WorkerInfo> =
+            rows.iter().filter(|w| ids.contains(&w.id)).map(views::worker_info).collect();
+        for w in &workers {
+            tracing::info!("worker {} ({}) draining: it finishes its current unit and exits", w.worker_id, w.name);
+        }
+        Ok(Response::new(pb::DrainResponse { workers }))
+    }
+
+    async fn export(&self, request: Request<pb::ExportRequest>) -> Result<Response<pb::ExportResponse>, Status> {
+        let job = JobId(request.into_inner().job_id);
+        let (row, nodes, tree) =
+            self.0.read(move |s| Ok((s.job(job)?, s.decided_nodes(job)?, s.job_tree(job)?))).await?;
+        let file = tokio::task::spawn_blocking(move || {
+            let proof = match proof::job_proof(job, &tree) {
+                Ok(proof) => Some(proof),
+                Err(ProofExportError::Replay(e)) => return Err(Status::internal(e.to_string())),
+                // No value to prove yet (or a count): the export says so with a null proof.
+                Err(_) => None,
+            };
+            Ok(export::export_file(&row, &tree.spec, &nodes, proof))
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))??;
+        let count = file.nodes.len() as u64;
+        let json = serde_json::to_string_pretty(&file).map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(pb::ExportResponse { json, nodes: count }))
     }
 
     type WatchStream = StatusStream;

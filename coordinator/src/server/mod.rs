@@ -11,12 +11,14 @@
 //! lock on it for the server's life.
 
 mod connections;
-mod jobs;
+pub mod export;
+pub(crate) mod jobs;
 pub mod lock;
 mod plan;
 mod proof;
 mod slow_refusals;
 mod status;
+mod tls;
 mod views;
 mod work;
 
@@ -25,6 +27,7 @@ pub use views::job_state;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -53,12 +56,34 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// A connection must start its HTTP/2 handshake within this long, or it is closed.
     pub handshake_seconds: f64,
+    /// Where to serve the web status page, `/api/...` and `/metrics` (plain HTTP), if anywhere.
+    pub http: Option<String>,
+    /// The certificate and key to serve gRPC over TLS with, if any.
+    pub tls: Option<TlsFiles>,
+}
+
+/// A PEM certificate chain and its private key (`golomb serve --tls-cert --tls-key`).
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    /// The certificate chain, server certificate first.
+    pub cert: PathBuf,
+    /// The private key.
+    pub key: PathBuf,
+}
+
+/// Where a coordinator listens.
+#[derive(Copy, Clone, Debug)]
+pub struct Bound {
+    /// The gRPC address.
+    pub grpc: SocketAddr,
+    /// The web page's address, when it serves one.
+    pub http: Option<SocketAddr>,
 }
 
 impl ServerConfig {
     /// A configuration with the default connection limits.
     pub fn new(db: PathBuf, token: Option<String>, lease_seconds: f64) -> ServerConfig {
-        ServerConfig { db, token, lease_seconds, max_connections: 1024, handshake_seconds: 10.0 }
+        ServerConfig { db, token, lease_seconds, max_connections: 1024, handshake_seconds: 10.0, http: None, tls: None }
     }
 
     /// How often workers are asked to send heartbeats: a third of a lease.
@@ -83,6 +108,8 @@ pub struct Shared {
     last_write_failure: Arc<Mutex<Option<Instant>>>,
     /// Cancelled when the server stops: long calls (watches) end with it.
     shutdown: CancellationToken,
+    /// Leases that ran out since the coordinator started (for `/metrics`).
+    expired_leases: Arc<AtomicU64>,
 }
 
 /// Runs `f` on `store` on a blocking thread.
@@ -101,6 +128,16 @@ async fn on_store<T: Send + 'static>(
 }
 
 impl Shared {
+    /// Leases that ran out since this coordinator started.
+    pub fn expired_leases(&self) -> u64 {
+        self.expired_leases.load(Relaxed)
+    }
+
+    /// The `Jobs` service over this store: the web page asks it what `golomb` asks.
+    pub(crate) fn jobs_service(&self) -> jobs::JobsService {
+        jobs::JobsService(self.clone())
+    }
+
     /// Runs `f` on the store (the writing connection) on a blocking thread.
     pub async fn store<T: Send + 'static>(
         &self,
@@ -147,6 +184,16 @@ pub async fn bind(
     listen: &str,
     shutdown: CancellationToken,
 ) -> anyhow::Result<(SocketAddr, impl std::future::Future<Output = anyhow::Result<()>> + Send + use<>)> {
+    let (bound, server) = bind_all(config, listen, shutdown).await?;
+    Ok((bound.grpc, server))
+}
+
+/// [`bind`], and also the web page's address when `config.http` names one.
+pub async fn bind_all(
+    config: ServerConfig,
+    listen: &str,
+    shutdown: CancellationToken,
+) -> anyhow::Result<(Bound, impl std::future::Future<Output = anyhow::Result<()>> + Send + use<>)> {
     anyhow::ensure!(config.max_connections >= 1, "--max-connections must be at least 1");
     anyhow::ensure!(
         config.handshake_seconds.is_finite() && (0.01..=3600.0).contains(&config.handshake_seconds),
@@ -163,8 +210,14 @@ pub async fn bind(
     store.extend_leases(config.lease_seconds)?;
     let reader =
         Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
+    let tls = config.tls.as_ref().map(tls::server_config).transpose()?;
     let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     let addr = listener.local_addr()?;
+    let http = match &config.http {
+        Some(at) => Some(TcpListener::bind(at).await.with_context(|| format!("cannot listen on {at} (--http)"))?),
+        None => None,
+    };
+    let http_addr = http.as_ref().map(TcpListener::local_addr).transpose()?;
     lock.record_address(&addr.to_string());
     let shared = Shared {
         db_id: store.db_id().into(),
@@ -175,26 +228,43 @@ pub async fn bind(
         planning: Arc::new(Semaphore::new(1)),
         last_write_failure: Arc::default(),
         shutdown: shutdown.clone(),
+        expired_leases: Arc::default(),
     };
-    Ok((addr, async move {
-        let result = serve(listener, shared, shutdown).await;
+    let bound = Bound { grpc: addr, http: http_addr };
+    Ok((bound, async move {
+        let web = http.map(|listener| tokio::spawn(crate::http::serve(listener, shared.clone(), shutdown.clone())));
+        let result = serve(listener, shared, tls, shutdown).await;
+        if let Some(web) = web {
+            match web.await {
+                Ok(Err(err)) => tracing::error!("the web page server failed: {err:#}"),
+                Err(err) => tracing::error!("the web page server task failed: {err}"),
+                Ok(Ok(())) => {}
+            }
+        }
         drop(lock);
         result
     }))
 }
 
-/// Serves both services on `listener` until `shutdown` is cancelled.
-async fn serve(listener: TcpListener, shared: Shared, shutdown: CancellationToken) -> anyhow::Result<()> {
+/// Serves both services on `listener` (over TLS when `tls` is given) until `shutdown` is cancelled.
+async fn serve(
+    listener: TcpListener,
+    shared: Shared,
+    tls: Option<tonic::transport::ServerTlsConfig>,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
     let auth = RequireToken::new(shared.config.token.clone());
     let upkeep = tokio::spawn(upkeep(shared.clone(), shutdown.clone()));
     let jobs = JobsServer::with_interceptor(jobs::JobsService(shared.clone()), auth.clone());
     let work = WorkServer::with_interceptor(work::WorkService(shared.clone()), auth);
     tracing::info!("coordinator listening on {}", listener.local_addr()?);
-    let limits = connections::Limits {
-        max: shared.config.max_connections,
-        handshake: Duration::from_secs_f64(shared.config.handshake_seconds),
-    };
-    tonic::transport::Server::builder()
+    let handshake = Duration::from_secs_f64(shared.config.handshake_seconds);
+    let limits = connections::Limits { max: shared.config.max_connections, handshake, tls: tls.is_some() };
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = tls {
+        builder = builder.tls_config(tls.timeout(handshake)).context("bad TLS certificate or key")?;
+    }
+    builder
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
         .max_concurrent_streams(Some(128))
@@ -285,6 +355,7 @@ async fn upkeep(shared: Shared, shutdown: CancellationToken) {
                     );
                 }
                 if expired > 0 {
+                    shared.expired_leases.fetch_add(expired as u64, Relaxed);
                     tracing::info!("{expired} leases expired: their units are back in the queue");
                 }
             }

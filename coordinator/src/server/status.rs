@@ -25,7 +25,9 @@ impl From<StoreError> for Status {
     fn from(err: StoreError) -> Status {
         let message = bounded(err.to_string());
         match err {
-            StoreError::NoJob(_) | StoreError::NoUnit(_) | StoreError::NoWorker(_) => Status::not_found(message),
+            StoreError::NoJob(_) | StoreError::NoUnit(_) | StoreError::NoWorker(_) | StoreError::NoSuchWorker(_) => {
+                Status::not_found(message)
+            }
             StoreError::Foreign { .. }
             | StoreError::Newer { .. }
             | StoreError::NotHolder(_)

@@ -77,6 +77,8 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         children_total: row.children_total,
         solutions: row.solutions,
         solutions_up_to_symmetry: row.solutions_up_to_symmetry,
+        paused: row.paused,
+        priority: row.priority,
         progress: row.progress.as_ref().map(search_progress),
     }
 }
@@ -110,6 +112,7 @@ pub fn worker_info(row: &WorkerRow) -> pb::WorkerInfo {
         done_units: row.done,
         positions_per_second: row.rate,
         busy: row.busy,
+        draining: row.draining,
     }
 }
 

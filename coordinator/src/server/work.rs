@@ -80,7 +80,9 @@ impl pb::work_server::Work for WorkService {
         let r = request.into_inner();
         let lease = self.0.config.lease_seconds;
         let max = r.max_units.clamp(1, 256);
-        let leased = self.0.store(move |s| s.lease(WorkerId(r.worker_id), max, lease)).await?;
+        let worker = WorkerId(r.worker_id);
+        let (leased, drain) =
+            self.0.store(move |s| Ok((s.lease(worker, max, lease)?, s.worker_draining(worker)?))).await?;
         let units = leased
             .into_iter()
             .map(|u| {
@@ -102,7 +104,7 @@ impl pb::work_server::Work for WorkService {
                 }
             })
             .collect();
-        Ok(Response::new(pb::LeaseResponse { units, coordinator_id: self.0.db_id.to_string() }))
+        Ok(Response::new(pb::LeaseResponse { units, coordinator_id: self.0.db_id.to_string(), drain }))
     }
 
     async fn heartbeat(
@@ -121,10 +123,13 @@ impl pb::work_server::Work for WorkService {
             .collect();
         let lease = self.0.config.lease_seconds;
         let busy = r.busy.clamp(0.0, 1.0);
-        let stop_units = self.0.store(move |s| s.heartbeat(WorkerId(r.worker_id), &units, busy, lease)).await?;
+        let worker = WorkerId(r.worker_id);
+        let (stop_units, drain) =
+            self.0.store(move |s| Ok((s.heartbeat(worker, &units, busy, lease)?, s.worker_draining(worker)?))).await?;
         Ok(Response::new(pb::HeartbeatResponse {
             stop_units: stop_units.into_iter().map(|u| u.0).collect(),
             coordinator_id: self.0.db_id.to_string(),
+            drain,
         }))
     }
 

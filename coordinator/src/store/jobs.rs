@@ -1,5 +1,6 @@
 //! Jobs: creating one with its split tree, finding one again, reading its
-//! progress and answer, cancelling it.
+//! progress and answer, cancelling it, and what operators set on it (pause,
+//! priority).
 
 use golomb_engine::GameSpec;
 use golomb_engine::solve::Outcome;
@@ -50,7 +51,8 @@ pub struct UnitCounts {
 }
 
 impl UnitCounts {
-    fn add(&mut self, state: UnitState, count: u64) {
+    /// Adds `count` units in `state`.
+    pub(super) fn add(&mut self, state: UnitState, count: u64) {
         let slot = match state {
             UnitState::Pending => &mut self.pending,
             UnitState::Leased => &mut self.leased,
@@ -96,6 +98,10 @@ pub struct JobRow {
     pub solutions: u64,
     /// For tiling counts: tilings counted so far, up to the board's symmetries.
     pub solutions_up_to_symmetry: u64,
+    /// Paused by a user: none of its units is leased until it is resumed.
+    pub paused: bool,
+    /// Units of higher-priority jobs are leased first.
+    pub priority: i32,
     /// For games: the proof-number manager's latest sample of the job's progress.
     pub progress: Option<super::ProgressRow>,
 }
@@ -128,12 +134,24 @@ impl Store {
     /// what the tree already decides (lost leaves). `symmetries` is the order
     /// of the board's symmetry group (tiling counts divide by it). Returns the job id.
     pub fn create_job(&mut self, spec: &JobSpec, nodes: &[NewNode], symmetries: u32) -> Result<JobId, StoreError> {
+        self.create_job_at_priority(spec, nodes, symmetries, 0)
+    }
+
+    /// [`Store::create_job`] with a priority (`golomb submit --priority`): units
+    /// of higher-priority jobs are leased first.
+    pub fn create_job_at_priority(
+        &mut self,
+        spec: &JobSpec,
+        nodes: &[NewNode],
+        symmetries: u32,
+        priority: i32,
+    ) -> Result<JobId, StoreError> {
         let tx = self.write()?;
         tx.execute(
             "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, each, symmetries,
-                               state, created)
+                               state, created, priority)
              VALUES (:rules, :board, :blocked, :pieces, :moves, :goal, :split_depth, :split_after, :each, :symmetries,
-                     :state, :created)",
+                     :state, :created, :priority)",
             named_params! {
                 ":rules": golomb_proto::spec::RULES,
                 ":board": spec.game.board,
@@ -147,6 +165,7 @@ impl Store {
                 ":symmetries": symmetries,
                 ":state": JobState::Pending,
                 ":created": now(),
+                ":priority": priority,
             },
         )?;
         let job = tx.last_insert_rowid();
@@ -304,6 +323,40 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Pauses (`true`) or resumes a job: a paused job's units are not leased
+    /// (those already leased finish), and the flag is kept in the file, so a
+    /// restart keeps it. A job that has ended is refused.
+    pub fn set_paused(&mut self, job: JobId, paused: bool) -> Result<JobRow, StoreError> {
+        let tx = self.write()?;
+        let row = job_row(&tx, job)?;
+        if row.state.is_finished() {
+            let what = if paused { "there is nothing to pause" } else { "there is nothing to resume" };
+            return Err(StoreError::JobState { job, state: row.state, what });
+        }
+        tx.execute(
+            "UPDATE jobs SET paused = :paused WHERE id = :job",
+            named_params! { ":job": job.0 as i64, ":paused": paused },
+        )?;
+        let row = job_row(&tx, job)?;
+        tx.commit()?;
+        Ok(row)
+    }
+
+    /// Sets a job's priority: pending units of higher-priority jobs are leased first.
+    pub fn set_priority(&mut self, job: JobId, priority: i32) -> Result<JobRow, StoreError> {
+        let tx = self.write()?;
+        job_row(&tx, job)?;
+        tx.execute(
+            "UPDATE jobs SET priority = :priority WHERE id = :job",
+            named_params! { ":job": job.0 as i64, ":priority": priority },
+        )?;
+        let row = job_row(&tx, job)?;
+        tx.commit()?;
+        Ok(row)
+    }
+}
+
 /// A job's spec alone (cheap: for leases and splits).
 pub(super) fn job_spec(tx: &Transaction<'_>, job: i64) -> Result<JobSpec, StoreError> {
     let id = JobId(job as u64);
@@ -323,6 +376,8 @@ struct JobColumns {
     elapsed: f64,
     error: Option<String>,
     symmetries: i64,
+    paused: bool,
+    priority: i32,
 }
 
 /// Reads a job with its progress inside a transaction.
@@ -344,6 +399,8 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
                     elapsed: finished.unwrap_or_else(now) - created,
                     error: r.get("error")?,
                     symmetries: r.get("symmetries")?,
+                    paused: r.get("paused")?,
+                    priority: r.get("priority")?,
                 })
             },
         )
@@ -388,6 +445,8 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         children_total: total,
         solutions: solutions as u64,
         solutions_up_to_symmetry: (fixed / columns.symmetries.max(1)) as u64,
+        paused: columns.paused,
+        priority: columns.priority,
         progress: super::progress::latest(tx, job)?,
     })
 }

@@ -16,7 +16,10 @@
 //! - `schedule`: which units go out next (the manager for games, a queue
 //!   for tiling counts), and keeping the trees in step with the tables;
 //! - `progress`: each job's progress over time;
-//! - `workers`: registering and listing workers.
+//! - `workers`: registering, listing and draining workers;
+//! - `metrics`: the totals and gauges of `/metrics`;
+//! - `export`: every decided node of a job, for `golomb export`;
+//! - `problems`: a job's failed units and conflicts, for its web page.
 //!
 //! Tables: `jobs` (the spec, state and answer), `nodes` (the top of each
 //! job's tree: position, value, and whether it is still needed), `edges`
@@ -26,8 +29,11 @@
 //! (results that disagreed with a recorded one), `workers`, and `progress`
 //! (samples of each game job's proof-number figures over time).
 
+mod export;
 mod jobs;
+mod metrics;
 pub mod pns;
+mod problems;
 mod progress;
 mod schedule;
 pub mod schema;
@@ -42,14 +48,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use golomb_proto::{JobId, SpecError, UnitId, WorkerId};
 use rusqlite::{Connection, OptionalExtension};
 
+pub use export::DecidedNode;
 pub use jobs::{JobRow, NewNode, UnitCounts};
+pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
 pub use pns::PnStats;
+pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;
 pub use schema::SCHEMA_VERSION;
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, TreeNode};
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported, SplitTarget};
-pub use workers::{ONLINE_SECONDS, WorkerRow};
+pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 
 /// A unit that failed or lost its lease this many times is marked failed.
 pub const MAX_ATTEMPTS: i64 = 3;
@@ -90,6 +99,9 @@ pub enum StoreError {
     /// No worker with this id.
     #[error("no worker {0}: register again")]
     NoWorker(WorkerId),
+    /// `golomb drain` named no known worker (the message says how it was named).
+    #[error("{0} (`golomb workers` lists them)")]
+    NoSuchWorker(String),
     /// No unit with this id.
     #[error("no unit {0}")]
     NoUnit(UnitId),

@@ -221,13 +221,22 @@ fn complete_value(
 impl Store {
     /// Leases up to `max` units for `worker` until `now + lease_seconds`:
     /// jobs by priority then age, paused ones skipped; in a game job its
-    /// most-proving leaves ([`super::pns`]), in a tiling count its next shares.
+    /// most-proving leaves ([`super::pns`]), in a tiling count its next
+    /// shares. A draining worker gets none.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
         let Store { conn, db_id, fault_file, trees } = self;
         let tx = begin(conn, fault_file.as_deref())?;
         let mut touched = Vec::new();
         let result = (|| {
             workers::touch(&tx, worker)?;
+            let draining: bool = tx
+                .prepare_cached("SELECT draining FROM workers WHERE id = ?1")?
+                .query_row([worker.0 as i64], |r| r.get(0))?;
+            if draining {
+                // A draining worker finishes what it holds and gets nothing more.
+                tx.commit()?;
+                return Ok(Vec::new());
+            }
             let deadline = now() + lease_seconds;
             let units = lease_units(&tx, trees, worker.0 as i64, max as usize, deadline, db_id, &mut touched)?;
             tx.commit()?;

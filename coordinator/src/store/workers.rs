@@ -1,8 +1,8 @@
-//! Workers: registering them, noting when they were last heard from, and
-//! listing them with their work.
+//! Workers: registering them, noting when they were last heard from,
+//! listing them with their work, and draining them (`golomb drain`).
 
 use golomb_proto::WorkerId;
-use rusqlite::{Connection, named_params};
+use rusqlite::{Connection, OptionalExtension, named_params};
 
 use super::state::UnitState;
 use super::{Store, StoreError, now};
@@ -33,6 +33,28 @@ pub struct WorkerRow {
     pub rate: f64,
     /// Its share of thread time spent solving.
     pub busy: f64,
+    /// Asked to finish its current unit, lease nothing more, and exit.
+    pub draining: bool,
+}
+
+/// Which workers `golomb drain` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorkerSelector {
+    /// One worker by its id.
+    Id(WorkerId),
+    /// Every online worker with this name.
+    Name(String),
+}
+
+impl WorkerSelector {
+    /// A number is an id, anything else a name.
+    pub fn parse(text: &str) -> WorkerSelector {
+        let text = text.trim();
+        match text.parse::<u64>() {
+            Ok(id) => WorkerSelector::Id(WorkerId(id)),
+            Err(_) => WorkerSelector::Name(text.to_string()),
+        }
+    }
 }
 
 /// Notes that `worker` called now; an unknown worker is an error (it must register again).
@@ -64,7 +86,7 @@ impl Store {
     pub fn workers(&self) -> Result<Vec<WorkerRow>, StoreError> {
         let t = now();
         let mut stmt = self.conn.prepare(
-            "SELECT w.id, w.name, w.host, w.threads, w.last_seen, w.busy,
+            "SELECT w.id, w.name, w.host, w.threads, w.last_seen, w.busy, w.draining,
                     (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :leased),
                     (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :done),
                     (SELECT COALESCE(SUM(positions), 0) FROM units u WHERE u.worker = w.id AND u.state = :done),
@@ -73,8 +95,8 @@ impl Store {
         )?;
         let rows = stmt
             .query_map(named_params! { ":leased": UnitState::Leased, ":done": UnitState::Done }, |r| {
-                let positions: i64 = r.get(8)?;
-                let seconds: f64 = r.get(9)?;
+                let positions: i64 = r.get(9)?;
+                let seconds: f64 = r.get(10)?;
                 Ok(WorkerRow {
                     id: WorkerId(r.get::<_, i64>(0)? as u64),
                     name: r.get(1)?,
@@ -82,12 +104,52 @@ impl Store {
                     threads: r.get(3)?,
                     last_seen: t - r.get::<_, f64>(4)?,
                     busy: r.get(5)?,
-                    leased: r.get(6)?,
-                    done: r.get::<_, i64>(7)? as u64,
+                    draining: r.get(6)?,
+                    leased: r.get(7)?,
+                    done: r.get::<_, i64>(8)? as u64,
                     rate: if seconds > 0.0 { positions as f64 / seconds } else { 0.0 },
                 })
             })?
             .collect::<Result<_, _>>()?;
         Ok(rows)
+    }
+
+    /// Marks the workers `which` names as draining: they are leased nothing
+    /// more, and told so in their next lease or heartbeat answer. A name
+    /// names every worker with it heard from within [`ONLINE_SECONDS`]; an id
+    /// or name that names none is an error. Returns the ids drained.
+    pub fn drain_workers(&mut self, which: &WorkerSelector) -> Result<Vec<WorkerId>, StoreError> {
+        let tx = self.write()?;
+        let ids: Vec<i64> = match which {
+            WorkerSelector::Id(id) => tx
+                .prepare("SELECT id FROM workers WHERE id = ?1")?
+                .query_map([id.0 as i64], |r| r.get(0))?
+                .collect::<Result<_, _>>()?,
+            WorkerSelector::Name(name) => tx
+                .prepare("SELECT id FROM workers WHERE name = ?1 AND last_seen >= ?2")?
+                .query_map(rusqlite::params![name, now() - ONLINE_SECONDS], |r| r.get(0))?
+                .collect::<Result<_, _>>()?,
+        };
+        if ids.is_empty() {
+            return Err(StoreError::NoSuchWorker(match which {
+                WorkerSelector::Id(id) => format!("no worker {id}"),
+                WorkerSelector::Name(name) => format!("no worker named `{name}` is online"),
+            }));
+        }
+        for &id in &ids {
+            tx.execute("UPDATE workers SET draining = 1 WHERE id = ?1", [id])?;
+        }
+        tx.commit()?;
+        Ok(ids.into_iter().map(|id| WorkerId(id as u64)).collect())
+    }
+
+    /// Whether `worker` is draining (false for a worker the store does not know).
+    pub fn worker_draining(&self, worker: WorkerId) -> Result<bool, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT draining FROM workers WHERE id = ?1")?
+            .query_row([worker.0 as i64], |r| r.get(0))
+            .optional()?
+            .unwrap_or(false))
     }
 }

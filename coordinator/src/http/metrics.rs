@@ -1,0 +1,122 @@
+//! `/metrics`: the coordinator's figures in Prometheus's text format.
+//!
+//! Counters (`_total`) are read from the database where it records them, so
+//! they survive a restart and only grow: units done by goal, positions of
+//! recorded results, conflicting results. Leases that expired are counted
+//! by this process since it started (Prometheus takes the drop at a restart
+//! as a counter reset). Gauges: units and workers by state, and how long the
+//! oldest runnable unit has waited. The histogram is the solver time of the
+//! units done. No label names a unit, a position or a worker.
+
+use std::fmt::Write as _;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+
+use super::{Web, WebError};
+use crate::store::{DURATION_BUCKETS, MetricsSnapshot};
+
+/// The content type of Prometheus's text format.
+const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Serves `/metrics`.
+pub(super) async fn metrics(State(web): State<Web>) -> Result<impl IntoResponse, WebError> {
+    let snapshot = web.shared.read(|s| s.metrics()).await?;
+    let text = render(&snapshot, web.shared.expired_leases());
+    Ok(([(header::CONTENT_TYPE, CONTENT_TYPE)], text))
+}
+
+/// Starts a metric: its help and type lines.
+fn head(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+/// A number as Prometheus writes it.
+fn number(x: f64) -> String {
+    if x.is_finite() { format!("{x}") } else { "NaN".to_string() }
+}
+
+/// The whole page of metrics.
+pub fn render(m: &MetricsSnapshot, expired_leases: u64) -> String {
+    let mut out = String::new();
+    head(&mut out, "golomb_units_completed_total", "counter", "Work units solved, by their job's goal.");
+    for goal in ["solve", "classify", "count"] {
+        let n = m.completed_by_goal.get(goal).copied().unwrap_or(0);
+        let _ = writeln!(out, "golomb_units_completed_total{{goal=\"{goal}\"}} {n}");
+    }
+    head(&mut out, "golomb_positions_total", "counter", "Positions searched by units whose result is recorded.");
+    let _ = writeln!(out, "golomb_positions_total {}", m.positions_recorded);
+    head(
+        &mut out,
+        "golomb_leases_expired_total",
+        "counter",
+        "Leases that ran out without a heartbeat since the coordinator started (their units were requeued or failed).",
+    );
+    let _ = writeln!(out, "golomb_leases_expired_total {expired_leases}");
+    head(
+        &mut out,
+        "golomb_results_conflicting_total",
+        "counter",
+        "Results that disagreed with the one recorded for their unit.",
+    );
+    let _ = writeln!(out, "golomb_results_conflicting_total {}", m.conflicts);
+    head(&mut out, "golomb_units", "gauge", "Work units of every job, by state.");
+    let u = &m.units;
+    for (state, n) in [
+        ("pending", u.pending),
+        ("leased", u.leased),
+        ("done", u.done),
+        ("failed", u.failed),
+        ("cancelled", u.cancelled),
+        ("split", u.split),
+    ] {
+        let _ = writeln!(out, "golomb_units{{state=\"{state}\"}} {n}");
+    }
+    head(&mut out, "golomb_workers", "gauge", "Workers the coordinator knows, by state.");
+    let w = &m.workers;
+    for (state, n) in [("working", w.working), ("idle", w.idle), ("draining", w.draining), ("gone", w.gone)] {
+        let _ = writeln!(out, "golomb_workers{{state=\"{state}\"}} {n}");
+    }
+    head(
+        &mut out,
+        "golomb_oldest_pending_age_seconds",
+        "gauge",
+        "Seconds the oldest pending unit of a runnable job has waited, counted from its job's submission (0: none).",
+    );
+    let _ = writeln!(out, "golomb_oldest_pending_age_seconds {}", number(m.oldest_pending_age));
+    head(&mut out, "golomb_unit_duration_seconds", "histogram", "Solver seconds of the units done.");
+    for (le, n) in DURATION_BUCKETS.iter().zip(&m.duration_buckets) {
+        let _ = writeln!(out, "golomb_unit_duration_seconds_bucket{{le=\"{}\"}} {n}", number(*le));
+    }
+    let _ = writeln!(out, "golomb_unit_duration_seconds_bucket{{le=\"+Inf\"}} {}", m.duration_count);
+    let _ = writeln!(out, "golomb_unit_duration_seconds_sum {}", number(m.duration_sum));
+    let _ = writeln!(out, "golomb_unit_duration_seconds_count {}", m.duration_count);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_is_a_comment_or_a_sample_and_buckets_are_cumulative() {
+        let mut m = MetricsSnapshot::default();
+        m.completed_by_goal.insert("classify".into(), 7);
+        m.duration_buckets = vec![1, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5];
+        m.duration_count = 6;
+        m.duration_sum = 12.5;
+        let text = render(&m, 2);
+        for line in text.lines() {
+            let sample = line.rsplit_once(' ').is_some_and(|(_, v)| v.parse::<f64>().is_ok());
+            assert!(line.starts_with("# ") || sample, "{line}");
+        }
+        assert!(text.contains("golomb_units_completed_total{goal=\"classify\"} 7\n"));
+        assert!(text.contains("golomb_units_completed_total{goal=\"solve\"} 0\n"));
+        assert!(text.contains("golomb_leases_expired_total 2\n"));
+        assert!(text.contains("golomb_unit_duration_seconds_bucket{le=\"0.1\"} 1\n"));
+        assert!(text.contains("golomb_unit_duration_seconds_bucket{le=\"+Inf\"} 6\n"));
+        assert!(text.contains("golomb_unit_duration_seconds_sum 12.5\n"));
+    }
+}

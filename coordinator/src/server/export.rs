@@ -1,0 +1,167 @@
+//! A job's export file (`golomb export`): its spec, every decided node with
+//! its value, winning move and statistics, and, when the root is decided, a
+//! `golomb-proof` of the root's value, so that `golomb verify` can check the
+//! file with no coordinator.
+//!
+//! ```text
+//! { "format": "golomb-export", "version": 1,
+//!   "fields": { "nodes[].line": "...", ... },   // what each field means
+//!   "job": { "id": 3, "board": "8x8", ..., "state": "done", "value": "win", ... },
+//!   "nodes": [ { "line": "...", "depth": 1, "value": "loss", "winning_move": null,
+//!                "replies": 1181, "unit": true, "positions": 123, "seconds": 0.5 }, ... ],
+//!   "proof": { "format": "golomb-proof", ... } | null }
+//! ```
+
+use std::collections::BTreeMap;
+
+use golomb_engine::proof::ProofFile;
+use golomb_engine::solve::Outcome;
+use golomb_proto::JobSpec;
+use serde::{Deserialize, Serialize};
+
+use crate::store::{DecidedNode, JobRow};
+
+/// The format name of every export file.
+pub const FORMAT: &str = "golomb-export";
+/// The version of the format this code writes and reads.
+pub const VERSION: u32 = 1;
+
+/// A whole export file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExportFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`].
+    pub version: u32,
+    /// What every field means, so the file explains itself.
+    pub fields: BTreeMap<String, String>,
+    /// The job: its spec and where it stood when exported.
+    pub job: ExportJob,
+    /// Every decided node of the job's tree, depth first.
+    pub nodes: Vec<ExportNode>,
+    /// A proof of the root's value (absent while the root is undecided, and for tiling counts).
+    pub proof: Option<ProofFile>,
+}
+
+/// The job part of an export.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExportJob {
+    /// Its id on the coordinator that exported it.
+    pub id: u64,
+    /// Rules of the game.
+    pub rules: String,
+    /// Board size.
+    pub board: String,
+    /// Blocked cells, comma-separated.
+    pub blocked: String,
+    /// The piece set.
+    pub pieces: String,
+    /// The root position.
+    pub moves: String,
+    /// `solve`, `classify` or `count`.
+    pub goal: String,
+    /// For counts: `exactly` or `at-most`.
+    pub each: String,
+    /// Plies at which the tree was cut into units.
+    pub split_depth: u32,
+    /// Seconds after which a unit was split (0: never).
+    pub split_after_seconds: f64,
+    /// Its state when exported.
+    pub state: String,
+    /// The root's value for the side to move (`win`, `loss` or `unknown`).
+    pub value: Outcome,
+    /// The root's winning move, when it is a win.
+    pub winning_move: Option<String>,
+    /// Positions searched by all its units.
+    pub positions: u64,
+    /// Seconds from submission to the end (or to the export).
+    pub elapsed_seconds: f64,
+    /// For counts: tilings as found and up to symmetry.
+    pub solutions: Option<(u64, u64)>,
+    /// Results that disagreed with recorded ones.
+    pub conflicts: u64,
+}
+
+/// One decided node.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExportNode {
+    /// Moves from the empty board, `;`-separated.
+    pub line: String,
+    /// Plies below the job's root.
+    pub depth: u32,
+    /// Its value for the side to move there.
+    pub value: Outcome,
+    /// A winning move there, when it is a win.
+    pub winning_move: Option<String>,
+    /// Its number of legal moves.
+    pub replies: u32,
+    /// Whether a worker solved it as a unit (otherwise its children decided it).
+    pub unit: bool,
+    /// Positions searched by the units at or below it.
+    pub positions: u64,
+    /// Solver seconds of the units at or below it.
+    pub seconds: f64,
+}
+
+/// What each field of the file means (written into it).
+fn fields() -> BTreeMap<String, String> {
+    [
+        ("job", "the job's spec (board, blocked, pieces, moves = its root, goal, split) and its state when exported"),
+        ("job.value", "the root's value for the side to move: win, loss, or unknown while undecided"),
+        ("nodes[].line", "a position: moves from the empty board in the job's notation, ';'-separated"),
+        ("nodes[].depth", "plies below the job's root"),
+        ("nodes[].value", "the position's value for the side to move there"),
+        ("nodes[].winning_move", "for a win, a move that leaves the opponent lost"),
+        ("nodes[].unit", "true when a worker solved the position; false when its children decided it"),
+        ("nodes[].positions", "positions the solver examined at or below this node"),
+        ("nodes[].seconds", "solver seconds at or below this node"),
+        ("proof", "a golomb-proof file of the root's value (golomb verify checks it), or null"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// The export of job `row`, from its decided nodes and its proof (if any).
+pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: Option<ProofFile>) -> ExportFile {
+    let wire = spec.to_wire();
+    let count = spec.goal == golomb_engine::split::Goal::Count;
+    ExportFile {
+        format: FORMAT.to_string(),
+        version: VERSION,
+        fields: fields(),
+        job: ExportJob {
+            id: row.id.0,
+            rules: wire.rules,
+            board: wire.board,
+            blocked: wire.blocked,
+            pieces: wire.pieces,
+            moves: wire.moves,
+            goal: wire.goal,
+            each: wire.each,
+            split_depth: wire.split_depth,
+            split_after_seconds: wire.split_after_seconds,
+            state: row.state.name().to_string(),
+            value: row.value,
+            winning_move: row.best.clone(),
+            positions: row.positions,
+            elapsed_seconds: row.elapsed,
+            solutions: count.then_some((row.solutions, row.solutions_up_to_symmetry)),
+            conflicts: row.conflicts,
+        },
+        nodes: nodes
+            .iter()
+            .map(|n| ExportNode {
+                line: n.line.clone(),
+                depth: n.depth,
+                value: n.value,
+                winning_move: n.best.clone(),
+                replies: n.replies,
+                unit: n.unit,
+                positions: n.positions,
+                seconds: n.seconds,
+            })
+            .collect(),
+        proof,
+    }
+}

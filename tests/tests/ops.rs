@@ -1,0 +1,181 @@
+//! What operators do to a running cluster, with real processes: pause and
+//! resume a job (kept across a coordinator restart), priorities, draining a
+//! worker, and exporting results as CSV and as a file `golomb verify` checks.
+
+use std::time::Duration;
+
+use golomb_tests::{Cluster, count, golomb_command, wait_until};
+use serde_json::Value;
+
+const MINUTES: Duration = Duration::from_secs(180);
+
+/// An 8x8 classify job of 821 units: long enough to act on while it runs.
+const LONG_JOB: [&str; 8] =
+    ["--board", "8x8", "--moves", "N:c4,d4,e4,e5,f5;F:a1,a2,b2,c2,b3", "--goal", "classify", "--split-depth", "1"];
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn touched(status: &Value) -> u64 {
+    count(status, "units", "done") + count(status, "units", "leased")
+}
+
+/// A paused job gets no worker, also after the coordinator is killed and
+/// restarted; resumed, it finishes. Ended and unknown jobs are refused.
+#[test]
+fn a_paused_job_stays_paused_across_a_restart() {
+    let mut cluster = Cluster::start(None, 30.0);
+    let job = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-depth", "1"]);
+    let paused = cluster.json(&["pause", &job.to_string()]);
+    assert_eq!(paused["paused"], true);
+    let _worker = cluster.worker("w-pause", 1);
+    wait_until(MINUTES, "the worker online", || (cluster.workers()[0]["online"] == true).then_some(()));
+    std::thread::sleep(Duration::from_secs(2));
+    let status = cluster.status(job);
+    assert_eq!(touched(&status), 0, "a paused job's units are not leased: {status}");
+    let shown = text(&cluster.golomb(&["status", &job.to_string()]).stdout);
+    assert!(shown.contains("paused (`golomb resume`"), "{shown}");
+
+    cluster.restart_coordinator();
+    std::thread::sleep(Duration::from_secs(2));
+    let status = cluster.status(job);
+    assert_eq!(status["paused"], true, "the pause survived the restart: {status}");
+    assert_eq!(touched(&status), 0, "{status}");
+
+    assert_eq!(cluster.json(&["resume", &job.to_string()])["paused"], false);
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done");
+    let refused = cluster.golomb(&["pause", &job.to_string()]);
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("is done: there is nothing to pause"), "{}", text(&refused.stderr));
+    let refused = cluster.golomb(&["resume", "99"]);
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("no job 99"), "{}", text(&refused.stderr));
+}
+
+/// Units of a higher-priority job are all handed out before any of a lower
+/// one, whatever the order of submission; `golomb priority` changes it.
+#[test]
+fn a_higher_priority_job_goes_first() {
+    let cluster = Cluster::start(None, 30.0);
+    let low = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-depth", "1"]);
+    let high = cluster.submit(&["--board", "6x6", "--goal", "classify", "--split-depth", "1", "--priority", "5"]);
+    assert_eq!(cluster.status(high)["priority"], 5);
+    assert_eq!(cluster.status(low)["priority"], 0);
+    let _worker = cluster.worker("w-prio", 1);
+    let mut looked = 0;
+    wait_until(MINUTES, "the high-priority job to end", || {
+        // Low first: if the high job still has units waiting after, it had them when low was read.
+        let l = cluster.status(low);
+        let h = cluster.status(high);
+        if count(&h, "units", "pending") > 0 {
+            // While the high job waits for workers, the low one gets none.
+            assert_eq!(touched(&l), 0, "low {l}\nhigh {h}");
+            looked += 1;
+        }
+        (h["state"] == "done").then_some(())
+    });
+    assert!(looked >= 1, "the queue was seen while the high job had units waiting");
+    let status = cluster.json(&["priority", &low.to_string(), "-3"]);
+    assert_eq!(status["priority"], -3);
+    assert_eq!(cluster.wait_for_end(low, MINUTES)["state"], "done");
+}
+
+/// `golomb drain` by name: the worker finishes its unit, gives back the
+/// queued one at once (no lease left to expire), and exits cleanly; by an
+/// unknown name or id it is refused.
+#[test]
+fn a_drained_worker_finishes_its_unit_and_exits() {
+    let cluster = Cluster::start(None, 30.0);
+    let mut worker = cluster.worker("w-drain", 1);
+    let job = cluster.submit(&LONG_JOB);
+    wait_until(MINUTES, "two units done", || (count(&cluster.status(job), "units", "done") >= 2).then_some(()));
+    let drained = cluster.golomb(&["drain", "w-drain"]);
+    assert!(drained.status.success(), "{}", text(&drained.stderr));
+    assert!(text(&drained.stdout).contains("(w-drain) is draining"), "{}", text(&drained.stdout));
+    let exit = worker.wait_within(MINUTES).expect("the drained worker exits");
+    assert!(exit.success(), "exit {exit:?}: {}", cluster.worker_log("w-drain"));
+    let log = cluster.worker_log("w-drain");
+    assert!(log.contains("asks this worker to drain") && log.contains("drained:"), "{log}");
+    let status = cluster.status(job);
+    assert_eq!(count(&status, "units", "leased"), 0, "every unit reported or given back: {status}");
+    assert_eq!(count(&status, "units", "failed"), 0);
+    let workers = cluster.workers();
+    assert_eq!(workers[0]["state"], "draining", "{workers}");
+    // A new worker takes over; a drain of a name nobody has is refused.
+    let _next = cluster.worker("w-next", 1);
+    let before = count(&status, "units", "done");
+    wait_until(MINUTES, "the next worker to work", || {
+        (count(&cluster.status(job), "units", "done") > before).then_some(())
+    });
+    for (who, said) in [("nobody", "no worker named `nobody` is online"), ("77", "no worker 77")] {
+        let refused = cluster.golomb(&["drain", who]);
+        assert!(!refused.status.success());
+        assert!(text(&refused.stderr).contains(said), "{}", text(&refused.stderr));
+    }
+    // By id: the second worker.
+    let drained = cluster.json(&["drain", "2"]);
+    assert_eq!(drained[0]["name"], "w-next");
+    cluster.golomb(&["cancel", &job.to_string()]);
+}
+
+/// `results --csv` has a row per move; `golomb export` writes a file that
+/// `golomb verify` checks with no coordinator, and a tampered one fails.
+#[test]
+fn results_as_csv_and_an_export_verify() {
+    let cluster = Cluster::start(None, 30.0);
+    let _worker = cluster.worker("w-export", 2);
+    let job = cluster.submit(&["--board", "6x6", "--goal", "classify", "--split-depth", "1"]);
+    assert_eq!(cluster.wait_for_end(job, MINUTES)["state"], "done");
+    let csv = cluster.golomb(&["results", &job.to_string(), "--csv"]);
+    assert!(csv.status.success(), "{}", text(&csv.stderr));
+    let csv = text(&csv.stdout);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("move,value,for_mover,winning_answer,same_as,replies,positions,seconds,job"));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 1024, "one row per opening of 6x6");
+    // Moves hold commas, so they are quoted: `"L:e1,e2,e3,e4,f4",loss,win,...`.
+    let wins =
+        rows.iter().filter(|r| r.split_once("\",").is_some_and(|(_, rest)| rest.starts_with("loss,win,"))).count();
+    assert_eq!(wins, 8, "the 8 winning openings of 6x6");
+    assert!(rows.iter().any(|r| r.starts_with("\"L:e1,e2,e3,e4,f4\",loss,win,")), "{csv}");
+
+    let file = cluster.dir.path().join("job.export.json");
+    let out = cluster.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("with a proof"), "{}", text(&out.stdout));
+    let export: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(export["format"], "golomb-export");
+    assert_eq!(export["job"]["board"], "6x6");
+    assert_eq!(export["job"]["value"], "win");
+    assert!(export["fields"]["nodes[].line"].is_string(), "the file says what its fields mean");
+    let nodes = export["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 134, "the root and its 133 units, all decided");
+    let root = &nodes[0];
+    assert_eq!((root["depth"].as_u64(), root["unit"].as_bool()), (Some(0), Some(false)));
+    let positions: u64 = nodes.iter().filter(|n| n["unit"] == true).map(|n| n["positions"].as_u64().unwrap()).sum();
+    assert_eq!(root["positions"].as_u64(), Some(positions), "a node's statistics are its units'");
+    assert_eq!(export["proof"]["format"], "golomb-proof");
+
+    // Checked with no coordinator at all.
+    let mut cluster = cluster;
+    if let Some(mut coordinator) = cluster.coordinator.take() {
+        coordinator.kill();
+    }
+    let verified = golomb_command().args(["verify", file.to_str().unwrap()]).output().unwrap();
+    assert!(verified.status.success(), "{}", text(&verified.stderr));
+    assert!(text(&verified.stdout).contains("verified: win"), "{}", text(&verified.stdout));
+    let mut tampered = export.clone();
+    tampered["nodes"][1]["winning_move"] = Value::from("X:a1,a2,a3,b2,c2");
+    std::fs::write(&file, serde_json::to_string(&tampered).unwrap()).unwrap();
+    let refused = golomb_command().args(["verify", file.to_str().unwrap()]).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("is not legal"), "{}", text(&refused.stderr));
+    let mut undecided = export;
+    undecided["proof"] = Value::Null;
+    std::fs::write(&file, serde_json::to_string(&undecided).unwrap()).unwrap();
+    let refused = golomb_command().args(["verify", file.to_str().unwrap()]).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("holds no proof"), "{}", text(&refused.stderr));
+}

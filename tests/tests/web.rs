@@ -1,0 +1,254 @@
+//! The web face of a real coordinator (`golomb serve --http`) while a real
+//! worker runs a real job: the pages, the JSON under `/api/...` against the
+//! CLI's `--json`, `/metrics` against `golomb status --json`, and the page
+//! in a real headless Chromium.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+use std::time::Duration;
+
+use golomb_tests::{Cluster, ServeOptions, count, http_get, output_within, wait_until};
+use serde_json::Value;
+
+const MINUTES: Duration = Duration::from_secs(180);
+
+/// An 8x8 classify job of 821 units: long enough to look at while it runs.
+const LONG_JOB: [&str; 8] =
+    ["--board", "8x8", "--moves", "N:c4,d4,e4,e5,f5;F:a1,a2,b2,c2,b3", "--goal", "classify", "--split-depth", "1"];
+
+fn web_cluster(lease_seconds: f64) -> Cluster {
+    let cluster = Cluster::start_with(ServeOptions::new(lease_seconds).args(&["--http", "127.0.0.1:0"]));
+    assert!(cluster.http.is_some(), "serve printed its status page: {}", cluster.coordinator_log());
+    cluster
+}
+
+fn get(cluster: &Cluster, path: &str) -> (u16, String) {
+    http_get(&format!("{}{path}", cluster.http.as_deref().expect("a status page")))
+}
+
+fn get_json(cluster: &Cluster, path: &str) -> Value {
+    let (code, body) = get(cluster, path);
+    assert_eq!(code, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path} is not JSON ({e}): {body}"))
+}
+
+/// Every key path of a JSON value (arrays by their first element).
+fn shape(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let path = format!("{prefix}.{k}");
+                out.insert(path.clone());
+                shape(v, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            if let Some(first) = items.first() {
+                shape(first, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn shape_of(value: &Value) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    shape(value, "", &mut out);
+    out
+}
+
+/// The pages and the API while a job runs: a job row, the root board and the
+/// children's boards, the worker; the API has the CLI's shapes and values.
+#[test]
+fn the_page_and_the_api_show_a_running_job() {
+    let cluster = web_cluster(30.0);
+    let (code, body) = get(&cluster, "/");
+    assert_eq!(code, 200);
+    assert!(body.contains("No jobs yet"), "{body}");
+    let _worker = cluster.worker("w-page", 1);
+    let job = cluster.submit(&LONG_JOB);
+    wait_until(MINUTES, "a child with a winning answer", || {
+        let results = cluster.results(job);
+        results["children"].as_array().unwrap().iter().any(|c| c["winning_move"].is_string()).then_some(())
+    });
+
+    let (code, jobs) = get(&cluster, "/");
+    assert_eq!(code, 200);
+    assert!(jobs.contains(&format!("data-job=\"{job}\"")) && jobs.contains("classify"), "{jobs}");
+    assert!(jobs.contains("N:c4,d4,e4,e5,f5;F:a1,a2,b2,c2,b3"), "{jobs}");
+
+    let (code, page) = get(&cluster, &format!("/jobs/{job}"));
+    assert_eq!(code, 200);
+    let root = page.split("id=\"root-board\"").nth(1).expect("the root board").split("</svg>").next().unwrap();
+    assert_eq!(root.matches("class=\"played\"").count(), 10, "the N and the F, five cells each: {root}");
+    assert_eq!(root.matches("class=\"empty\"").count(), 64, "every cell drawn, the pieces on top");
+    let rows = page.matches("<tr class=\"child\">").count();
+    assert_eq!(rows, 400, "the first 400 of 821 children drawn");
+    assert_eq!(page.matches("class=\"move\"").count(), 5 * rows, "each child's move drawn in blue");
+    assert!(page.contains("class=\"answer\""), "some child drawn with its winning answer");
+
+    let (code, workers) = get(&cluster, "/workers");
+    assert_eq!(code, 200);
+    assert!(workers.contains("w-page") && workers.contains("data-state=\"working\""), "{workers}");
+
+    // The API is the CLI's JSON.
+    let api = get_json(&cluster, &format!("/api/jobs/{job}"));
+    let cli = cluster.status(job);
+    assert_eq!(shape_of(&api), shape_of(&cli));
+    assert_eq!((&api["job"], &api["spec"], &api["state"]), (&cli["job"], &cli["spec"], &cli["state"]));
+    let api = get_json(&cluster, &format!("/api/jobs/{job}/results"));
+    let cli = cluster.results(job);
+    assert_eq!(shape_of(&api), shape_of(&cli));
+    assert_eq!(api["children"].as_array().map(Vec::len), Some(821));
+    let moves = |v: &Value| v["children"].as_array().unwrap().iter().map(|c| c["move"].clone()).collect::<Vec<_>>();
+    assert_eq!(moves(&api), moves(&cli));
+    let api = get_json(&cluster, "/api/jobs");
+    assert_eq!(shape_of(&api), shape_of(&cluster.json(&["status"])));
+    let api = get_json(&cluster, "/api/workers");
+    let cli = cluster.workers();
+    assert_eq!(shape_of(&api), shape_of(&cli));
+    assert_eq!(api[0]["name"], "w-page");
+    assert_eq!(api[0]["name"], cli[0]["name"]);
+
+    // Unknown jobs and paths.
+    assert_eq!(get(&cluster, "/jobs/999").0, 404);
+    assert_eq!(get(&cluster, "/api/jobs/999").0, 404);
+    assert_eq!(get(&cluster, "/jobs/x").0, 400);
+    assert_eq!(get(&cluster, "/nothing").0, 404);
+    cluster.golomb(&["cancel", &job.to_string()]);
+}
+
+/// One sample of the metrics text (`name{labels}` exactly as written).
+fn sample(metrics: &str, name: &str) -> f64 {
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+        .unwrap_or_else(|| panic!("{name} missing in\n{metrics}"))
+        .parse()
+        .unwrap()
+}
+
+/// Sums a unit count over every job of `golomb status --json`.
+fn units(jobs: &Value, state: &str) -> f64 {
+    jobs.as_array().unwrap().iter().map(|j| count(j, "units", state)).sum::<u64>() as f64
+}
+
+/// `/metrics` against `golomb status --json`: frozen mid-job (the worker
+/// stopped with SIGSTOP, so nothing moves between the two reads), and again
+/// when the job is done; then an expired lease is counted.
+#[test]
+fn metrics_agree_with_status() {
+    let cluster = web_cluster(4.0);
+    let mut worker = cluster.worker("w-metrics", 1);
+    let job = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-depth", "1"]);
+    wait_until(MINUTES, "some units done", || (count(&cluster.status(job), "units", "done") >= 20).then_some(()));
+    worker.pause();
+    std::thread::sleep(Duration::from_millis(300));
+    let jobs = cluster.json(&["status"]);
+    let (code, metrics) = get(&cluster, "/metrics");
+    assert_eq!(code, 200);
+    for state in ["pending", "leased", "done", "failed", "cancelled", "split"] {
+        assert_eq!(sample(&metrics, &format!("golomb_units{{state=\"{state}\"}}")), units(&jobs, state), "{state}");
+    }
+    let done = units(&jobs, "done");
+    assert!(done >= 20.0 && units(&jobs, "leased") >= 1.0, "{jobs}");
+    assert_eq!(sample(&metrics, "golomb_units_completed_total{goal=\"classify\"}"), done);
+    assert_eq!(sample(&metrics, "golomb_units_completed_total{goal=\"solve\"}"), 0.0);
+    assert_eq!(sample(&metrics, "golomb_unit_duration_seconds_count"), done);
+    assert_eq!(sample(&metrics, "golomb_unit_duration_seconds_bucket{le=\"+Inf\"}"), done);
+    let positions = jobs[0]["positions"].as_f64().unwrap();
+    let recorded = sample(&metrics, "golomb_positions_total");
+    assert!(recorded > 0.0 && recorded <= positions, "recorded {recorded}, status {positions}");
+    assert_eq!(sample(&metrics, "golomb_workers{state=\"working\"}"), 1.0);
+    assert_eq!(sample(&metrics, "golomb_workers{state=\"idle\"}"), 0.0);
+    let age = sample(&metrics, "golomb_oldest_pending_age_seconds");
+    let elapsed = jobs[0]["elapsed_seconds"].as_f64().unwrap();
+    assert!(age > 0.0 && age <= elapsed + 1.0, "age {age}, elapsed {elapsed}");
+    assert_eq!(sample(&metrics, "golomb_results_conflicting_total"), 0.0);
+    assert_eq!(sample(&metrics, "golomb_leases_expired_total"), 0.0);
+
+    worker.resume();
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done");
+    let (_, metrics) = get(&cluster, "/metrics");
+    let done = count(&status, "units", "done") as f64;
+    assert_eq!(sample(&metrics, "golomb_units_completed_total{goal=\"classify\"}"), done);
+    assert_eq!(sample(&metrics, "golomb_positions_total"), status["positions"].as_f64().unwrap());
+    assert_eq!(sample(&metrics, "golomb_units{state=\"pending\"}"), 0.0);
+    assert_eq!(sample(&metrics, "golomb_oldest_pending_age_seconds"), 0.0);
+    assert_eq!(sample(&metrics, "golomb_unit_duration_seconds_count"), done);
+    assert_eq!(sample(&metrics, "golomb_workers{state=\"idle\"}"), 1.0);
+
+    // A worker killed holding leases: they expire (4 s leases) and are counted.
+    let next = cluster.submit(&LONG_JOB);
+    wait_until(MINUTES, "units leased", || (count(&cluster.status(next), "units", "leased") >= 1).then_some(()));
+    worker.kill();
+    wait_until(MINUTES, "an expired lease counted", || {
+        let (_, metrics) = get(&cluster, "/metrics");
+        (sample(&metrics, "golomb_leases_expired_total") >= 1.0).then_some(())
+    });
+    cluster.golomb(&["cancel", &next.to_string()]);
+}
+
+/// The page in a real browser: headless Chromium (installed by
+/// `tests/browser/ensure-chromium.sh` when missing) renders the job page and
+/// the workers page while the job runs; the rendered DOM has the job row, the
+/// board pictures and the worker, and a screenshot is saved in
+/// `target/tmp/golomb-status-page.png`. Set `GOLOMB_SKIP_BROWSER=1` on a
+/// machine that cannot install Chromium.
+#[test]
+fn the_page_renders_in_a_real_browser() {
+    if std::env::var_os("GOLOMB_SKIP_BROWSER").is_some() {
+        eprintln!("GOLOMB_SKIP_BROWSER is set: the browser test is skipped");
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/browser/ensure-chromium.sh");
+    let found = output_within(Command::new("sh").arg(script), Duration::from_secs(900)).expect("the install ends");
+    assert!(
+        found.status.success(),
+        "no Chromium and it could not be installed (set GOLOMB_SKIP_BROWSER=1 to skip): {}",
+        String::from_utf8_lossy(&found.stderr)
+    );
+    let chromium = String::from_utf8_lossy(&found.stdout).trim().to_string();
+
+    let cluster = web_cluster(30.0);
+    let _worker = cluster.worker("w-browser", 1);
+    let job = cluster.submit(&LONG_JOB);
+    wait_until(MINUTES, "a few units done", || (count(&cluster.status(job), "units", "done") >= 3).then_some(()));
+    let base = cluster.http.clone().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let browse = |extra: &[String], path: &str| {
+        let mut command = Command::new(&chromium);
+        command
+            .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,1000"])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(format!("{base}{path}"));
+        let out = output_within(&mut command, Duration::from_secs(120)).expect("chromium ends");
+        assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+
+    let dom = browse(&["--dump-dom".into()], "/");
+    assert!(dom.contains(&format!("<tr class=\"job\" data-job=\"{job}\">")), "the job row: {dom}");
+    assert!(dom.contains("running"), "{dom}");
+    // The script ran in the browser: it set the refresh box from local storage.
+    assert!(dom.contains("id=\"refresh\""), "{dom}");
+
+    let dom = browse(&["--dump-dom".into()], &format!("/jobs/{job}"));
+    let boards = dom.matches("<svg class=\"board\"").count();
+    assert!(boards > 100, "the root board and a board per child, found {boards}");
+    assert!(dom.contains("aria-label=\"board 8x8\""), "{dom}");
+    assert!(dom.contains("<tr class=\"child\">"), "a results row");
+
+    let dom = browse(&["--dump-dom".into()], "/workers");
+    assert!(dom.contains("w-browser") && dom.contains("working"), "{dom}");
+
+    let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("golomb-status-page.png");
+    let _ = std::fs::remove_file(&shot);
+    browse(&[format!("--screenshot={}", shot.display())], &format!("/jobs/{job}"));
+    let png = std::fs::read(&shot).expect("chromium wrote the screenshot");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a real picture, {} bytes", png.len());
+    eprintln!("screenshot of the job page: {}", shot.display());
+    cluster.golomb(&["cancel", &job.to_string()]);
+}
