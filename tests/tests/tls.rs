@@ -114,11 +114,8 @@ fn a_worker_over_tls_finishes_a_job_and_plaintext_is_refused() {
         output_within(golomb_command().args(["status", "--coordinator", &plain, "--token-file"]).arg(&token), MINUTES)
             .unwrap();
     assert!(!out.status.success(), "a plaintext client got an answer: {}", text(&out.stdout));
-    assert!(
-        out.stdout.is_empty() && text(&out.stderr).contains("give its address as https://"),
-        "{}",
-        text(&out.stderr)
-    );
+    // Closed during the HTTP/2 handshake or under the first call, depending on timing: either way the error says why.
+    assert!(out.stdout.is_empty() && text(&out.stderr).contains("https://"), "{}", text(&out.stderr));
     // TLS without the private CA: the system's authorities do not know it.
     let out = output_within(
         golomb_command()

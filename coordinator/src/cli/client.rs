@@ -41,8 +41,9 @@ pub fn refused(status: tonic::Status) -> anyhow::Error {
         && (status.message().contains("transport") || status.message().contains("connection"));
     if broken {
         return anyhow::anyhow!(
-            "lost the connection to the coordinator during the call ({}): it may have stopped; \
-             check it with `golomb status` (a submit may or may not have been stored)",
+            "lost the connection to the coordinator during the call ({}): it may have stopped, or it serves \
+             TLS and was called on http:// (use https://); check it with `golomb status` (a submit may or may not \
+             have been stored)",
             status.message()
         );
     }

@@ -79,9 +79,20 @@ pub fn svg(spec: &GameSpec, line: &str, marks: &[(&str, Mark)], cell: u32, label
             r##"<rect class="{class}" x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#94a3b8" stroke-width="0.5"/>"##
         );
     };
-    for c in 0..board.cells() {
-        let fill = if board.is_blocked(c) { "#334155" } else { "#ffffff" };
-        rect(&mut out, c, fill, if board.is_blocked(c) { "blocked" } else { "empty" });
+    if labels {
+        for c in 0..board.cells() {
+            let fill = if board.is_blocked(c) { "#334155" } else { "#ffffff" };
+            rect(&mut out, c, fill, if board.is_blocked(c) { "blocked" } else { "empty" });
+        }
+    } else {
+        // Small boards (hundreds on a page): one background instead of a rectangle per empty cell.
+        let _ = write!(
+            out,
+            r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff" stroke="#94a3b8" stroke-width="0.5"/>"##
+        );
+        for &c in board.blocked() {
+            rect(&mut out, c, "#334155", "blocked");
+        }
     }
     let played = line.split(';').map(str::trim).filter(|m| !m.is_empty());
     for mv in played {
