@@ -10,6 +10,7 @@ use tonic::{Request, Response, Status};
 use super::proof::{self, ProofExportError};
 use super::status::invalid_spec;
 use super::{Shared, export, plan, views};
+use crate::store::ResultsPage;
 use crate::store::WorkerSelector;
 
 /// The `Jobs` service over the shared store.
@@ -62,15 +63,9 @@ impl pb::jobs_server::Jobs for JobsService {
     async fn results(&self, request: Request<pb::ResultsRequest>) -> Result<Response<pb::JobResults>, Status> {
         let request = request.into_inner();
         let job = JobId(request.job_id);
-        let (row, children) = self.0.read(move |s| s.results(job)).await?;
-        // Filter and page before naming results by symmetry: that is the costly part.
-        let children: Vec<_> = children
-            .into_iter()
-            .filter(|c| !request.winning || c.value == golomb_engine::solve::Outcome::Loss)
-            .collect();
-        let matching = children.len() as u64;
-        let limit = if request.limit == 0 { usize::MAX } else { request.limit as usize };
-        let children: Vec<_> = children.into_iter().skip(request.offset as usize).take(limit).collect();
+        let page = ResultsPage { winning: request.winning, offset: request.offset, limit: request.limit };
+        // The coordinator pages before naming results by symmetry: that and the sums are the costly part.
+        let (row, children, matching) = self.0.read(move |s| s.results_page(job, &page)).await?;
         let spec = row.spec.clone();
         let children = tokio::task::spawn_blocking(move || plan::child_results(&spec, &children))
             .await

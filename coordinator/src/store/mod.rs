@@ -56,7 +56,7 @@ pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;
 pub use schema::SCHEMA_VERSION;
 pub use state::{JobState, NodeId, UnitState};
-pub use tree::{ChildRow, JobTree, TreeNode};
+pub use tree::{ChildRow, JobTree, ResultsPage, TreeNode};
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported, SplitTarget};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 

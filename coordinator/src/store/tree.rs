@@ -242,6 +242,30 @@ pub struct ChildRow {
     pub seconds: f64,
 }
 
+/// Which children of a job's root a results call asks for.
+#[derive(Clone, Debug, Default)]
+pub struct ResultsPage {
+    /// Only the moves that win for the player who makes them.
+    pub winning: bool,
+    /// Children to skip first.
+    pub offset: u64,
+    /// At most this many (0: all).
+    pub limit: u32,
+}
+
+/// The least byte string greater than every string that starts with
+/// `prefix` (`None` if there is none: all bytes 0xff).
+fn rank_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut next = prefix.to_vec();
+    while let Some(last) = next.pop() {
+        if last < 0xff {
+            next.push(last + 1);
+            return Some(next);
+        }
+    }
+    None
+}
+
 /// A decided node of a job's tree, as the proof builder reads it.
 #[derive(Clone, Debug)]
 pub struct TreeNode {
@@ -269,51 +293,66 @@ pub struct JobTree {
 impl Store {
     /// A job and the children of its root, in the root's move order, each
     /// with the positions and seconds of the units below it.
-    ///
-    /// Units below a node are those whose rank starts with the node's rank;
-    /// with the units sorted by rank they form one contiguous run, found by
-    /// binary search, so the cost is one pass over the units plus a search
-    /// per child (not children times units).
     pub fn results(&self, job: JobId) -> Result<(jobs::JobRow, Vec<ChildRow>), StoreError> {
+        let (row, children, _) = self.results_page(job, &ResultsPage::default())?;
+        Ok((row, children))
+    }
+
+    /// Part of a job's results: the children of its root that `page` asks
+    /// for, and how many pass its filter.
+    ///
+    /// Units below a node are those whose rank starts with the node's rank:
+    /// an index range, summed for each child shown. So the cost follows the
+    /// children shown and the units under them, not the whole job (a job the
+    /// manager expanded has millions of units).
+    pub fn results_page(
+        &self,
+        job: JobId,
+        page: &ResultsPage,
+    ) -> Result<(jobs::JobRow, Vec<ChildRow>, u64), StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         let row = jobs::job_row(&tx, job)?;
-        let units: Vec<(Vec<u8>, i64, f64)> = tx
-            .prepare("SELECT rank, positions + progress, seconds FROM units WHERE job = ?1 ORDER BY rank")?
-            .query_map([job.0 as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<Result<_, _>>()?;
-        // Running sums, so a run's totals are a difference.
-        let mut sums = Vec::with_capacity(units.len() + 1);
-        sums.push((0i64, 0f64));
-        for (_, positions, seconds) in &units {
-            let (p, s) = sums[sums.len() - 1];
-            sums.push((p + positions, s + seconds));
-        }
         let mut stmt = tx.prepare(
             "SELECT e.move, n.line, n.value, n.best, n.replies, n.rank, e.ord
              FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
              WHERE j.id = ?1 ORDER BY e.ord",
         )?;
-        let children = stmt
+        let all = stmt
             .query_map([job.0 as i64], |r| {
-                let rank: Vec<u8> = r.get(5)?;
-                let index = r.get::<_, i64>(6)? as u64;
-                let start = units.partition_point(|(u, _, _)| u.as_slice() < rank.as_slice());
-                let end = start + units[start..].partition_point(|(u, _, _)| u.starts_with(&rank));
-                Ok(ChildRow {
-                    index,
+                let child = ChildRow {
+                    index: r.get::<_, i64>(6)? as u64,
                     mv: r.get(0)?,
                     node_line: r.get(1)?,
                     value: r.get::<_, Value>(2)?.0,
                     best: r.get(3)?,
                     replies: r.get(4)?,
-                    positions: (sums[end].0 - sums[start].0) as u64,
-                    seconds: sums[end].1 - sums[start].1,
-                })
+                    positions: 0,
+                    seconds: 0.0,
+                };
+                Ok((child, r.get::<_, Vec<u8>>(5)?))
             })?
             .collect::<Result<Vec<_>, _>>()?;
         drop(stmt);
+        let matching: Vec<(ChildRow, Vec<u8>)> =
+            all.into_iter().filter(|(c, _)| !page.winning || c.value == Outcome::Loss).collect();
+        let total = matching.len() as u64;
+        let limit = if page.limit == 0 { usize::MAX } else { page.limit as usize };
+        let mut sums = tx.prepare_cached(
+            "SELECT COALESCE(SUM(positions + progress), 0), COALESCE(SUM(seconds), 0) FROM units
+             WHERE job = :job AND rank >= :low AND (:high IS NULL OR rank < :high)",
+        )?;
+        let mut children = Vec::new();
+        for (mut child, rank) in matching.into_iter().skip(page.offset as usize).take(limit) {
+            let (positions, seconds): (i64, f64) = sums.query_row(
+                named_params! { ":job": job.0 as i64, ":low": rank, ":high": rank_successor(&rank) },
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            (child.positions, child.seconds) = (positions as u64, seconds);
+            children.push(child);
+        }
+        drop(sums);
         tx.commit()?;
-        Ok((row, children))
+        Ok((row, children, total))
     }
 
     /// A job's spec, root node and whole tree.
