@@ -407,20 +407,34 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         .optional()?
         .ok_or(StoreError::NoJob(id))?;
     let spec = columns.spec.map_err(|error| StoreError::StoredSpec { job: id, error })?;
+    // Counted state by state through the (state, job) index: a job the
+    // manager expanded has millions of waiting units, and a pass over its
+    // rows took seconds.
     let mut units = UnitCounts::default();
-    let mut stmt = tx.prepare_cached("SELECT state, COUNT(*) FROM units WHERE job = ?1 GROUP BY state")?;
-    for row in stmt.query_map([job], |r| Ok((r.get::<_, UnitState>(0)?, r.get::<_, i64>(1)? as u64)))? {
-        let (state, count) = row?;
-        units.add(state, count);
+    let mut count = tx.prepare_cached("SELECT COUNT(*) FROM units WHERE state = ?1 AND job = ?2")?;
+    for state in [
+        UnitState::Pending,
+        UnitState::Leased,
+        UnitState::Done,
+        UnitState::Failed,
+        UnitState::Cancelled,
+        UnitState::Split,
+    ] {
+        units.add(state, count.query_row(rusqlite::params![state, job], |r| r.get::<_, i64>(0))? as u64);
     }
+    drop(count);
     let (positions, workers, solutions, fixed): (i64, i64, i64, i64) = tx.query_row(
         // Workers: the online ones holding its units; a crashed worker's lease outlives it.
+        // Waiting units have searched nothing that still counts: they are left out (by the index).
         "SELECT COALESCE(SUM(u.positions + u.progress), 0),
                 COUNT(DISTINCT CASE WHEN u.state = :leased AND w.last_seen >= :online THEN u.worker END),
                 COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0)
-         FROM units u LEFT JOIN workers w ON w.id = u.worker WHERE u.job = :job",
+         FROM units u LEFT JOIN workers w ON w.id = u.worker
+         WHERE u.state IN (:leased, :done, :failed, :cancelled, :split) AND u.job = :job",
         named_params! {
             ":job": job, ":leased": UnitState::Leased, ":online": now() - super::ONLINE_SECONDS,
+            ":done": UnitState::Done, ":failed": UnitState::Failed, ":cancelled": UnitState::Cancelled,
+            ":split": UnitState::Split,
         },
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
     )?;

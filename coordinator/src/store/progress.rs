@@ -72,7 +72,8 @@ pub(super) fn latest(conn: &Connection, job: i64) -> Result<Option<ProgressRow>,
 /// Writes one sample of a job whose tree is `stats`.
 fn write_sample(conn: &Connection, job: i64, stats: &PnStats) -> Result<(), StoreError> {
     let (positions, decided): (i64, i64) = conn.query_row(
-        "SELECT (SELECT COALESCE(SUM(positions + progress), 0) FROM units WHERE job = :job),
+        "SELECT (SELECT COALESCE(SUM(positions + progress), 0) FROM units
+                 WHERE state IN ('leased', 'done', 'failed', 'cancelled', 'split') AND job = :job),
                 (SELECT COUNT(n.value) FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
                  WHERE j.id = :job)",
         named_params! { ":job": job },
