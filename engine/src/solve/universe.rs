@@ -17,6 +17,7 @@ pub struct Universe<B, const W: usize> {
     masks: Vec<B>,
     pieces: Vec<u8>,
     conflict: Vec<MoveSet<W>>,
+    stamp: u64,
     /// Scratch for building: the moves of each piece (empty between builds).
     by_piece: Vec<MoveSet<W>>,
     /// Scratch for building: the moves covering each cell (empty between builds).
@@ -37,14 +38,17 @@ impl<B: Bits, const W: usize> Universe<B, W> {
             masks: Vec::with_capacity(cap),
             pieces: Vec::with_capacity(cap),
             conflict: Vec::with_capacity(cap),
+            stamp: 0,
             by_piece: vec![MoveSet::EMPTY; 64],
             by_cell: vec![MoveSet::EMPTY; B::CAPACITY],
         }
     }
 
     /// Numbers `moves` (`(piece, mask)`, at most [`MoveSet::CAPACITY`]) in
-    /// order and computes their conflict rows.
-    pub fn build(&mut self, moves: impl Iterator<Item = (u8, B)>) {
+    /// order and computes their conflict rows; `stamp` names this numbering
+    /// (the searcher gives each build its own).
+    pub fn build(&mut self, moves: impl Iterator<Item = (u8, B)>, stamp: u64) {
+        self.stamp = stamp;
         self.masks.clear();
         self.pieces.clear();
         self.conflict.clear();
@@ -73,6 +77,12 @@ impl<B: Bits, const W: usize> Universe<B, W> {
                 self.by_piece[piece] = MoveSet::EMPTY;
             }
         }
+    }
+
+    /// The stamp of the numbering: local move numbers are only meaningful under it.
+    #[inline]
+    pub fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// Number of moves.
@@ -138,7 +148,7 @@ mod tests {
         child.fill_child(&root, piece, mask);
         let mut u = Universe::<Bitboard, 4>::new();
         for _ in 0..2 {
-            u.build(child.moves());
+            u.build(child.moves(), 1);
             assert_eq!(u.len(), child.len());
             let moves: Vec<(u8, Bitboard)> = child.moves().collect();
             for (i, &(pi, mi)) in moves.iter().enumerate() {

@@ -41,6 +41,11 @@ pub struct LocalBuffers<B> {
     keys: Vec<Vec<OrderKey>>,
     /// The last move that won at each ply (the killer heuristic), if any.
     killers: Vec<[Option<(u8, B)>; 2]>,
+    /// The last move that won at each ply, as `(universe stamp, local number)`:
+    /// a sibling's refutation is tried before the scan.
+    refuters: Vec<(u64, usize)>,
+    /// The stamp of the last universe built.
+    stamp: u64,
     narrow: Vec<Universe<B, 1>>,
     middle: Vec<Universe<B, 2>>,
     wide: Vec<Universe<B, 4>>,
@@ -53,6 +58,8 @@ impl<B: Bits> LocalBuffers<B> {
         LocalBuffers {
             keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
             killers: vec![[None; 2]; plies],
+            refuters: vec![(0, 0); plies],
+            stamp: 0,
             narrow: Vec::new(),
             middle: Vec::new(),
             wide: Vec::new(),
@@ -124,7 +131,8 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         LocalBuffers<B>: Pool<B, W>,
     {
         let mut universe = Pool::<B, W>::pool(&mut self.local).pop().unwrap_or_default();
-        universe.build(self.lists[ply].moves());
+        self.local.stamp += 1;
+        universe.build(self.lists[ply].moves(), self.local.stamp);
         let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
         Pool::<B, W>::pool(&mut self.local).push(universe);
         outcome
@@ -141,7 +149,8 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         LocalBuffers<B>: Pool<B, V>,
     {
         let mut universe = Pool::<B, V>::pool(&mut self.local).pop().unwrap_or_default();
-        universe.build(parent.placements(set));
+        self.local.stamp += 1;
+        universe.build(parent.placements(set), self.local.stamp);
         let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
         Pool::<B, V>::pool(&mut self.local).push(universe);
         outcome
@@ -163,7 +172,16 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let mut classes = 0;
         let mut decided = None;
         let killer = self.local.killers[ply];
-        for m in set.iter() {
+        // The move that last won at this ply, in a sibling of this node, often wins here too.
+        let (stamp, refuter) = self.local.refuters[ply];
+        if stamp == universe.stamp() && set.contains(refuter) {
+            let child = set.difference(universe.conflict(refuter));
+            let replies = child.len() as usize;
+            if replies == 0 || (2..=SMALL_MAX).contains(&replies) && !small_wins(universe, child, replies) {
+                decided = Some(refuter);
+            }
+        }
+        for m in set.iter().take(if decided.is_some() { 0 } else { usize::MAX }) {
             let child = set.difference(universe.conflict(m));
             let replies = child.len() as usize;
             if cliques {
@@ -196,6 +214,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             keys.clear();
         }
         if let Some(m) = decided {
+            self.local.refuters[ply] = (universe.stamp(), m);
             self.local.keys[ply] = keys;
             self.stats.positions += 1;
             self.unflushed += 1;
@@ -255,6 +274,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
                     self.local.note_killer(ply, universe.placement(m));
+                    self.local.refuters[ply] = (universe.stamp(), m);
                     outcome = Outcome::Win;
                     break;
                 }
