@@ -109,6 +109,12 @@ impl<B: Bits, const W: usize> Universe<B, W> {
         (self.pieces[m], self.masks[m])
     }
 
+    /// The cells of move `m`.
+    #[inline]
+    pub fn mask(&self, m: usize) -> B {
+        self.masks[m]
+    }
+
     /// The moves of `set` as `(piece, mask)`, in local order.
     pub fn placements(&self, set: MoveSet<W>) -> impl Iterator<Item = (u8, B)> + '_ {
         set.iter().map(|m| self.placement(m))

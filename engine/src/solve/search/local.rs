@@ -39,8 +39,9 @@ type OrderKey = u32;
 #[derive(Debug)]
 pub struct LocalBuffers<B> {
     keys: Vec<Vec<OrderKey>>,
-    /// The last move that won at each ply (the killer heuristic), if any.
-    killers: Vec<[Option<(u8, B)>; 2]>,
+    /// The masks of the last moves that won at each ply (the killer
+    /// heuristic; a mask names its piece), empty if none.
+    killers: Vec<[B; 2]>,
     /// The last move that won at each ply, as `(universe stamp, local number)`:
     /// a sibling's refutation is tried before the scan.
     refuters: Vec<(u64, usize)>,
@@ -57,7 +58,7 @@ impl<B: Bits> LocalBuffers<B> {
     pub fn new(plies: usize) -> Self {
         LocalBuffers {
             keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
-            killers: vec![[None; 2]; plies],
+            killers: vec![[B::EMPTY; 2]; plies],
             refuters: vec![(0, 0); plies],
             stamp: 0,
             narrow: Vec::new(),
@@ -71,15 +72,15 @@ impl<B: Bits> LocalBuffers<B> {
 impl<B: Bits> LocalBuffers<B> {
     /// The rank (0 or 1) of `placement` among the killers of `ply`, if it is one.
     pub fn killer_rank(&self, ply: usize, placement: (u8, B)) -> Option<usize> {
-        self.killers[ply].iter().position(|&k| k == Some(placement))
+        self.killers[ply].iter().position(|&k| k == placement.1)
     }
 
     /// Notes that `placement` won at `ply`.
     pub fn note_killer(&mut self, ply: usize, placement: (u8, B)) {
         let killers = &mut self.killers[ply];
-        if killers[0] != Some(placement) {
+        if killers[0] != placement.1 {
             killers[1] = killers[0];
-            killers[0] = Some(placement);
+            killers[0] = placement.1;
         }
     }
 }
@@ -181,7 +182,8 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 decided = Some(refuter);
             }
         }
-        for m in set.iter().take(if decided.is_some() { 0 } else { usize::MAX }) {
+        let scanned = if decided.is_some() { MoveSet::EMPTY } else { set };
+        for m in scanned.iter() {
             let child = set.difference(universe.conflict(m));
             let replies = child.len() as usize;
             if cliques {
@@ -197,8 +199,8 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 2..=SMALL_MAX => !small_wins(universe, child, replies),
                 _ => {
                     // The move that last won at this ply goes first.
-                    let placement = Some(universe.placement(m));
-                    let rank = killer.iter().position(|&k| k == placement).unwrap_or(replies) as OrderKey;
+                    let mask = universe.mask(m);
+                    let rank = killer.iter().position(|&k| k == mask).unwrap_or(replies) as OrderKey;
                     keys.push(rank << 16 | m as OrderKey);
                     false
                 }
