@@ -72,10 +72,9 @@ impl<B: Bits, const W: usize> Universe<B, W> {
         for cell in reach.cells() {
             self.by_cell[cell] = MoveSet::EMPTY;
         }
-        for piece in 0..64 {
-            if used >> piece & 1 == 1 {
-                self.by_piece[piece] = MoveSet::EMPTY;
-            }
+        while used != 0 {
+            self.by_piece[used.trailing_zeros() as usize] = MoveSet::EMPTY;
+            used &= used - 1;
         }
     }
 
