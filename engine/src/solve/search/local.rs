@@ -139,11 +139,13 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         outcome
     }
 
-    /// Renumbers the moves `set` of `parent` on a `V`-word set and searches them.
+    /// Renumbers the moves `set` of `parent` on a `V`-word set and searches
+    /// the children in `keys` (the parent's scan of them, renumbered here).
     fn renumber<const W: usize, const V: usize>(
         &mut self,
         parent: &Universe<B, W>,
         set: MoveSet<W>,
+        mut keys: Vec<OrderKey>,
         ply: usize,
     ) -> Outcome
     where
@@ -152,7 +154,12 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let mut universe = Pool::<B, V>::pool(&mut self.local).pop().unwrap_or_default();
         self.local.stamp += 1;
         universe.build(parent.placements(set), self.local.stamp);
-        let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
+        // The new numbers follow the old order: a move's number is the count of moves below it.
+        for key in &mut keys {
+            let m = (*key & 0xffff) as usize;
+            *key = *key & !0xffff | set.rank(m) as OrderKey;
+        }
+        let outcome = self.search_children(&universe, MoveSet::first_n(universe.len()), keys, ply);
         Pool::<B, V>::pool(&mut self.local).push(universe);
         outcome
     }
@@ -236,17 +243,30 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         // A node that has to search its children moves to the narrowest set
         // that holds its moves (nodes decided by the scan never pay for it).
         if W > 1 && n <= MoveSet::<1>::CAPACITY {
-            self.local.keys[ply] = keys;
-            return self.renumber::<W, 1>(universe, set, ply);
+            return self.renumber::<W, 1>(universe, set, keys, ply);
         }
         if W > 2 && n <= MoveSet::<2>::CAPACITY {
-            self.local.keys[ply] = keys;
-            return self.renumber::<W, 2>(universe, set, ply);
+            return self.renumber::<W, 2>(universe, set, keys, ply);
         }
         if W > 4 && n <= MoveSet::<4>::CAPACITY {
-            self.local.keys[ply] = keys;
-            return self.renumber::<W, 4>(universe, set, ply);
+            return self.renumber::<W, 4>(universe, set, keys, ply);
         }
+        self.search_children(universe, set, keys, ply)
+    }
+
+    /// Searches the children of the node whose moves are `set` in
+    /// `universe`, in the order of `keys` (its scan's sort keys, not empty).
+    fn search_children<const W: usize>(
+        &mut self,
+        universe: &Universe<B, W>,
+        set: MoveSet<W>,
+        mut keys: Vec<OrderKey>,
+        ply: usize,
+    ) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, W>,
+    {
+        let n = set.len() as usize;
         // The top node always searches, so that it knows its winning move.
         let key = (ply > 0 && n >= self.ctx.tt_min_moves.max(LOCAL_TT_MIN)).then(|| {
             let (reach, pieces) = universe.key(set);
