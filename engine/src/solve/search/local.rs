@@ -32,6 +32,9 @@ pub const LOCAL_MAX: usize = 512;
 
 const LOCAL_TT_MIN: usize = 12;
 
+/// A searched node picks its first moves by selection, then sorts the rest.
+const SELECTED: usize = 2;
+
 /// A sort key: the number of replies a move leaves (high half) and its local number (low half).
 type OrderKey = u32;
 
@@ -284,9 +287,15 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let mut outcome = Outcome::Loss;
         let mut tries = 0;
         for i in 0..keys.len() {
-            // Selection, not a sort: most nodes that win do so with their first moves.
-            let (best, _) = keys[i..].iter().enumerate().min_by_key(|&(_, k)| k).unwrap_or((0, &0));
-            keys.swap(i, i + best);
+            // Selection for the first moves (most nodes that win do so with
+            // them), then one sort for the rest (keys are distinct: no need
+            // for a stable sort).
+            if i < SELECTED {
+                let (best, _) = keys[i..].iter().enumerate().min_by_key(|&(_, k)| k).unwrap_or((0, &0));
+                keys.swap(i, i + best);
+            } else if i == SELECTED {
+                keys[i..].sort_unstable();
+            }
             let m = (keys[i] & 0xffff) as usize;
             let child = set.difference(universe.conflict(m));
             self.stats.positions += 1;
