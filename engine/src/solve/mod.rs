@@ -316,9 +316,11 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
 
     /// Whether a node `ply` plies below the root sorts its moves by reply count.
     ///
-    /// Counting the replies of every move costs the square of the node's
-    /// moves: past [`MAX_SORTED_MOVES`] (the 15x15 hexomino game has 34,676
-    /// at the root, 1.2 billion counts a node) the node keeps piece order.
+    /// Counting the replies of every move costs the node's moves times
+    /// their cells times `moves / 64` words
+    /// ([`MoveList::reply_counts`]): past [`MAX_SORTED_MOVES`] (the 15x15
+    /// hexomino game has 34,676 at the root, over 100 million word
+    /// operations a node) the node keeps piece order.
     fn sorts_by_replies(&self, list: &MoveList<B>, ply: usize) -> bool {
         self.order.sorts_by_replies(ply, self.sort_plies) && list.len() <= MAX_SORTED_MOVES
     }

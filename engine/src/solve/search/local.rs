@@ -14,9 +14,15 @@
 //!   moves conflict, say), every move removes exactly its own component, and
 //!   the parity of the number of components decides.
 //!
+//! Before the scan, the move that last won at the same ply (usually in a
+//! sibling, whose refutation often works here too) is tried alone: if it
+//! decides the node, the scan is skipped.
+//!
 //! A node that searches its children and whose moves fit a narrower set is
 //! renumbered on one first, so the deeper, more numerous nodes work on
-//! single words.
+//! single words; its scan's sort keys are renumbered with it, not redone.
+//! A searched node picks its first two moves by selection and
+//! sorts the rest once.
 
 use crate::bitboard::Bits;
 use crate::solve::Outcome;
