@@ -163,6 +163,10 @@ struct Buffers<B> {
     orders: Vec<Vec<(u32, u8, u32)>>,
     /// The local kernel's buffers.
     local: search::LocalBuffers<B>,
+    /// Scratch for counting replies at large nodes.
+    rows: Vec<u64>,
+    /// Scratch for the sort keys of large nodes.
+    keys: Vec<u32>,
 }
 
 /// Everything the threads of one search share.
@@ -263,6 +267,8 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
                 lists: (0..plies).map(|_| MoveList::with_capacity(capacity)).collect(),
                 orders: vec![Vec::with_capacity(capacity); plies],
                 local: search::LocalBuffers::new(plies),
+                rows: Vec::new(),
+                keys: Vec::with_capacity(capacity),
             }
         })
     }
@@ -310,9 +316,11 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
 
     /// Whether a node `ply` plies below the root sorts its moves by reply count.
     ///
-    /// Counting the replies of every move costs the square of the node's
-    /// moves: past [`MAX_SORTED_MOVES`] (the 15x15 hexomino game has 34,676
-    /// at the root, 1.2 billion counts a node) the node keeps piece order.
+    /// Counting the replies of every move costs the node's moves times
+    /// their cells times `moves / 64` words
+    /// ([`MoveList::reply_counts`]): past [`MAX_SORTED_MOVES`] (the 15x15
+    /// hexomino game has 34,676 at the root, over 100 million word
+    /// operations a node) the node keeps piece order.
     fn sorts_by_replies(&self, list: &MoveList<B>, ply: usize) -> bool {
         self.order.sorts_by_replies(ply, self.sort_plies) && list.len() <= MAX_SORTED_MOVES
     }
@@ -322,22 +330,30 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         self.sorts_by_replies(list, ply) || self.order.by_cells()
     }
 
-    /// The key a reordering node sorts its moves by, smallest first (the sort is stable).
-    fn sort_key(&self, list: &MoveList<B>, ply: usize, piece: u8, mask: B) -> u32 {
-        if self.sorts_by_replies(list, ply) {
-            list.count_child(piece, mask) as u32
-        } else {
-            mask.first().unwrap_or(0) as u32
-        }
-    }
-
     /// The node's moves as `(piece, mask)` in the strategy's order.
     fn ordered_moves(&self, list: &MoveList<B>, ply: usize) -> Vec<(u8, B)> {
-        let mut moves: Vec<(u8, B)> = list.moves().collect();
-        if self.reorders(list, ply) {
-            moves.sort_by_cached_key(|&(piece, mask)| self.sort_key(list, ply, piece, mask));
+        let moves: Vec<(u8, B)> = list.moves().collect();
+        if !self.reorders(list, ply) {
+            return moves;
         }
-        moves
+        let mut keys = Vec::with_capacity(list.len());
+        self.sort_keys(list, ply, &mut Vec::new(), &mut keys);
+        let mut keyed: Vec<(u32, (u8, B))> = keys.into_iter().zip(moves).collect();
+        // Stable: equal keys keep list order.
+        keyed.sort_by_key(|&(key, _)| key);
+        keyed.into_iter().map(|(_, mv)| mv).collect()
+    }
+
+    /// The keys a reordering node sorts its moves by, smallest first, in
+    /// list order: the replies each move leaves, or its lowest cell.
+    /// `rows` is scratch space.
+    fn sort_keys(&self, list: &MoveList<B>, ply: usize, rows: &mut Vec<u64>, keys: &mut Vec<u32>) {
+        if self.sorts_by_replies(list, ply) {
+            list.reply_counts(rows, keys);
+        } else {
+            keys.clear();
+            keys.extend(list.moves().map(|(_, mask)| mask.first().unwrap_or(0) as u32));
+        }
     }
 }
 

@@ -110,6 +110,14 @@ impl<const W: usize> MoveSet<W> {
         self.0.iter().zip(other.0).all(|(a, b)| a & !b == 0)
     }
 
+    /// The number of moves in the set below `i`.
+    #[inline]
+    pub fn rank(self, i: usize) -> u32 {
+        let (word, bit) = (i / 64, i % 64);
+        let below: u32 = self.0[..word].iter().map(|w| w.count_ones()).sum();
+        below + (self.0[word] & ((1 << bit) - 1)).count_ones()
+    }
+
     /// The lowest move, if any.
     #[inline]
     pub fn first(self) -> Option<usize> {
@@ -171,6 +179,10 @@ mod tests {
         assert_eq!(sa.iter().collect::<BTreeSet<_>>(), ma);
         assert_eq!(sa.len() as usize, ma.len());
         assert_eq!(sa.first(), ma.first().copied());
+        for i in [0, 1, 63, 64, 100, 64 * W - 1] {
+            let i = i.min(64 * W - 1);
+            assert_eq!(sa.rank(i) as usize, ma.range(..i).count());
+        }
         assert_eq!(sa.intersect(sb).iter().collect::<BTreeSet<_>>(), &ma & &mb);
         assert_eq!(sa.union(sb).iter().collect::<BTreeSet<_>>(), &ma | &mb);
         assert_eq!(sa.difference(sb).iter().collect::<BTreeSet<_>>(), &ma - &mb);

@@ -46,6 +46,8 @@ pub struct Searcher<'c, B: Bits> {
     lists: Vec<MoveList<B>>,
     orders: Vec<Vec<(u32, u8, u32)>>,
     local: LocalBuffers<B>,
+    rows: Vec<u64>,
+    keys: Vec<u32>,
     ply_offset: usize,
     stats: Stats,
     unflushed: u64,
@@ -56,13 +58,15 @@ pub struct Searcher<'c, B: Bits> {
 impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
     /// A searcher for the subtree of a node `ply_offset` plies below the solve's root.
     pub fn new(ctx: &'c Context<'c, B>, scope: &'c Scope<'c>, ply_offset: usize) -> Searcher<'c, B> {
-        let Buffers { lists, orders, local } = ctx.take_buffers();
+        let Buffers { lists, orders, local, rows, keys } = ctx.take_buffers();
         Searcher {
             ctx,
             scope,
             lists,
             orders,
             local,
+            rows,
+            keys,
             ply_offset,
             stats: Stats::default(),
             unflushed: 0,
@@ -86,6 +90,8 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             lists: std::mem::take(&mut self.lists),
             orders: std::mem::take(&mut self.orders),
             local: std::mem::replace(&mut self.local, LocalBuffers::new(0)),
+            rows: std::mem::take(&mut self.rows),
+            keys: std::mem::take(&mut self.keys),
         });
         result
     }
@@ -185,14 +191,17 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
     /// Fills `orders[ply]` with the node's moves as `(sort key, piece, index)`, sorted.
     fn sort_moves(&mut self, ply: usize, depth: usize) {
         let list = &self.lists[ply];
+        self.ctx.sort_keys(list, depth, &mut self.rows, &mut self.keys);
         let order = &mut self.orders[ply];
         order.clear();
+        let mut keys = self.keys.iter().copied();
         for seg in list.segments() {
             for index in seg.start..seg.end {
                 let mask = list.masks()[index as usize];
+                let key = keys.next().unwrap_or(0);
                 let key = match self.local.killer_rank(ply, (seg.piece, mask)) {
                     Some(rank) if self.ctx.local_kernel => rank as u32,
-                    _ => self.ctx.sort_key(list, depth, seg.piece, mask).saturating_add(2),
+                    _ => key.saturating_add(2),
                 };
                 order.push((key, seg.piece, index));
             }

@@ -17,6 +17,7 @@ pub struct Universe<B, const W: usize> {
     masks: Vec<B>,
     pieces: Vec<u8>,
     conflict: Vec<MoveSet<W>>,
+    stamp: u64,
     /// Scratch for building: the moves of each piece (empty between builds).
     by_piece: Vec<MoveSet<W>>,
     /// Scratch for building: the moves covering each cell (empty between builds).
@@ -37,14 +38,17 @@ impl<B: Bits, const W: usize> Universe<B, W> {
             masks: Vec::with_capacity(cap),
             pieces: Vec::with_capacity(cap),
             conflict: Vec::with_capacity(cap),
+            stamp: 0,
             by_piece: vec![MoveSet::EMPTY; 64],
             by_cell: vec![MoveSet::EMPTY; B::CAPACITY],
         }
     }
 
     /// Numbers `moves` (`(piece, mask)`, at most [`MoveSet::CAPACITY`]) in
-    /// order and computes their conflict rows.
-    pub fn build(&mut self, moves: impl Iterator<Item = (u8, B)>) {
+    /// order and computes their conflict rows; `stamp` names this numbering
+    /// (the searcher gives each build its own).
+    pub fn build(&mut self, moves: impl Iterator<Item = (u8, B)>, stamp: u64) {
+        self.stamp = stamp;
         self.masks.clear();
         self.pieces.clear();
         self.conflict.clear();
@@ -68,11 +72,16 @@ impl<B: Bits, const W: usize> Universe<B, W> {
         for cell in reach.cells() {
             self.by_cell[cell] = MoveSet::EMPTY;
         }
-        for piece in 0..64 {
-            if used >> piece & 1 == 1 {
-                self.by_piece[piece] = MoveSet::EMPTY;
-            }
+        while used != 0 {
+            self.by_piece[used.trailing_zeros() as usize] = MoveSet::EMPTY;
+            used &= used - 1;
         }
+    }
+
+    /// The stamp of the numbering: local move numbers are only meaningful under it.
+    #[inline]
+    pub fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// Number of moves.
@@ -97,6 +106,12 @@ impl<B: Bits, const W: usize> Universe<B, W> {
     #[inline]
     pub fn placement(&self, m: usize) -> (u8, B) {
         (self.pieces[m], self.masks[m])
+    }
+
+    /// The cells of move `m`.
+    #[inline]
+    pub fn mask(&self, m: usize) -> B {
+        self.masks[m]
     }
 
     /// The moves of `set` as `(piece, mask)`, in local order.
@@ -138,7 +153,7 @@ mod tests {
         child.fill_child(&root, piece, mask);
         let mut u = Universe::<Bitboard, 4>::new();
         for _ in 0..2 {
-            u.build(child.moves());
+            u.build(child.moves(), 1);
             assert_eq!(u.len(), child.len());
             let moves: Vec<(u8, Bitboard)> = child.moves().collect();
             for (i, &(pi, mi)) in moves.iter().enumerate() {

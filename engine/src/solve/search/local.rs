@@ -14,9 +14,15 @@
 //!   moves conflict, say), every move removes exactly its own component, and
 //!   the parity of the number of components decides.
 //!
+//! Before the scan, the move that last won at the same ply (usually in a
+//! sibling, whose refutation often works here too) is tried alone: if it
+//! decides the node, the scan is skipped.
+//!
 //! A node that searches its children and whose moves fit a narrower set is
 //! renumbered on one first, so the deeper, more numerous nodes work on
-//! single words.
+//! single words; its scan's sort keys are renumbered with it, not redone.
+//! A searched node picks its first two moves by selection and
+//! sorts the rest once.
 
 use crate::bitboard::Bits;
 use crate::solve::Outcome;
@@ -32,6 +38,9 @@ pub const LOCAL_MAX: usize = 512;
 
 const LOCAL_TT_MIN: usize = 12;
 
+/// A searched node picks its first moves by selection, then sorts the rest.
+const SELECTED: usize = 2;
+
 /// A sort key: the number of replies a move leaves (high half) and its local number (low half).
 type OrderKey = u32;
 
@@ -39,8 +48,14 @@ type OrderKey = u32;
 #[derive(Debug)]
 pub struct LocalBuffers<B> {
     keys: Vec<Vec<OrderKey>>,
-    /// The last move that won at each ply (the killer heuristic), if any.
-    killers: Vec<[Option<(u8, B)>; 2]>,
+    /// The masks of the last moves that won at each ply (the killer
+    /// heuristic; a mask names its piece), empty if none.
+    killers: Vec<[B; 2]>,
+    /// The last move that won at each ply, as `(universe stamp, local number)`:
+    /// a sibling's refutation is tried before the scan.
+    refuters: Vec<(u64, usize)>,
+    /// The stamp of the last universe built.
+    stamp: u64,
     narrow: Vec<Universe<B, 1>>,
     middle: Vec<Universe<B, 2>>,
     wide: Vec<Universe<B, 4>>,
@@ -52,7 +67,9 @@ impl<B: Bits> LocalBuffers<B> {
     pub fn new(plies: usize) -> Self {
         LocalBuffers {
             keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
-            killers: vec![[None; 2]; plies],
+            killers: vec![[B::EMPTY; 2]; plies],
+            refuters: vec![(0, 0); plies],
+            stamp: 0,
             narrow: Vec::new(),
             middle: Vec::new(),
             wide: Vec::new(),
@@ -64,15 +81,15 @@ impl<B: Bits> LocalBuffers<B> {
 impl<B: Bits> LocalBuffers<B> {
     /// The rank (0 or 1) of `placement` among the killers of `ply`, if it is one.
     pub fn killer_rank(&self, ply: usize, placement: (u8, B)) -> Option<usize> {
-        self.killers[ply].iter().position(|&k| k == Some(placement))
+        self.killers[ply].iter().position(|&k| k == placement.1)
     }
 
     /// Notes that `placement` won at `ply`.
     pub fn note_killer(&mut self, ply: usize, placement: (u8, B)) {
         let killers = &mut self.killers[ply];
-        if killers[0] != Some(placement) {
+        if killers[0] != placement.1 {
             killers[1] = killers[0];
-            killers[0] = Some(placement);
+            killers[0] = placement.1;
         }
     }
 }
@@ -124,25 +141,34 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         LocalBuffers<B>: Pool<B, W>,
     {
         let mut universe = Pool::<B, W>::pool(&mut self.local).pop().unwrap_or_default();
-        universe.build(self.lists[ply].moves());
+        self.local.stamp += 1;
+        universe.build(self.lists[ply].moves(), self.local.stamp);
         let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
         Pool::<B, W>::pool(&mut self.local).push(universe);
         outcome
     }
 
-    /// Renumbers the moves `set` of `parent` on a `V`-word set and searches them.
+    /// Renumbers the moves `set` of `parent` on a `V`-word set and searches
+    /// the children in `keys` (the parent's scan of them, renumbered here).
     fn renumber<const W: usize, const V: usize>(
         &mut self,
         parent: &Universe<B, W>,
         set: MoveSet<W>,
+        mut keys: Vec<OrderKey>,
         ply: usize,
     ) -> Outcome
     where
         LocalBuffers<B>: Pool<B, V>,
     {
         let mut universe = Pool::<B, V>::pool(&mut self.local).pop().unwrap_or_default();
-        universe.build(parent.placements(set));
-        let outcome = self.local(&universe, MoveSet::first_n(universe.len()), ply);
+        self.local.stamp += 1;
+        universe.build(parent.placements(set), self.local.stamp);
+        // The new numbers follow the old order: a move's number is the count of moves below it.
+        for key in &mut keys {
+            let m = (*key & 0xffff) as usize;
+            *key = *key & !0xffff | set.rank(m) as OrderKey;
+        }
+        let outcome = self.search_children(&universe, MoveSet::first_n(universe.len()), keys, ply);
         Pool::<B, V>::pool(&mut self.local).push(universe);
         outcome
     }
@@ -163,7 +189,17 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let mut classes = 0;
         let mut decided = None;
         let killer = self.local.killers[ply];
-        for m in set.iter() {
+        // The move that last won at this ply, in a sibling of this node, often wins here too.
+        let (stamp, refuter) = self.local.refuters[ply];
+        if stamp == universe.stamp() && set.contains(refuter) {
+            let child = set.difference(universe.conflict(refuter));
+            let replies = child.len() as usize;
+            if replies == 0 || (2..=SMALL_MAX).contains(&replies) && !small_wins(universe, child, replies) {
+                decided = Some(refuter);
+            }
+        }
+        let scanned = if decided.is_some() { MoveSet::EMPTY } else { set };
+        for m in scanned.iter() {
             let child = set.difference(universe.conflict(m));
             let replies = child.len() as usize;
             if cliques {
@@ -179,8 +215,8 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 2..=SMALL_MAX => !small_wins(universe, child, replies),
                 _ => {
                     // The move that last won at this ply goes first.
-                    let placement = Some(universe.placement(m));
-                    let rank = killer.iter().position(|&k| k == placement).unwrap_or(replies) as OrderKey;
+                    let mask = universe.mask(m);
+                    let rank = killer.iter().position(|&k| k == mask).unwrap_or(replies) as OrderKey;
                     keys.push(rank << 16 | m as OrderKey);
                     false
                 }
@@ -196,6 +232,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             keys.clear();
         }
         if let Some(m) = decided {
+            self.local.refuters[ply] = (universe.stamp(), m);
             self.local.keys[ply] = keys;
             self.stats.positions += 1;
             self.unflushed += 1;
@@ -215,17 +252,30 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         // A node that has to search its children moves to the narrowest set
         // that holds its moves (nodes decided by the scan never pay for it).
         if W > 1 && n <= MoveSet::<1>::CAPACITY {
-            self.local.keys[ply] = keys;
-            return self.renumber::<W, 1>(universe, set, ply);
+            return self.renumber::<W, 1>(universe, set, keys, ply);
         }
         if W > 2 && n <= MoveSet::<2>::CAPACITY {
-            self.local.keys[ply] = keys;
-            return self.renumber::<W, 2>(universe, set, ply);
+            return self.renumber::<W, 2>(universe, set, keys, ply);
         }
         if W > 4 && n <= MoveSet::<4>::CAPACITY {
-            self.local.keys[ply] = keys;
-            return self.renumber::<W, 4>(universe, set, ply);
+            return self.renumber::<W, 4>(universe, set, keys, ply);
         }
+        self.search_children(universe, set, keys, ply)
+    }
+
+    /// Searches the children of the node whose moves are `set` in
+    /// `universe`, in the order of `keys` (its scan's sort keys, not empty).
+    fn search_children<const W: usize>(
+        &mut self,
+        universe: &Universe<B, W>,
+        set: MoveSet<W>,
+        mut keys: Vec<OrderKey>,
+        ply: usize,
+    ) -> Outcome
+    where
+        LocalBuffers<B>: Pool<B, W>,
+    {
+        let n = set.len() as usize;
         // The top node always searches, so that it knows its winning move.
         let key = (ply > 0 && n >= self.ctx.tt_min_moves.max(LOCAL_TT_MIN)).then(|| {
             let (reach, pieces) = universe.key(set);
@@ -243,9 +293,15 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let mut outcome = Outcome::Loss;
         let mut tries = 0;
         for i in 0..keys.len() {
-            // Selection, not a sort: most nodes that win do so with their first moves.
-            let (best, _) = keys[i..].iter().enumerate().min_by_key(|&(_, k)| k).unwrap_or((0, &0));
-            keys.swap(i, i + best);
+            // Selection for the first moves (most nodes that win do so with
+            // them), then one sort for the rest (keys are distinct: no need
+            // for a stable sort).
+            if i < SELECTED {
+                let (best, _) = keys[i..].iter().enumerate().min_by_key(|&(_, k)| k).unwrap_or((0, &0));
+                keys.swap(i, i + best);
+            } else if i == SELECTED {
+                keys[i..].sort_unstable();
+            }
             let m = (keys[i] & 0xffff) as usize;
             let child = set.difference(universe.conflict(m));
             self.stats.positions += 1;
@@ -255,6 +311,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
                     self.local.note_killer(ply, universe.placement(m));
+                    self.local.refuters[ply] = (universe.stamp(), m);
                     outcome = Outcome::Win;
                     break;
                 }
