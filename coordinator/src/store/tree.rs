@@ -253,17 +253,19 @@ pub struct ResultsPage {
     pub limit: u32,
 }
 
-/// The least byte string greater than every string that starts with
-/// `prefix` (`None` if there is none: all bytes 0xff).
-fn rank_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+/// A byte string greater than every rank that starts with `prefix` and
+/// less than every other greater rank: the prefix's successor, or (for a
+/// prefix of 0xff bytes only) one longer than any rank. A plain bound keeps
+/// the query an index range (an `IS NULL OR` bound made it scan to the end).
+fn rank_upper_bound(prefix: &[u8]) -> Vec<u8> {
     let mut next = prefix.to_vec();
     while let Some(last) = next.pop() {
         if last < 0xff {
             next.push(last + 1);
-            return Some(next);
+            return next;
         }
     }
-    None
+    vec![0xff; 1024]
 }
 
 /// A decided node of a job's tree, as the proof builder reads it.
@@ -339,12 +341,12 @@ impl Store {
         let limit = if page.limit == 0 { usize::MAX } else { page.limit as usize };
         let mut sums = tx.prepare_cached(
             "SELECT COALESCE(SUM(positions + progress), 0), COALESCE(SUM(seconds), 0) FROM units
-             WHERE job = :job AND rank >= :low AND (:high IS NULL OR rank < :high)",
+             WHERE job = :job AND rank >= :low AND rank < :high",
         )?;
         let mut children = Vec::new();
         for (mut child, rank) in matching.into_iter().skip(page.offset as usize).take(limit) {
             let (positions, seconds): (i64, f64) = sums.query_row(
-                named_params! { ":job": job.0 as i64, ":low": rank, ":high": rank_successor(&rank) },
+                named_params! { ":job": job.0 as i64, ":low": rank, ":high": rank_upper_bound(&rank) },
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?;
             (child.positions, child.seconds) = (positions as u64, seconds);
