@@ -412,14 +412,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
     // rows took seconds.
     let mut units = UnitCounts::default();
     let mut count = tx.prepare_cached("SELECT COUNT(*) FROM units WHERE state = ?1 AND job = ?2")?;
-    for state in [
-        UnitState::Pending,
-        UnitState::Leased,
-        UnitState::Done,
-        UnitState::Failed,
-        UnitState::Cancelled,
-        UnitState::Split,
-    ] {
+    for state in UnitState::ALL {
         units.add(state, count.query_row(rusqlite::params![state, job], |r| r.get::<_, i64>(0))? as u64);
     }
     drop(count);
