@@ -16,7 +16,8 @@ const MINUTES: Duration = Duration::from_secs(300);
 fn wait_for_splits(cluster: &Cluster, job: u64, splits: u64) -> Value {
     wait_until(MINUTES, "units to be split", || {
         let status = cluster.status(job);
-        (count(&status, "units", "split") >= splits || status["state"] != "running").then_some(status)
+        let ended = matches!(status["state"].as_str(), Some("done" | "failed" | "cancelled"));
+        (count(&status, "units", "split") >= splits || ended).then_some(status)
     })
 }
 
@@ -26,10 +27,10 @@ fn an_expanded_solve_agrees_with_a_local_solve_through_a_kill_and_a_restart() {
     let mut first = cluster.worker("w1", 1);
     let _second = cluster.worker("w2", 1);
     // 8x5 from the empty board is a loss (every first move has a winning answer):
-    // 1.2 M positions, far more than 0.02 s of search.
-    let job = cluster.submit(&["--board", "8x5", "--goal", "solve", "--split-depth", "0", "--split-after", "0.02"]);
-    let status = wait_for_splits(&cluster, job, 3);
-    assert_eq!(status["state"], "running", "still running after 3 splits: {status}");
+    // 1.2 M positions, far more than 0.005 s of search.
+    let job = cluster.submit(&["--board", "8x5", "--goal", "solve", "--split-depth", "0", "--split-after", "0.005"]);
+    let status = wait_for_splits(&cluster, job, 1);
+    assert_eq!(status["state"], "running", "still running after the root was expanded: {status}");
     first.kill();
     cluster.restart_coordinator();
     let _third = cluster.worker("w3", 1);
@@ -37,7 +38,7 @@ fn an_expanded_solve_agrees_with_a_local_solve_through_a_kill_and_a_restart() {
     assert_eq!(status["state"], "done", "{status}");
     assert_eq!(status["value"], local_value("8x5", ""), "{status}");
     assert_eq!(status["conflicts"], 0);
-    assert!(count(&status, "units", "split") >= 3, "{status}");
+    assert!(count(&status, "units", "split") >= 1, "{status}");
     // The manager's figures: the root decided (a loss: proof number infinite, disproof number 0).
     assert_eq!(status["disproof_number"], 0, "{status}");
     assert!(status["proof_number"].is_null(), "{status}");
@@ -60,9 +61,10 @@ fn an_expanded_classify_agrees_with_local_solves_through_a_kill_and_a_restart() 
     let mut first = cluster.worker("w1", 1);
     let _second = cluster.worker("w2", 1);
     let root = "X:b2,a3,b3,c3,b4";
-    let args = ["--board", "7x6", "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.02"];
+    let args =
+        ["--board", "7x6", "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.005"];
     let job = cluster.submit(&args);
-    wait_for_splits(&cluster, job, 2);
+    wait_for_splits(&cluster, job, 1);
     // Restart once the root has a winning move: a classify root the store calls won must still be worked on.
     wait_until(MINUTES, "a child lost for the side to move", || {
         let results = cluster.results(job);
@@ -74,7 +76,7 @@ fn an_expanded_classify_agrees_with_local_solves_through_a_kill_and_a_restart() 
     let _third = cluster.worker("w3", 1);
     let status = cluster.wait_for_end(job, MINUTES);
     assert_eq!(status["state"], "done", "{status}");
-    assert!(count(&status, "units", "split") >= 2, "{status}");
+    assert!(count(&status, "units", "split") >= 1, "{status}");
     assert_eq!(status["children"]["decided"], status["children"]["total"], "{status}");
     let results = cluster.results(job);
     check_classify(&results, "7x6", root, |i, value| value == "loss" || i % 10 == 0);
