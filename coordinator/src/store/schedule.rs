@@ -93,27 +93,35 @@ impl Trees {
     }
 }
 
+/// A node as the manager's tree takes it: its id, depth, moves, value,
+/// unit state and whether it has children, read by [`leaf`].
+const LEAF_SELECT: &str = "SELECT n.id, n.depth, n.replies, n.value, u.state,
+        EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)
+ FROM nodes n LEFT JOIN units u ON u.node = n.id";
+
+/// A row of [`LEAF_SELECT`] as a leaf of the manager's tree.
+fn leaf(r: &rusqlite::Row<'_>) -> rusqlite::Result<PnLeaf> {
+    let value: Value = r.get(3)?;
+    let unit: Option<UnitState> = r.get(4)?;
+    Ok(PnLeaf {
+        id: r.get(0)?,
+        depth: r.get(1)?,
+        replies: r.get(2)?,
+        kind: node_kind(value.0, unit, r.get(5)?),
+        busy: unit == Some(UnitState::Leased),
+    })
+}
+
+/// A node already in the tree, as a split that reaches it again sees it
+/// (its unit may have been revived, or still be held by another worker).
+pub(super) fn known_leaf(conn: &Connection, node: NodeId) -> Result<PnLeaf, StoreError> {
+    Ok(conn.query_row(&format!("{LEAF_SELECT} WHERE n.id = ?1"), [node], leaf)?)
+}
+
 /// A job's whole tree from the tables.
 fn load_tree(conn: &Connection, job: i64, root: NodeId, classify: bool) -> Result<PnTree, StoreError> {
-    let leaves: Vec<PnLeaf> = conn
-        .prepare(
-            "SELECT n.id, n.depth, n.replies, n.value, u.state,
-                    EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)
-             FROM nodes n LEFT JOIN units u ON u.node = n.id WHERE n.job = ?1",
-        )?
-        .query_map([job], |r| {
-            let value: Value = r.get(3)?;
-            let unit: Option<UnitState> = r.get(4)?;
-            let expanded: bool = r.get(5)?;
-            Ok(PnLeaf {
-                id: r.get(0)?,
-                depth: r.get(1)?,
-                replies: r.get(2)?,
-                kind: node_kind(value.0, unit, expanded),
-                busy: unit == Some(UnitState::Leased),
-            })
-        })?
-        .collect::<Result<_, _>>()?;
+    let leaves: Vec<PnLeaf> =
+        conn.prepare(&format!("{LEAF_SELECT} WHERE n.job = ?1"))?.query_map([job], leaf)?.collect::<Result<_, _>>()?;
     let edges: Vec<(NodeId, NodeId)> = conn
         .prepare("SELECT e.parent, e.child FROM edges e JOIN nodes n ON n.id = e.parent WHERE n.job = ?1")?
         .query_map([job], |r| Ok((r.get(0)?, r.get(1)?)))?

@@ -9,7 +9,7 @@ use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::jobs::{NewNode, job_spec};
 use super::pns::{NodeKind, PnLeaf};
-use super::schedule::{lease_units, node_kind};
+use super::schedule::{known_leaf, lease_units};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, fail_job_if_needed, finish_if_answered, revive, settle};
 use super::{MAX_ATTEMPTS, Store, StoreError, begin, now, workers};
@@ -593,25 +593,4 @@ impl Store {
         self.trees.clear();
         Ok(requeued)
     }
-}
-
-/// A node already in the tree, as a split that reaches it again sees it
-/// (its unit may have been revived, or still be held by another worker).
-fn known_leaf(tx: &Transaction<'_>, node: NodeId) -> Result<PnLeaf, StoreError> {
-    Ok(tx.query_row(
-        "SELECT n.depth, n.replies, n.value, u.state, EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)
-         FROM nodes n LEFT JOIN units u ON u.node = n.id WHERE n.id = ?1",
-        [node],
-        |r| {
-            let value: Value = r.get(2)?;
-            let unit: Option<UnitState> = r.get(3)?;
-            Ok(PnLeaf {
-                id: node,
-                depth: r.get(0)?,
-                replies: r.get(1)?,
-                kind: node_kind(value.0, unit, r.get(4)?),
-                busy: unit == Some(UnitState::Leased),
-            })
-        },
-    )?)
 }
