@@ -9,7 +9,7 @@ use golomb_engine::split::{self, Goal, SplitError, UnknownGoal};
 use golomb_engine::tiling::{Each, Tiler, TilingError};
 use golomb_engine::{AnyGame, BoardError, GameError, GameSpec, GameSpecError, LineError, NotationError, PieceSetError};
 use golomb_engine::hands::{HandsGame, HandsLineError, HandsSource, NeutralSpec, SetupError, SetupSpec};
-use golomb_engine::{Position, with_game};
+use golomb_engine::{Player, Position, with_game};
 
 use crate::pb;
 
@@ -287,6 +287,20 @@ impl JobSpec {
         });
         let spec = JobSpec { moves, each: Each::Exactly, hands: Some(hands), ..self.clone() };
         Ok(ValidSpec { spec, game })
+    }
+}
+
+impl JobSpec {
+    /// For a hands job: who is to move at the root (`None` for Golomb's game,
+    /// where it follows from the number of moves).
+    pub fn hands_side_to_move(&self) -> Result<Option<Player>, SpecError> {
+        let Some(hands) = &self.hands else { return Ok(None) };
+        let game = self.game.build()?;
+        with_game!(&game, g => {
+            let rules = HandsGame::new(g, hands_setup(hands).build(g)?)?;
+            let (pos, _) = rules.play_line(&self.moves)?;
+            Ok(Some(pos.side_to_move()))
+        })
     }
 }
 

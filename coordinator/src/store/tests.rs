@@ -15,6 +15,7 @@ fn spec(goal: Goal) -> JobSpec {
         each: Each::Exactly,
         split_depth: 1,
         split_after_seconds: 0.0,
+        hands: None,
     }
 }
 
