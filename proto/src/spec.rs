@@ -5,10 +5,10 @@
 
 use std::str::FromStr;
 
+use golomb_engine::hands::{HandsGame, HandsLineError, HandsSource, NeutralSpec, SetupError, SetupSpec};
 use golomb_engine::split::{self, Goal, SplitError, UnknownGoal};
 use golomb_engine::tiling::{Each, Tiler, TilingError};
 use golomb_engine::{AnyGame, BoardError, GameError, GameSpec, GameSpecError, LineError, NotationError, PieceSetError};
-use golomb_engine::hands::{HandsGame, HandsLineError, HandsSource, NeutralSpec, SetupError, SetupSpec};
 use golomb_engine::{Player, Position, with_game};
 
 use crate::pb;
@@ -265,7 +265,9 @@ impl JobSpec {
     /// split (cut at depth 0 or 1 only, never split further).
     fn validate_hands(&self, hands: &HandsSpec, game: AnyGame) -> Result<ValidSpec, SpecError> {
         match (self.goal, self.split_depth) {
-            (Goal::Count, _) => return Err(SpecError::HandsJob("bad goal: a hands job is solve or classify, not count")),
+            (Goal::Count, _) => {
+                return Err(SpecError::HandsJob("bad goal: a hands job is solve or classify, not count"));
+            }
             (_, 2..) => return Err(SpecError::HandsJob("bad split: hands jobs are cut at depth 0 or 1")),
             (Goal::Classify, 0) => {
                 return Err(SpecError::HandsJob("bad split: classify needs split depth 1 (a unit per child)"));

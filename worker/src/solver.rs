@@ -6,12 +6,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use golomb_engine::hands::{self, HandsConfig, HandsGame};
-use golomb_engine::{Bits, Player};
-use golomb_proto::spec::{HANDS_RULES, HandsSpec, hands_setup};
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
+use golomb_engine::{Bits, Player};
 use golomb_proto::pb;
+use golomb_proto::spec::{HANDS_RULES, HandsSpec, hands_setup};
 
 /// How a unit ended.
 #[derive(Clone, Debug)]

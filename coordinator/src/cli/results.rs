@@ -70,8 +70,17 @@ fn write_csv(out: &mut dyn Write, r: &pb::JobResults) -> anyhow::Result<()> {
         let seconds = if merged { 0.0 } else { c.seconds };
         let (replies, positions, seconds) = (c.replies.to_string(), positions.to_string(), format!("{seconds:.3}"));
         let score = c.score.map_or_else(String::new, |s| s.to_string());
-        let mut record =
-            vec![c.r#move.as_str(), value, for_mover, &c.winning_move, &c.same_as, &replies, &positions, &seconds, &job];
+        let mut record = vec![
+            c.r#move.as_str(),
+            value,
+            for_mover,
+            &c.winning_move,
+            &c.same_as,
+            &replies,
+            &positions,
+            &seconds,
+            &job,
+        ];
         if hands {
             record.push(&score);
         }

@@ -2,10 +2,10 @@
 //! cutting a long unit into its children, and naming results in the root's
 //! own terms (merged children get their winning move mapped by symmetry).
 
+use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::join_line;
 use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_bytes};
 use golomb_engine::tiling::Tiler;
-use golomb_engine::hands::HandsGame;
 use golomb_engine::{Bits, Game, Player, Position, with_game};
 use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
 use golomb_proto::{SpecError, ValidSpec, convert, pb};

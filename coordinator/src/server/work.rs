@@ -1,8 +1,8 @@
 //! The `Work` service: what workers ask.
 
-use golomb_engine::solve::Outcome;
 use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::join_line;
+use golomb_engine::solve::Outcome;
 use golomb_engine::{Position, with_game};
 use golomb_proto::spec::hands_setup;
 use golomb_proto::{JobId, PROTOCOL_VERSION, SpecError, UnitId, WorkerId, convert, pb};
@@ -160,7 +160,9 @@ impl pb::work_server::Work for WorkService {
             _ if r.counted => Reported::Count { solutions: r.solutions, fixed: r.fixed },
             Outcome::Unknown if !r.error.is_empty() => Reported::Failure(r.error.clone()),
             Outcome::Unknown => {
-                return Err(Status::invalid_argument("a completion needs a value (win or loss), a score, a count or an error"));
+                return Err(Status::invalid_argument(
+                    "a completion needs a value (win or loss), a score, a count or an error",
+                ));
             }
             Outcome::Win if !r.winning_move.is_empty() => {
                 let best = self.checked_move(UnitId(r.unit_id), JobId(r.job_id), r.winning_move.clone()).await?;

@@ -267,9 +267,11 @@ mod tests {
         assert_eq!((hands, neutral, score), (None, None, None), "an old job is Golomb's game");
         for table in ["units", "nodes"] {
             let has: bool = conn
-                .query_row(&format!("SELECT COUNT(*) > 0 FROM pragma_table_info('{table}') WHERE name = 'score'"), [], |r| {
-                    r.get(0)
-                })
+                .query_row(
+                    &format!("SELECT COUNT(*) > 0 FROM pragma_table_info('{table}') WHERE name = 'score'"),
+                    [],
+                    |r| r.get(0),
+                )
                 .unwrap();
             assert!(has, "{table}.score exists");
         }
