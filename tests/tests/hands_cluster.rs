@@ -101,7 +101,7 @@ fn refused(cluster: &Cluster, extra: &[&str]) -> String {
 fn bad_hands_jobs_are_refused_with_the_field_named() {
     let cluster = Cluster::start(None, LEASE_SECONDS);
     let err = refused(&cluster, &["--hands", "F,Q/I"]);
-    assert!(err.contains("bad hands") && err.contains("unknown piece `Q`"), "{err}");
+    assert!(err.contains("bad --hands") && err.contains("unknown piece `Q`"), "{err}");
     let err = refused(&cluster, &["--hands", HANDS, "--split-depth", "2"]);
     assert!(err.contains("hands jobs are cut at depth 0 or 1"), "{err}");
     let err = refused(&cluster, &["--hands", HANDS, "--goal", "count"]);
@@ -110,7 +110,12 @@ fn bad_hands_jobs_are_refused_with_the_field_named() {
     assert!(err.contains("bad --neutral") && err.contains("--deal SEED"), "{err}");
     let err = refused(&cluster, &[]);
     assert!(err.contains("--hands") && err.contains("--deal"), "{err}");
-    let out = cluster.golomb(&["submit", "--rules", "draft", "--board", BOARD]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("unknown rules `draft`: expected golomb or hands"), "{err}");
+    for (args, expected) in [
+        (["--rules", "draft"], "--rules draft is not on the cluster"),
+        (["--hands", HANDS], "--hands is for --rules hands"),
+    ] {
+        let out = cluster.golomb(&[&["submit", "--board", BOARD], &args[..]].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(expected), "{err}");
+    }
 }

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 use golomb_engine::board::BoardError;
-use golomb_engine::hands::{HandsSource, NeutralSpec, SetupError, SetupSpec};
 use golomb_engine::{AnyGame, Bits, Game, GameSpec, GameSpecError, PlacementId, Position, with_game};
 use golomb_proto::pb;
+
+use super::rules_args::{Rules, RulesArgs};
 
 /// The board and pieces of a game.
 #[derive(Debug, Clone, Args)]
@@ -135,70 +136,30 @@ pub struct JobArgs {
     /// its node expanded into its children (0: never; units then run to the end).
     #[arg(long, default_value_t = DEFAULT_SPLIT_AFTER)]
     pub split_after: f64,
-    /// The rules and the hands game's setup.
+    /// The rules and the hands game's setup (`--rules hands`: cut at split depth 0 or 1, every unit
+    /// solved to the end).
     #[command(flatten)]
     pub rules: RulesArgs,
 }
 
-/// The rules of a job: Golomb's game, or the hands game with its hands.
-#[derive(Debug, Clone, Args)]
-pub struct RulesArgs {
-    /// `golomb` (one common pile of pieces) or `hands` (each player places only pieces from their own
-    /// hand; the job finds the final score difference). Hands jobs are cut at split depth 0 or 1 and
-    /// every unit is solved to the end.
-    #[arg(long, default_value = "golomb")]
-    pub rules: String,
-    /// For `--rules hands`: the two hands, like "I,L/O,S,T" (the first player's pieces before the slash).
-    #[arg(long, conflicts_with = "deal")]
-    pub hands: Option<String>,
-    /// For `--rules hands`: deal the pieces at random between the players from this seed (resolved here,
-    /// so the job stores the hands dealt).
-    #[arg(long)]
-    pub deal: Option<u64>,
-    /// For `--rules hands`: a neutral piece placed before play, belonging to nobody: a placement like
-    /// "X:c2,b3,c3,d3,c4", or `random` (with `--deal`: drawn from the seed, away from the edge).
-    #[arg(long)]
-    pub neutral: Option<String>,
-}
-
-impl RulesArgs {
-    /// The rules' wire fields `(rules, hands, neutral)`: a deal is resolved on this
-    /// side into listed hands and a placed neutral piece.
-    pub fn wire(&self, game: &GameArgs) -> anyhow::Result<(String, String, String)> {
-        let hands_given = self.hands.is_some() || self.deal.is_some() || self.neutral.is_some();
-        if self.rules != golomb_proto::spec::HANDS_RULES {
-            // Other rules are the coordinator's to refuse, with the same words however the job arrives.
-            anyhow::ensure!(!hands_given, "--hands, --deal and --neutral need --rules hands");
-            return Ok((self.rules.clone(), String::new(), String::new()));
+/// The rules' wire fields `(rules, hands, neutral)` of a job: a deal and a
+/// random neutral piece are resolved on this side into listed hands and a
+/// placed piece, so the job stores what it is played with.
+fn rules_wire(rules: &RulesArgs, game: &GameArgs) -> anyhow::Result<(String, String, String)> {
+    match rules.rules {
+        Rules::Golomb => {
+            rules.check_golomb()?;
+            Ok((golomb_proto::spec::RULES.into(), String::new(), String::new()))
         }
-        let source = match (&self.hands, self.deal) {
-            (Some(text), _) => HandsSource::Listed(text.clone()),
-            (None, Some(seed)) => HandsSource::Dealt(seed),
-            (None, None) => anyhow::bail!("--rules hands needs --hands \"I,L/O,S,T\" or --deal SEED"),
-        };
-        let neutral = self.neutral.as_deref().map_or(NeutralSpec::None, NeutralSpec::parse);
-        if let (HandsSource::Listed(text), NeutralSpec::None | NeutralSpec::Placed(_)) = (&source, &neutral) {
-            // Nothing random: the coordinator checks the text itself.
-            let placed = match neutral {
-                NeutralSpec::Placed(p) => p,
-                _ => String::new(),
-            };
-            return Ok((self.rules.clone(), text.clone(), placed));
+        Rules::Hands => {
+            let built = game.build()?;
+            with_game!(&built, g => {
+                let setup = rules.hands_setup(g)?;
+                let neutral = setup.neutral.map_or_else(String::new, |id| g.move_name(id));
+                Ok((golomb_proto::spec::HANDS_RULES.into(), setup.hands.name(g.pieces()), neutral))
+            })
         }
-        let built = game.build()?;
-        let spec = SetupSpec { hands: source, neutral };
-        with_game!(&built, g => {
-            let setup = spec.build(g).map_err(|e| match e {
-                SetupError::NeutralNotation(_)
-                | SetupError::NeutralInHand { .. }
-                | SetupError::NeutralOnEdge { .. }
-                | SetupError::NoInteriorPlacement
-                | SetupError::NeutralNeedsSeed => anyhow::Error::new(e).context("bad --neutral"),
-                _ => anyhow::Error::new(e).context("bad --hands"),
-            })?;
-            let neutral = setup.neutral.map_or_else(String::new, |id| g.move_name(id));
-            Ok((self.rules.clone(), setup.hands.name(g.pieces()), neutral))
-        })
+        Rules::Draft => anyhow::bail!("--rules draft is not on the cluster yet: jobs take --rules golomb or hands"),
     }
 }
 
@@ -208,7 +169,7 @@ impl JobArgs {
     /// refused with the same message however the job arrives.
     pub fn wire_spec(&self) -> anyhow::Result<pb::JobSpec> {
         let game = &self.position.game;
-        let (rules, hands, neutral) = self.rules.wire(game)?;
+        let (rules, hands, neutral) = rules_wire(&self.rules, game)?;
         Ok(pb::JobSpec {
             rules,
             hands,
