@@ -7,7 +7,7 @@ use std::time::Duration;
 use golomb_engine::hands::{HandsConfig, HandsGame, HandsSource, SetupSpec, solve};
 use golomb_engine::{GameSpec, Player, with_game};
 use golomb_proto::spec::neutral_spec;
-use golomb_tests::{Cluster, count};
+use golomb_tests::{Cluster, count, wait_until};
 
 const LEASE_SECONDS: f64 = 4.0;
 const MINUTES: Duration = Duration::from_secs(240);
@@ -118,4 +118,21 @@ fn bad_hands_jobs_are_refused_with_the_field_named() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && err.contains(expected), "{err}");
     }
+}
+
+#[test]
+fn cancelling_a_hands_job_stops_its_solve() {
+    let cluster = Cluster::start(None, LEASE_SECONDS);
+    let mut worker = cluster.worker("w", 1);
+    let big = ["--rules", "hands", "--board", "8x8", "--hands", HANDS, "--goal", "solve", "--split-depth", "0"];
+    let job = cluster.submit(&big);
+    wait_until(MINUTES, "the unit to be leased", || (count(&cluster.status(job), "units", "leased") > 0).then_some(()));
+    let cancelled = cluster.json(&["cancel", &job.to_string()]);
+    assert_eq!(cancelled["state"], "cancelled");
+    // The whole 8x8 hands game takes far longer; the worker takes the next job only if its solve stopped.
+    let next = hands_job(&cluster, &["--hands", HANDS, "--goal", "solve", "--split-depth", "0"]);
+    let status = cluster.wait_for_end(next, Duration::from_secs(60));
+    assert_eq!(status["state"], "done", "{status}");
+    assert!(worker.is_running(), "the worker stays, waiting for work");
+    assert!(worker.terminate(), "SIGTERM stops the worker cleanly");
 }
