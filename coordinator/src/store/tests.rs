@@ -342,6 +342,9 @@ fn a_hands_job_takes_its_movers_best_child_when_every_unit_is_done() {
     let (row, children) = store.results(job).unwrap();
     assert_eq!((row.state, row.score, row.value, row.best.as_deref()), (JobState::Done, Some(2), Win, Some("mb")));
     assert_eq!(children.iter().map(|c| c.score).collect::<Vec<_>>(), [Some(-1), Some(2), Some(1)]);
+    let page = ResultsPage { winning: true, ..ResultsPage::default() };
+    let (_, winning, matching) = store.results_page(job, &page).unwrap();
+    assert_eq!((winning.iter().map(|c| c.mv.as_str()).collect::<Vec<_>>(), matching), (vec!["mb", "mc"], 2));
     assert_eq!((row.children_decided, row.children_total, row.conflicts), (3, 3, 1));
 }
 

@@ -342,8 +342,16 @@ impl Store {
             })?
             .collect::<Result<Vec<_>, _>>()?;
         drop(stmt);
+        // A move wins for its mover when the child is lost for the side to move
+        // there; in a hands game, when its score for the mover (the root's side
+        // to move) is positive.
+        let hands_mover = if page.winning { row.spec.hands_side_to_move().unwrap_or(None) } else { None };
+        let wins = |c: &ChildRow| match hands_mover {
+            Some(mover) => c.score.is_some_and(|s| super::hands::for_player(s, mover) > 0),
+            None => c.value == Outcome::Loss,
+        };
         let matching: Vec<(ChildRow, Vec<u8>)> =
-            all.into_iter().filter(|(c, _)| !page.winning || c.value == Outcome::Loss).collect();
+            all.into_iter().filter(|(c, _)| !page.winning || wins(c)).collect();
         let total = matching.len() as u64;
         let limit = if page.limit == 0 { usize::MAX } else { page.limit as usize };
         let mut sums = tx.prepare_cached(
