@@ -147,6 +147,16 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         ("elapsed", duration(s.elapsed_seconds)),
         ("time left", eta),
     ];
+    if spec.rules == golomb_proto::spec::HANDS_RULES {
+        let neutral =
+            if spec.neutral.is_empty() { String::new() } else { format!(", neutral {}", escape(&spec.neutral)) };
+        rows.push(("hands", format!("{}{neutral}", escape(&spec.hands))));
+        let score = s.score.map_or_else(
+            || "not known yet".to_string(),
+            |score| format!("{score:+} for the side to move, best move {}", escape(&s.winning_move)),
+        );
+        rows.push(("score", score));
+    }
     if spec.goal == "count" {
         rows.push(("tilings", format!("{} ({} up to symmetry)", s.solutions, s.solutions_up_to_symmetry)));
     }

@@ -350,8 +350,7 @@ impl Store {
             Some(mover) => c.score.is_some_and(|s| super::hands::for_player(s, mover) > 0),
             None => c.value == Outcome::Loss,
         };
-        let matching: Vec<(ChildRow, Vec<u8>)> =
-            all.into_iter().filter(|(c, _)| !page.winning || wins(c)).collect();
+        let matching: Vec<(ChildRow, Vec<u8>)> = all.into_iter().filter(|(c, _)| !page.winning || wins(c)).collect();
         let total = matching.len() as u64;
         let limit = if page.limit == 0 { usize::MAX } else { page.limit as usize };
         let mut sums = tx.prepare_cached(
