@@ -13,6 +13,8 @@
 //! - [`solve`]: the score solver (alpha-beta with a table of bounds,
 //!   [`table`]); [`exhaustive`] is the plain minimax it is tested against.
 //! - [`draft`]: the draft rules, players picking their hands in turn.
+//! - [`proof`]: proofs of a score (a tree for each bound) and [`verify`],
+//!   their independent checker.
 //!
 //! ```
 //! use golomb_engine::hands::{HandsConfig, HandsGame, Hands, Setup, solve};
@@ -27,11 +29,13 @@
 
 pub mod draft;
 pub mod exhaustive;
+pub mod proof;
 pub mod rng;
 pub mod rules;
 pub mod setup;
 pub mod solve;
 pub mod table;
+pub mod verify;
 
 #[cfg(test)]
 mod tests;
