@@ -10,7 +10,7 @@
 //! - [`setup`]: hands listed or dealt from a seed ([`rng`]), and the
 //!   neutral piece of the 35-hexomino game.
 //! - [`rules`]: positions, passes, legal moves, scores, move lists.
-//! - [`solve`]: the score solver (alpha-beta with a table of bounds,
+//! - [`mod@solve`]: the score solver (alpha-beta with a table of bounds,
 //!   [`table`]); [`exhaustive`] is the plain minimax it is tested against.
 //! - [`draft`]: the draft rules, players picking their hands in turn.
 //! - [`proof`]: proofs of a score (a tree for each bound) and [`verify`],
