@@ -30,6 +30,7 @@ mod status;
 mod submit;
 mod tile;
 mod verify;
+mod verify_hands;
 pub(crate) mod workers;
 
 use std::io::Write;
