@@ -18,6 +18,7 @@ pub mod output;
 mod pause;
 mod perft;
 mod pieces;
+mod play;
 mod progress;
 mod results;
 mod run;
@@ -90,6 +91,8 @@ pub enum Command {
     Tile(tile::TileArgs),
     /// Solve a star puzzle (k stars per row, column and region, none touching).
     Stars(stars::StarsArgs),
+    /// Play against the computer in the terminal (or replay a saved game).
+    Play(play::PlayArgs),
 }
 
 /// Runs one parsed command, writing its output to `out`.
@@ -117,5 +120,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Export(args) => export::run(&args, out),
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),
+        Command::Play(args) => play::run(&args, out),
     }
 }
