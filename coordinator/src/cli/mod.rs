@@ -22,6 +22,7 @@ mod play;
 mod progress;
 mod results;
 mod run;
+mod selfplay;
 mod serve;
 mod solve;
 mod stars;
@@ -93,6 +94,8 @@ pub enum Command {
     Stars(stars::StarsArgs),
     /// Play against the computer in the terminal (or replay a saved game).
     Play(play::PlayArgs),
+    /// Computer players against each other: win rates per pairing, with ablations of the heuristic.
+    Selfplay(selfplay::SelfplayArgs),
 }
 
 /// Runs one parsed command, writing its output to `out`.
@@ -121,5 +124,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),
         Command::Play(args) => play::run(&args, out),
+        Command::Selfplay(args) => selfplay::run(&args, out),
     }
 }

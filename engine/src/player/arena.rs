@@ -47,6 +47,8 @@ pub struct Tally {
     pub a_wins_first: u32,
     /// Games A played first.
     pub a_first: u32,
+    /// Games the player who moved first won.
+    pub first_wins: u32,
     /// Moves played, over all games.
     pub moves: u32,
 }
@@ -79,6 +81,7 @@ pub fn play_match<B: Bits>(
         tally.games += 1;
         tally.moves += record.moves.len() as u32;
         tally.a_first += u32::from(a_first);
+        tally.first_wins += u32::from(record.result.winner == Some(Side::First));
         match record.result.winner {
             Some(w) if w == a_side => {
                 tally.a_wins += 1;
