@@ -48,11 +48,14 @@ pub struct HeuristicConfig {
     pub depth: u32,
     /// Moves searched further at each ply past the first, best evaluated first.
     pub width: usize,
+    /// A seeded random amount, up to this, added to each root move's value:
+    /// varies the games between seeds without changing clear choices.
+    pub noise: f64,
 }
 
 impl Default for HeuristicConfig {
     fn default() -> HeuristicConfig {
-        HeuristicConfig { mobility: true, chains: true, sanctuaries: true, depth: 2, width: 8 }
+        HeuristicConfig { mobility: true, chains: true, sanctuaries: true, depth: 2, width: 8, noise: 0.05 }
     }
 }
 
@@ -155,7 +158,7 @@ impl Heuristic {
             .into_iter()
             .map(|id| {
                 let child = table.rules.play_unchecked(table.game, state, id);
-                let jitter = if root { self.rng.unit() * 1e-6 } else { 0.0 };
+                let jitter = if root { self.rng.unit() * self.config.noise.max(1e-6) } else { 0.0 };
                 (self.evaluate(table, &child, mover) + jitter, id, child)
             })
             .collect();
