@@ -132,7 +132,8 @@ mod tests {
         };
         let path = Path::new("game.txt");
         assert_eq!(Record::parse(&record.text(), path).unwrap(), record);
-        let moves: Vec<&str> = record.text().lines().filter(|l| !l.starts_with('#')).collect();
+        let text = record.text();
+        let moves: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
         assert_eq!(moves, ["I:a1,b1,c1,d1;O:a2,b2,a3,b3"]);
         assert!(Record::parse("I:a1,b1,c1,d1\n", path).unwrap_err().to_string().contains("no `# board` line"));
         assert!(Record::parse("# board 5x5\n# pieces tetrominoes\n# first nobody\n", path).is_err());
