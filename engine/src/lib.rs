@@ -10,6 +10,8 @@
 //!   lock-free transposition table and Orman's move orders; its proofs
 //!   ([`proof`]) and the independent checker that re-verifies them
 //!   ([`verify`]).
+//! - **The hands game** ([`hands`]): the Delphi program's rules, each
+//!   player placing pieces from their own hand, scored; and its draft.
 //! - **The cluster's view of a tree** ([`split`]): cutting a job's tree
 //!   into work units, positions merged under the board's symmetries.
 //! - **Playing** ([`player`]): rules for played games (the common pile
@@ -28,6 +30,7 @@ pub mod board;
 pub mod exact_cover;
 pub mod game;
 pub mod game_spec;
+pub mod hands;
 pub mod notation;
 pub mod perft;
 pub mod pieces;

@@ -10,6 +10,7 @@
 //! negamax. It returns "verified" or names the first position that fails.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -98,8 +99,29 @@ pub fn check_header(proof: &ProofFile) -> Result<(), VerifyError> {
     Ok(())
 }
 
+/// Counters the checker publishes while it runs, for progress lines: its
+/// own, not the solver's, like everything else here.
+#[derive(Debug, Default)]
+pub struct VerifyProgress {
+    /// Positions below the proof tree to re-solve (known once the tree is walked).
+    pub leaves_total: AtomicU64,
+    /// Of those, the ones re-solved so far.
+    pub leaves_done: AtomicU64,
+    /// Positions examined by the re-solves finished so far.
+    pub positions: AtomicU64,
+}
+
 /// Verifies `proof` for `game` (built from the proof's board and pieces).
 pub fn verify<B: Bits>(game: &Game<B>, proof: &ProofFile) -> Result<VerifyReport, VerifyError> {
+    verify_counted(game, proof, &VerifyProgress::default())
+}
+
+/// [`verify`], publishing its progress in `progress` as each re-solve ends.
+pub fn verify_counted<B: Bits>(
+    game: &Game<B>,
+    proof: &ProofFile,
+    progress: &VerifyProgress,
+) -> Result<VerifyReport, VerifyError> {
     let start = Instant::now();
     check_header(proof)?;
     let (root, _) = game.play_line(Position::empty(), &proof.moves).map_err(|e| VerifyError::BadMove {
@@ -119,7 +141,16 @@ pub fn verify<B: Bits>(game: &Game<B>, proof: &ProofFile) -> Result<VerifyReport
     }
     let mut leaves = Vec::new();
     collect_leaves(game, &proof.tree, root, &proof.moves, &mut leaves)?;
-    let results: Vec<(Outcome, u64)> = leaves.par_iter().map(|leaf| solve_leaf(game, leaf)).collect();
+    progress.leaves_total.store(leaves.len() as u64, Relaxed);
+    let results: Vec<(Outcome, u64)> = leaves
+        .par_iter()
+        .map(|leaf| {
+            let (found, positions) = solve_leaf(game, leaf);
+            progress.positions.fetch_add(positions, Relaxed);
+            progress.leaves_done.fetch_add(1, Relaxed);
+            (found, positions)
+        })
+        .collect();
     let mut report = VerifyReport {
         leaves: leaves.len(),
         positions: 0,

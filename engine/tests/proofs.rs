@@ -3,7 +3,7 @@
 
 use golomb_engine::proof::{self, ProofFile, ProofNode};
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
-use golomb_engine::verify::{VerifyError, verify};
+use golomb_engine::verify::{VerifyError, VerifyProgress, verify, verify_counted};
 use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
 
 fn game(w: usize, h: usize) -> Game<Bitboard> {
@@ -43,6 +43,20 @@ fn solver_proofs_verify_and_survive_json() {
     assert_eq!(lost.value, Outcome::Loss);
     assert!(matches!(&lost.tree, ProofNode::Loss { replies: Some(r) } if !r.is_empty()));
     verify(&g, &lost).unwrap();
+}
+
+/// The counters `golomb verify` prints while it runs add up to its report.
+#[test]
+fn the_checkers_counters_add_up_to_its_report() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let g = game(6, 5);
+    let p = proof_of(&g, "", None);
+    let progress = VerifyProgress::default();
+    let report = verify_counted(&g, &p, &progress).unwrap();
+    assert!(report.leaves > 1);
+    assert_eq!(progress.leaves_total.load(Relaxed), report.leaves as u64);
+    assert_eq!(progress.leaves_done.load(Relaxed), report.leaves as u64);
+    assert_eq!(progress.positions.load(Relaxed), report.positions);
 }
 
 /// The first reply of the root's winning move, mutable.

@@ -399,6 +399,17 @@ impl Cluster {
         })
     }
 
+    /// Writes the job's proof with `golomb results --proof` and checks it with
+    /// `golomb verify`, which must accept it; returns the checker's output.
+    pub fn verify_proof(&self, job: u64) -> String {
+        let proof = self.dir.path().join(format!("proof-{job}.json"));
+        let out = self.golomb(&["results", &job.to_string(), "--proof", proof.to_str().expect("a UTF-8 path")]);
+        assert!(out.status.success(), "{out:?}");
+        let verified = Command::new(binary("golomb")).arg("verify").arg(&proof).output().expect("golomb verify runs");
+        assert!(verified.status.success(), "{verified:?}");
+        String::from_utf8_lossy(&verified.stdout).into_owned()
+    }
+
     /// A gRPC client of the `Work` service, as a worker (or an impostor) would hold, with the cluster's token.
     pub async fn work_client(&self) -> WorkClient {
         let channel = tonic::transport::Endpoint::from_shared(self.url.clone())

@@ -47,13 +47,7 @@ fn classify_and_solve_jobs_agree_with_local_solves() {
     assert!(count(&status, "units", "cancelled") > 0, "a decided root cancels what is left: {status}");
 
     // Its proof, from the coordinator's tree, passes the independent checker.
-    let proof = cluster.dir.path().join("proof.json");
-    let out = cluster.golomb(&["results", &job.to_string(), "--proof", proof.to_str().unwrap()]);
-    assert!(out.status.success(), "{out:?}");
-    let verified =
-        std::process::Command::new(golomb_tests::binary("golomb")).arg("verify").arg(&proof).output().unwrap();
-    assert!(verified.status.success(), "{verified:?}");
-    assert!(String::from_utf8_lossy(&verified.stdout).contains("verified"));
+    assert!(cluster.verify_proof(job).contains("verified"));
 }
 
 #[test]

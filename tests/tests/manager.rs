@@ -47,12 +47,7 @@ fn an_expanded_solve_agrees_with_a_local_solve_through_a_kill_and_a_restart() {
     assert!(!history.as_array().unwrap().is_empty(), "samples were kept: {history}");
 
     // Its proof, built from the expanded tree, passes the independent checker.
-    let proof = cluster.dir.path().join("proof.json");
-    let out = cluster.golomb(&["results", &job.to_string(), "--proof", proof.to_str().unwrap()]);
-    assert!(out.status.success(), "{out:?}");
-    let verified =
-        std::process::Command::new(golomb_tests::binary("golomb")).arg("verify").arg(&proof).output().unwrap();
-    assert!(verified.status.success(), "{verified:?}");
+    assert!(cluster.verify_proof(job).contains("verified"));
 }
 
 #[test]

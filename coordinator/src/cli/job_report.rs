@@ -101,6 +101,8 @@ pub struct JobReport<C> {
     eta_seconds: Option<f64>,
     elapsed_seconds: f64,
     workers: u32,
+    /// Units leased to workers not heard from lately, waiting for their lease to expire.
+    stale_leases: u64,
     conflicts: u64,
     error: Option<String>,
     solutions: Option<u64>,
@@ -202,6 +204,7 @@ impl<C> JobReport<C> {
             eta_seconds: (s.eta_seconds >= 0.0).then_some(s.eta_seconds),
             elapsed_seconds: s.elapsed_seconds,
             workers: s.workers,
+            stale_leases: s.stale_leases,
             conflicts: s.conflicts,
             error: non_empty(&s.error),
             solutions: count.then_some(s.solutions),
@@ -281,6 +284,12 @@ impl<C> JobReport<C> {
                 ", no time estimate: units are split as they run, so the work left is unknown".into()
             }
             None if u.done == 0 => ", no basis for a time estimate until a unit is done".into(),
+            None if self.stale_leases > 0 => format!(
+                ", no time estimate: {} unit{} wait{} for the lease of a worker not heard from to expire",
+                self.stale_leases,
+                super::output::plural(self.stale_leases as usize),
+                if self.stale_leases == 1 { "s" } else { "" }
+            ),
             None => ", no time estimate: no worker online holds its units".into(),
         };
         writeln!(

@@ -37,11 +37,11 @@ pub fn with_lines<R: Send>(line: impl Fn(Duration) -> String + Send, work: impl 
 }
 
 /// Root moves decided before the time per root move says anything about the rest.
-const MIN_BASIS: u64 = 3;
+pub const MIN_BASIS: u64 = 3;
 
 /// What the progress so far says about the time left.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Estimate {
+pub enum Estimate {
     /// Too few root moves decided to say anything.
     NoBasis,
     /// Seconds left if every undecided root move costs the mean of the decided ones.
@@ -51,7 +51,7 @@ enum Estimate {
 /// Estimates the time left from `done` of `total` root moves decided in `seconds`.
 /// Root moves differ by orders of magnitude, and a win ends the search at
 /// its first winning move, so this is a guess from the mean, never a bound.
-fn estimate(done: u64, total: u64, seconds: f64) -> Estimate {
+pub fn estimate(done: u64, total: u64, seconds: f64) -> Estimate {
     if done < MIN_BASIS || total <= done {
         return Estimate::NoBasis;
     }

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use clap::Args;
 use golomb_engine::proof::ProofFile;
 use golomb_engine::solve::Outcome;
-use golomb_engine::verify::{check_header, verify};
+use golomb_engine::verify::{VerifyProgress, check_header, verify_counted};
 use golomb_engine::with_game;
 
 use crate::server::export::ExportFile;
@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::args::{build_game, thread_pool};
 use super::output::{self, Report};
-use super::progress::with_lines;
+use super::progress::{Estimate, MIN_BASIS, estimate, with_lines};
 
 /// Options of `golomb verify`.
 #[derive(Debug, Args)]
@@ -108,6 +108,36 @@ fn check_export_nodes(export: &ExportFile, proof: &ProofFile) -> anyhow::Result<
     })
 }
 
+/// A progress line of the checker: positions re-solved, positions examined,
+/// and an estimate of the time left once a few re-solves are done.
+fn progress_line(file: &str, threads: usize, progress: &VerifyProgress, elapsed: std::time::Duration) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    let secs = elapsed.as_secs_f64();
+    let total = progress.leaves_total.load(Relaxed);
+    let done = progress.leaves_done.load(Relaxed);
+    let positions = progress.positions.load(Relaxed);
+    if total == 0 {
+        return format!("[{secs:7.1} s] checking the proof tree of {file}");
+    }
+    let eta = match estimate(done, total, secs) {
+        Estimate::NoBasis if done < MIN_BASIS => {
+            format!("; no basis for a time estimate until {MIN_BASIS} positions are re-solved")
+        }
+        Estimate::NoBasis => String::new(),
+        Estimate::Remaining(left) => format!(
+            "; estimate ~{} more if the others cost what these {done} did (they vary widely)",
+            output::duration(left)
+        ),
+    };
+    format!(
+        "[{secs:7.1} s] {file}: {done}/{total} position{} below the proof tree re-solved, \
+         {:.1} M positions examined, on {threads} thread{}{eta}",
+        output::plural(total as usize),
+        positions as f64 / 1e6,
+        output::plural(threads)
+    )
+}
+
 /// Runs `golomb verify`: prints "verified" or fails naming the first bad position.
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let path = &args.proof;
@@ -118,21 +148,10 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")
         .with_context(|| format!("bad game in {}", path.display()))?;
     let pool = thread_pool(args.threads)?;
-    // The checker keeps no counters to show (it is deliberately separate from
-    // the solver), so the lines say what is being checked and for how long.
-    let leaves = proof.tree.leaves();
     let threads = pool.current_num_threads();
-    let line = |elapsed: std::time::Duration| {
-        format!(
-            "[{:7.1} s] checking {} (re-solving the {leaves} position{} below the proof tree on {threads} thread{}); \
-             no estimate of the time left: the checker does not count its progress",
-            elapsed.as_secs_f64(),
-            path.display(),
-            output::plural(leaves),
-            output::plural(threads)
-        )
-    };
-    let checked = with_lines(line, || pool.install(|| with_game!(&game, g => verify(g, &proof))))
+    let progress = VerifyProgress::default();
+    let line = |elapsed: std::time::Duration| progress_line(&path.display().to_string(), threads, &progress, elapsed);
+    let checked = with_lines(line, || pool.install(|| with_game!(&game, g => verify_counted(g, &proof, &progress))))
         .with_context(|| format!("{} is NOT verified", path.display()))?;
     let report = VerifyReport {
         verified: true,
@@ -144,4 +163,37 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         positions_per_leaf: checked.positions_per_leaf,
     };
     output::print(out, &report, args.json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering::Relaxed;
+    use std::time::Duration;
+
+    fn counted(total: u64, done: u64, positions: u64) -> VerifyProgress {
+        let progress = VerifyProgress::default();
+        progress.leaves_total.store(total, Relaxed);
+        progress.leaves_done.store(done, Relaxed);
+        progress.positions.store(positions, Relaxed);
+        progress
+    }
+
+    /// The issue's case: Orman's proof printed nothing for 11 minutes. The
+    /// lines now count the re-solves and the positions, and estimate only
+    /// once a few re-solves are done, calling it an estimate.
+    #[test]
+    fn verify_lines_count_the_checkers_progress() {
+        let walking = progress_line("n.json", 2, &counted(0, 0, 0), Duration::from_secs(3));
+        assert!(walking.contains("checking the proof tree of n.json"), "{walking}");
+        let early = progress_line("n.json", 2, &counted(1189, 2, 40_000_000), Duration::from_secs(8));
+        assert!(early.contains("2/1189 positions below the proof tree re-solved"), "{early}");
+        assert!(
+            early.contains("40.0 M positions examined") && early.contains("no basis for a time estimate"),
+            "{early}"
+        );
+        let later = progress_line("n.json", 2, &counted(1189, 312, 4_100_000_000), Duration::from_secs(120));
+        assert!(later.contains("312/1189") && later.contains("4100.0 M positions"), "{later}");
+        assert!(later.contains("estimate ~") && !later.contains("at most"), "{later}");
+    }
 }

@@ -30,11 +30,12 @@ pub fn job_state(status: &pb::JobStatus) -> Option<JobState> {
 }
 
 /// The time a job has left, estimated from its units' mean time so far, or
-/// `None` when there is no basis: no unit finished yet, or no worker online
-/// to finish the rest (units held by a crashed worker wait for their lease
-/// to expire, which the mean knows nothing of).
-pub fn eta_estimate(elapsed: f64, done: u64, remaining: u64, workers_online: u64) -> Option<f64> {
-    if done == 0 || (remaining > 0 && workers_online == 0) {
+/// `None` when there is no basis: no unit finished yet, no worker online to
+/// finish the rest, or units still leased to a worker not heard from lately
+/// (`stale_leases`: they wait for their lease to expire, which the mean
+/// knows nothing of, even while other workers are online).
+pub fn eta_estimate(elapsed: f64, done: u64, remaining: u64, workers_online: u64, stale_leases: u64) -> Option<f64> {
+    if done == 0 || (remaining > 0 && workers_online == 0) || stale_leases > 0 {
         return None;
     }
     Some(elapsed / done as f64 * remaining as f64)
@@ -49,7 +50,7 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         // Units that ran past their budget were split: the tree grows, and the mean says nothing of what is left.
         -1.0
     } else {
-        eta_estimate(row.elapsed, u.done, u.pending + u.leased, row.workers).unwrap_or(-1.0)
+        eta_estimate(row.elapsed, u.done, u.pending + u.leased, row.workers, row.stale_leases).unwrap_or(-1.0)
     };
     pb::JobStatus {
         job_id: row.id.0,
@@ -70,6 +71,7 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         positions_per_second: if row.elapsed > 0.0 { row.positions as f64 / row.elapsed } else { 0.0 },
         eta_seconds,
         workers: row.workers as u32,
+        stale_leases: row.stale_leases,
         elapsed_seconds: row.elapsed,
         error: row.error.clone().unwrap_or_default(),
         conflicts: row.conflicts,
@@ -125,10 +127,19 @@ mod tests {
     /// 30 s for their lease to expire. (Illustrative figures.)
     #[test]
     fn no_estimate_without_a_basis() {
-        assert_eq!(eta_estimate(3.1, 24, 2, 0), None, "no worker online to finish them");
-        assert_eq!(eta_estimate(0.5, 0, 26, 1), None, "no unit done yet");
-        let eta = eta_estimate(3.1, 24, 2, 1).unwrap();
+        assert_eq!(eta_estimate(3.1, 24, 2, 0, 2), None, "no worker online to finish them");
+        assert_eq!(eta_estimate(0.5, 0, 26, 1, 0), None, "no unit done yet");
+        let eta = eta_estimate(3.1, 24, 2, 1, 0).unwrap();
         assert!((eta - 0.258).abs() < 0.01, "{eta}");
-        assert_eq!(eta_estimate(3.1, 26, 0, 0), Some(0.0));
+        assert_eq!(eta_estimate(3.1, 26, 0, 0, 0), Some(0.0));
+    }
+
+    /// A live worker next to a dead one's units: the live worker keeps the
+    /// job's worker count at 1, but the dead one's lease must run out before
+    /// its unit moves on, so the mean says nothing of the time left.
+    #[test]
+    fn no_estimate_while_a_dead_workers_lease_runs_out() {
+        assert!(eta_estimate(3.1, 24, 2, 1, 0).is_some(), "both left units with live workers");
+        assert_eq!(eta_estimate(3.1, 24, 2, 1, 1), None, "one of them held by a worker not heard from");
     }
 }

@@ -90,6 +90,9 @@ pub struct JobRow {
     pub conflicts: u64,
     /// Distinct online workers holding its units (heard from within [`ONLINE_SECONDS`](super::ONLINE_SECONDS)).
     pub workers: u64,
+    /// Its units leased to workers not heard from within [`ONLINE_SECONDS`](super::ONLINE_SECONDS):
+    /// they wait for their lease to expire.
+    pub stale_leases: u64,
     /// Root children decided so far.
     pub children_decided: u64,
     /// Root children in all.
@@ -416,11 +419,12 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         units.add(state, count.query_row(rusqlite::params![state, job], |r| r.get::<_, i64>(0))? as u64);
     }
     drop(count);
-    let (positions, workers, solutions, fixed): (i64, i64, i64, i64) = tx.query_row(
+    let (positions, workers, stale_leases, solutions, fixed): (i64, i64, i64, i64, i64) = tx.query_row(
         // Workers: the online ones holding its units; a crashed worker's lease outlives it.
         // Waiting units have searched nothing that still counts: they are left out (by the index).
         "SELECT COALESCE(SUM(u.positions + u.progress), 0),
                 COUNT(DISTINCT CASE WHEN u.state = :leased AND w.last_seen >= :online THEN u.worker END),
+                COALESCE(SUM(u.state = :leased AND (w.last_seen IS NULL OR w.last_seen < :online)), 0),
                 COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0)
          FROM units u LEFT JOIN workers w ON w.id = u.worker
          WHERE u.state IN (:leased, :done, :failed, :cancelled, :split) AND u.job = :job",
@@ -429,7 +433,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
             ":done": UnitState::Done, ":failed": UnitState::Failed, ":cancelled": UnitState::Cancelled,
             ":split": UnitState::Split,
         },
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
     )?;
     let conflicts: i64 =
         tx.query_row("SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1", [job], |r| {
@@ -448,6 +452,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         error: columns.error,
         conflicts: conflicts as u64,
         workers: workers as u64,
+        stale_leases: stale_leases as u64,
         children_decided: decided,
         children_total: total,
         solutions: solutions as u64,

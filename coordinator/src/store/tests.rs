@@ -260,3 +260,17 @@ fn a_report_of_the_wrong_kind_is_refused() {
     assert!(matches!(store.complete(&count), Err(StoreError::WrongReport(_))));
     assert_eq!(store.job(job).unwrap().units.leased, 1);
 }
+
+#[test]
+fn a_lease_held_by_a_worker_not_heard_from_is_counted_as_stale() {
+    let (mut store, job, dead, _dir) = flat(Goal::Classify);
+    assert_eq!(store.lease(dead, 1, 60.0).unwrap().len(), 1);
+    let live = store.register_worker("live", "h", 2).unwrap();
+    assert_eq!(store.lease(live, 1, 60.0).unwrap().len(), 1);
+    let row = store.job(job).unwrap();
+    assert_eq!((row.workers, row.stale_leases), (2, 0), "both heard from just now");
+    // The first worker goes silent: its lease has not expired, but it is no longer online.
+    store.conn.execute("UPDATE workers SET last_seen = last_seen - 3600 WHERE id = ?1", [dead.0 as i64]).unwrap();
+    let row = store.job(job).unwrap();
+    assert_eq!((row.workers, row.stale_leases), (1, 1));
+}
