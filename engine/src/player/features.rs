@@ -202,7 +202,8 @@ mod tests {
         let with = f.moves_left(true);
         assert!(with >= 1 && with <= plain + 1, "{with} {plain}");
         assert_eq!(f.sanctuaries_of(&g, &Rules::CommonPile, &Position::empty()), [1, 1]);
-        let hands = Rules::Hands { first: 1 << i, second: g.all_pieces() & !(1 << i) };
+        let hands = crate::hands::Hands::new(1 << i, g.all_pieces() & !(1 << i)).unwrap();
+        let hands = Rules::Hands(crate::hands::Setup::of_hands(hands));
         assert_eq!(f.sanctuaries_of(&g, &hands, &Position::empty()), [1, 0]);
     }
 

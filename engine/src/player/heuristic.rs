@@ -117,7 +117,7 @@ impl Heuristic {
                     value += 2.0 * parity / (1.0 + left as f64 / 4.0);
                 }
             }
-            Rules::Hands { .. } => {
+            Rules::Hands(_) => {
                 let placed = rules.placed(&state.pos);
                 value += 3.0 * (placed[mine] as f64 - placed[theirs] as f64);
                 if c.mobility {
@@ -218,7 +218,7 @@ fn preselect<B: Bits>(table: Table<'_, B>, state: &State<B>, moves: Vec<Placemen
             let left = [totals[0] - lost[0], totals[1] - lost[1]];
             let key = match rules {
                 Rules::CommonPile => -(left[1] as i64),
-                Rules::Hands { .. } => left[0] as i64 - left[1] as i64,
+                Rules::Hands(_) => left[0] as i64 - left[1] as i64,
             };
             (-key, id)
         })
@@ -236,7 +236,7 @@ impl<B: Bits> Player<B> for Heuristic {
     fn choose(&mut self, table: Table<'_, B>, state: &State<B>) -> Choice {
         let depth = self.config.depth.max(1);
         let (_, placement) = self.search(table, state, depth, true).expect("choose called on a finished game");
-        Choice { placement, verdict: None }
+        Choice { placement, verdict: None, score: None }
     }
 }
 

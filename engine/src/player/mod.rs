@@ -63,6 +63,8 @@ pub struct Choice {
     /// What an exact search said about the position before the move, if one
     /// was run: `Win` means the move played is the solver's winning move.
     pub verdict: Option<Verdict>,
+    /// The final score difference under best play, for the mover (hands, when decided).
+    pub score: Option<i32>,
 }
 
 /// A computer player.

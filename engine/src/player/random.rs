@@ -27,6 +27,6 @@ impl<B: Bits> Player<B> for RandomPlayer {
     fn choose(&mut self, table: Table<'_, B>, state: &State<B>) -> Choice {
         let moves = table.rules.moves(table.game, state);
         assert!(!moves.is_empty(), "choose called on a finished game");
-        Choice { placement: moves[self.rng.below(moves.len())], verdict: None }
+        Choice { placement: moves[self.rng.below(moves.len())], verdict: None, score: None }
     }
 }

@@ -13,6 +13,7 @@ use std::ops::ControlFlow;
 
 use crate::bitboard::Bits;
 use crate::game::{Game, PlacementId};
+use crate::hands::Setup;
 use crate::position::{IllegalMove, Position};
 
 pub use crate::position::Player as Side;
@@ -39,13 +40,9 @@ impl Side {
 pub enum Rules {
     /// Golomb's game: both sides place from one pile; the side that cannot move loses.
     CommonPile,
-    /// The Delphi game: each side has a hand (a set of piece ids, bit `i` for piece `i`).
-    Hands {
-        /// The first player's hand.
-        first: u64,
-        /// The second player's hand.
-        second: u64,
-    },
+    /// The Delphi game: each side has a hand, and a neutral piece may be
+    /// placed before the first move ([`crate::hands`]).
+    Hands(Setup),
 }
 
 /// A position and the side to move.
@@ -86,17 +83,12 @@ pub struct GameResult {
 }
 
 impl Rules {
-    /// The start: nothing placed, the first player to move.
-    pub fn start<B: Bits>(&self) -> State<B> {
-        State { pos: Position::empty(), to_move: Side::First }
-    }
-
     /// The pieces `side` may still place at `pos` (bit `i` for piece `i`).
     pub fn pieces_of<B: Bits>(&self, game: &Game<B>, side: Side, pos: &Position<B>) -> u64 {
         let free = game.all_pieces() & !pos.used();
         match self {
             Rules::CommonPile => free,
-            Rules::Hands { first, second } => free & if side == Side::First { *first } else { *second },
+            Rules::Hands(setup) => free & setup.hands.of(side),
         }
     }
 
@@ -173,7 +165,7 @@ impl Rules {
         let other = mover.other();
         let to_move = match self {
             Rules::CommonPile => other,
-            Rules::Hands { .. } => {
+            Rules::Hands(_) => {
                 if !self.has_move(game, &pos, other) && self.has_move(game, &pos, mover) {
                     mover
                 } else {
@@ -184,18 +176,32 @@ impl Rules {
         State { pos, to_move }
     }
 
-    /// The state at the start (after the first player's forced passes, with hands).
+    /// The state at the start: nothing placed but the neutral piece (hands),
+    /// the first player to move unless it must pass.
     pub fn first_state<B: Bits>(&self, game: &Game<B>) -> State<B> {
-        let start: State<B> = self.start();
+        let mut pos = Position::empty();
+        if let Some(id) = self.neutral() {
+            pos.play_unchecked(game.placement(id));
+        }
+        let first = Side::First;
         match self {
-            Rules::CommonPile => start,
-            Rules::Hands { .. } => {
-                if !self.has_move(game, &start.pos, Side::First) && self.has_move(game, &start.pos, Side::Second) {
-                    State { to_move: Side::Second, ..start }
+            Rules::CommonPile => State { pos, to_move: first },
+            Rules::Hands(_) => {
+                let to_move = if !self.has_move(game, &pos, first) && self.has_move(game, &pos, first.other()) {
+                    first.other()
                 } else {
-                    start
-                }
+                    first
+                };
+                State { pos, to_move }
             }
+        }
+    }
+
+    /// The neutral piece placed before the first move (hands), if any.
+    pub fn neutral(&self) -> Option<PlacementId> {
+        match self {
+            Rules::CommonPile => None,
+            Rules::Hands(setup) => setup.neutral,
         }
     }
 
@@ -207,7 +213,7 @@ impl Rules {
                 let plies = pos.plies();
                 [plies.div_ceil(2), plies / 2]
             }
-            Rules::Hands { first, second } => [(pos.used() & first).count_ones(), (pos.used() & second).count_ones()],
+            Rules::Hands(setup) => [Side::First, Side::Second].map(|s| (pos.used() & setup.hands.of(s)).count_ones()),
         }
     }
 
@@ -221,7 +227,7 @@ impl Rules {
             Rules::CommonPile => {
                 Some(GameResult { winner: Some(state.to_move.other()), placed, stuck: Some(state.to_move) })
             }
-            Rules::Hands { .. } => {
+            Rules::Hands(_) => {
                 if self.has_move(game, &state.pos, state.to_move.other()) {
                     return None;
                 }
@@ -280,7 +286,8 @@ mod tests {
         let g = game();
         let o = g.pieces().find("O").unwrap();
         // The first player holds every piece but O; the second holds only O.
-        let rules = Rules::Hands { first: g.all_pieces() & !(1 << o), second: 1 << o };
+        let hands = crate::hands::Hands::new(g.all_pieces() & !(1 << o), 1 << o).unwrap();
+        let rules = Rules::Hands(Setup::of_hands(hands));
         let state = rules.first_state(&g);
         let o_move = g.parse_move("O:a1,b1,a2,b2").unwrap();
         assert!(matches!(rules.play(&g, &state, o_move), Err(PlayError::NotInHand { .. })));
