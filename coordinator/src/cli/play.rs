@@ -17,9 +17,10 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
+use golomb_engine::hands::{HandsSource, NeutralSpec, SetupSpec};
 use golomb_engine::player::solver::Budget;
 use golomb_engine::player::{Rules, Side};
-use golomb_engine::{GameSpec, with_game};
+use golomb_engine::{Bits, Game, GameSpec, with_game};
 
 use super::args::{build_game, thread_pool};
 use draw::Style;
@@ -69,6 +70,18 @@ pub struct PlayArgs {
     /// Replay a saved game instead of playing: draw every position in turn.
     #[arg(long, conflicts_with = "save")]
     pub replay: Option<PathBuf>,
+    /// Play the hands game with these hands: the first player's pieces, a slash, the second's
+    /// (for example "F,I,L,N,P,T/U,V,W,X,Y,Z"). With `--first computer` the computer holds the first hand.
+    #[arg(long, conflicts_with = "deal")]
+    pub hands: Option<String>,
+    /// Play the hands game with the pieces dealt at random from this seed.
+    #[arg(long)]
+    pub deal: Option<u64>,
+    /// The hands game's neutral piece, placed before the first move and counted for nobody:
+    /// a placement (X:g7,f8,g8,h8,g9) or `random` (from the --deal seed). With --deal and an odd
+    /// number of pieces (35 hexominoes), a random one is placed unless this says `none`.
+    #[arg(long)]
+    pub neutral: Option<String>,
 }
 
 impl PlayArgs {
@@ -96,6 +109,30 @@ impl PlayArgs {
         GameSpec::new(board, self.blocked.clone(), pieces)
     }
 
+    /// The rules these options name, for `game`.
+    fn rules<B: Bits>(&self, game: &Game<B>) -> anyhow::Result<Rules> {
+        let hands = match (&self.hands, self.deal) {
+            (Some(listed), _) => HandsSource::Listed(listed.clone()),
+            (None, Some(seed)) => HandsSource::Dealt(seed),
+            (None, None) => {
+                anyhow::ensure!(self.neutral.is_none(), "--neutral needs the hands game (--hands or --deal)");
+                return Ok(Rules::CommonPile);
+            }
+        };
+        let odd = game.pieces().len() % 2 == 1;
+        let neutral = match self.neutral.as_deref().map(str::trim) {
+            Some("none") => NeutralSpec::None,
+            Some(text) => NeutralSpec::parse(text),
+            None if odd && self.deal.is_some() => NeutralSpec::Random,
+            None => NeutralSpec::None,
+        };
+        let which = if self.hands.is_some() { "--hands" } else { "--deal" };
+        let setup = SetupSpec { hands, neutral }
+            .build(game)
+            .with_context(|| format!("bad {which}{}", if self.neutral.is_some() { " or --neutral" } else { "" }))?;
+        Ok(Rules::Hands(setup))
+    }
+
     /// Whether to draw with ANSI colours.
     fn style(&self) -> Style {
         let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -112,17 +149,19 @@ pub fn run(args: &PlayArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let spec = args.spec();
     let game = build_game(&spec, ["--board", "--blocked"], "--pieces")?;
     let pool = thread_pool(args.threads)?;
-    let setup = session::Setup {
-        spec,
-        rules: Rules::CommonPile,
-        human: if args.first == First::Human { Side::First } else { Side::Second },
-        budget: Budget { time: Some(Duration::from_secs_f64(args.think)), positions: None },
-        seed: args.seed,
-        tt_mb: args.tt_mb,
-        style: args.style(),
-        save: args.save.clone(),
-    };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    with_game!(&game, g => session::play(g, &setup, &pool, &mut input, out)).context("the game stopped")
+    with_game!(&game, g => {
+        let setup = session::Setup {
+            spec: spec.clone(),
+            rules: args.rules(g)?,
+            human: if args.first == First::Human { Side::First } else { Side::Second },
+            budget: Budget { time: Some(Duration::from_secs_f64(args.think)), positions: None },
+            seed: args.seed,
+            tt_mb: args.tt_mb,
+            style: args.style(),
+            save: args.save.clone(),
+        };
+        session::play(g, &setup, &pool, &mut input, out).context("the game stopped")
+    })
 }

@@ -34,6 +34,8 @@ const WON: f64 = 1e6;
 /// Moves kept, after ranking by mobility alone, for the full evaluation
 /// (the 15x15 hexomino game has 34,676 opening moves).
 const PRESELECT: usize = 300;
+/// Nodes with more moves than this are searched one ply deep.
+const SHALLOW_ABOVE: usize = 3000;
 
 /// Which features the evaluation uses and how deep it searches.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -151,6 +153,9 @@ impl Heuristic {
         if moves.is_empty() {
             return None;
         }
+        // A node this wide (the 15x15 hexomino opening) is judged on its
+        // evaluation alone: ranking each reply's moves too would cost seconds.
+        let depth = if moves.len() > SHALLOW_ABOVE { 1 } else { depth };
         if moves.len() > PRESELECT {
             moves = preselect(table, state, moves);
         }

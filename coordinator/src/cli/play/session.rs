@@ -1,13 +1,14 @@
 //! The game loop of `golomb play`: draw, read a line, answer it; the
-//! computer's turns in between; the end; the record saved.
+//! computer's turns in between (and the passes of the hands game); the end;
+//! the record saved.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
 use golomb_engine::player::orientation::{orientation_of, pictures};
-use golomb_engine::player::solver::{Budget, SolverBacked, rate_moves};
-use golomb_engine::player::{Player, Rules, Side, State, Table, Verdict};
+use golomb_engine::player::solver::{Budget, Rated, SolverBacked, rate_moves};
+use golomb_engine::player::{Choice, Player, Rules, Side, State, Table, Verdict};
 use golomb_engine::solve::tt::TtCheck;
 use golomb_engine::{Game, GameSpec, PlacementId};
 
@@ -57,9 +58,31 @@ impl<B: TtCheck> Session<'_, B> {
         if self.setup.human == Side::First { ["you", "computer"] } else { ["computer", "you"] }
     }
 
+    fn hands(&self) -> bool {
+        matches!(self.setup.rules, Rules::Hands(_))
+    }
+
     fn draw(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let neutral = self.setup.rules.neutral().map(|id| (id, None));
+        let moves: Vec<(PlacementId, Option<Side>)> =
+            neutral.into_iter().chain(self.moves.iter().map(|&(id, side)| (id, Some(side)))).collect();
         writeln!(out)?;
-        write!(out, "{}", draw::board(self.table.game, &self.moves, self.names(), self.setup.style))?;
+        write!(out, "{}", draw::board(self.table.game, &moves, self.names(), self.setup.style))?;
+        if self.hands() {
+            let (game, pos) = (self.table.game, self.state().pos);
+            for side in [self.setup.human, self.setup.human.other()] {
+                let left = self.setup.rules.pieces_of(game, side, &pos);
+                let names: Vec<&str> = (0..game.pieces().len())
+                    .filter(|&p| left >> p & 1 == 1)
+                    .map(|p| game.pieces().piece(p).name())
+                    .collect();
+                let whose = if side == self.setup.human { "your hand" } else { "the computer's hand" };
+                writeln!(out, "{whose}: {}", if names.is_empty() { "empty".to_string() } else { names.join(" ") })?;
+            }
+            let placed = self.setup.rules.placed(&pos);
+            let names = self.names();
+            writeln!(out, "score: {} {}, {} {}", names[0], placed[0], names[1], placed[1])?;
+        }
         Ok(())
     }
 
@@ -77,22 +100,40 @@ impl<B: TtCheck> Session<'_, B> {
         format!("{} ({piece} {number} {})", game.move_name(id), game.board().cell_name(anchor))
     }
 
+    /// What the computer says about the position it moved in.
+    fn claim(&self, choice: &Choice) -> String {
+        let by = |score: Option<i32>| match score {
+            Some(s) if self.hands() => format!(" by {} piece{}", s.abs(), if s.abs() == 1 { "" } else { "s" }),
+            _ => String::new(),
+        };
+        match choice.verdict {
+            Some(Verdict::Win) => {
+                format!("I win from here{}: the solver proved it, and this is its move.", by(choice.score))
+            }
+            Some(Verdict::Loss) if self.hands() => format!(
+                "You can win from here{}: the solver finds that I lose against best play; this is my best try.",
+                by(choice.score)
+            ),
+            Some(Verdict::Loss) => {
+                "You can win from here: the solver finds that every move of mine loses against best play.".to_string()
+            }
+            Some(Verdict::Draw) => "With best play this ends level: the solver's move.".to_string(),
+            Some(Verdict::Unknown) | None => {
+                "The solver did not decide this position in time: a heuristic move.".to_string()
+            }
+        }
+    }
+
     fn computer_moves(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
         let state = self.state();
+        if self.moves.last().is_some_and(|&(_, side)| side != self.setup.human) {
+            writeln!(out, "\nYou cannot place any of your pieces: you pass.")?;
+        }
         let start = Instant::now();
         let (computer, table) = (&mut self.computer, self.table);
         let choice = self.pool.install(|| computer.choose(table, &state));
         let seconds = start.elapsed().as_secs_f64();
-        let said = match choice.verdict {
-            Some(Verdict::Win) => "I win from here: the solver proved it, and this is its move.".to_string(),
-            Some(Verdict::Loss) => {
-                "You can win from here: the solver finds that every move of mine loses against best play.".to_string()
-            }
-            Some(Verdict::Draw) => "With best play this ends level.".to_string(),
-            Some(Verdict::Unknown) | None => {
-                "The solver did not decide this position in time: a heuristic move.".to_string()
-            }
-        };
+        let said = self.claim(&choice);
         writeln!(out, "\nThe computer plays {} after {seconds:.1} s. {said}", self.describe(choice.placement))?;
         let next = self.table.rules.play(self.table.game, &state, choice.placement)?;
         self.push(choice.placement, next);
@@ -114,6 +155,9 @@ impl<B: TtCheck> Session<'_, B> {
                 Ok(next) => {
                     self.push(id, next);
                     self.draw(out)?;
+                    if next.to_move == self.setup.human && self.table.rules.result(game, &next).is_none() {
+                        writeln!(out, "\nThe computer cannot place any of its pieces: it passes.")?;
+                    }
                 }
                 Err(err) => writeln!(out, "Illegal move {}: {err}. Your turn again.", game.move_name(id))?,
             },
@@ -155,25 +199,46 @@ impl<B: TtCheck> Session<'_, B> {
     fn hint(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
         let start = Instant::now();
         let (state, budget, tt, table) = (self.state(), self.setup.budget, self.computer.table(), self.table);
-        let rated = self.pool.install(|| rate_moves(table, &state, budget, tt));
+        let mut rated = self.pool.install(|| rate_moves(table, &state, budget, tt));
         let seconds = start.elapsed().as_secs_f64();
-        let of = |v: Verdict| rated.iter().filter(|&&(_, r)| r == v).map(|&(id, _)| id).collect::<Vec<_>>();
-        let (wins, losses, unknown) = (of(Verdict::Win), of(Verdict::Loss), of(Verdict::Unknown));
+        let counts = [Verdict::Win, Verdict::Loss, Verdict::Draw, Verdict::Unknown]
+            .map(|v| rated.iter().filter(|r| r.verdict == v).count());
+        let count = |v: Verdict| match v {
+            Verdict::Win => counts[0],
+            Verdict::Loss => counts[1],
+            Verdict::Draw => counts[2],
+            Verdict::Unknown => counts[3],
+        };
+        let draws = if self.hands() { format!(", {} draw", count(Verdict::Draw)) } else { String::new() };
         writeln!(
             out,
-            "Hint (the solver, {seconds:.1} s): of your {} moves, {} win, {} lose, {} undecided within the budget.",
+            "Hint (the solver, {seconds:.1} s): of your {} moves, {} win, {} lose{draws}, {} undecided within the budget.",
             rated.len(),
-            wins.len(),
-            losses.len(),
-            unknown.len()
+            count(Verdict::Win),
+            count(Verdict::Loss),
+            count(Verdict::Unknown)
         )?;
-        for &id in wins.iter().take(10) {
-            writeln!(out, "  wins: {}", self.describe(id))?;
+        // Best first: by score (hands), wins before draws before the rest.
+        let rank = |r: &Rated| match r.verdict {
+            Verdict::Win => 0,
+            Verdict::Draw => 1,
+            Verdict::Unknown => 2,
+            Verdict::Loss => 3,
+        };
+        rated.sort_by_key(|r| (rank(r), -r.score.unwrap_or(0)));
+        let best: Vec<&Rated> = rated.iter().filter(|r| r.verdict != Verdict::Unknown).take(10).collect();
+        for r in &best {
+            let verdict = match r.verdict {
+                Verdict::Win => "wins",
+                Verdict::Draw => "draws",
+                _ => "loses",
+            };
+            let score = r.score.map_or(String::new(), |s| format!(" (final score {s:+} for you)"));
+            if r.verdict != Verdict::Loss || self.hands() {
+                writeln!(out, "  {verdict}: {}{score}", self.describe(r.id))?;
+            }
         }
-        if wins.len() > 10 {
-            writeln!(out, "  ... and {} more winning moves", wins.len() - 10)?;
-        }
-        if wins.is_empty() && unknown.is_empty() {
+        if rated.iter().all(|r| r.verdict == Verdict::Loss) {
             writeln!(out, "  Every move loses against best play: the computer can win from here.")?;
         }
         Ok(())
@@ -196,22 +261,39 @@ impl<B: TtCheck> Session<'_, B> {
     fn ending(&self) -> Option<String> {
         let result = self.table.rules.result(self.table.game, &self.state())?;
         let names = self.names();
+        let (human, computer) = (self.setup.human.index(), self.setup.human.other().index());
         let pieces = format!("(pieces placed: {} {}, {} {})", names[0], result.placed[0], names[1], result.placed[1]);
+        let score = format!(
+            "{} to {}",
+            result.placed[human].max(result.placed[computer]),
+            result.placed[human].min(result.placed[computer])
+        );
         Some(match (result.winner, result.stuck) {
-            (Some(w), Some(stuck)) if w == self.setup.human => {
-                format!("You win: the {} has no legal move left {pieces}.", names[stuck.index()])
+            (Some(w), Some(_)) if w == self.setup.human => {
+                format!("You win: the computer has no legal move left {pieces}.")
             }
-            (Some(_), _) => format!("The computer wins: you have no legal move left {pieces}."),
-            (None, _) => format!("A draw {pieces}."),
+            (Some(_), Some(_)) => format!("The computer wins: you have no legal move left {pieces}."),
+            (Some(w), None) if w == self.setup.human => {
+                format!("You win {score}: neither side can place another piece.")
+            }
+            (Some(_), None) => format!("The computer wins {score}: neither side can place another piece."),
+            (None, _) => format!("A draw, {score}: neither side can place another piece."),
         })
     }
 
     fn record(&self) -> Record {
         let ids: Vec<PlacementId> = self.moves.iter().map(|&(id, _)| id).collect();
+        let game = self.table.game;
+        let (hands, neutral) = match &self.setup.rules {
+            Rules::CommonPile => (None, None),
+            Rules::Hands(setup) => (Some(setup.hands.name(game.pieces())), setup.neutral.map(|id| game.move_name(id))),
+        };
         Record {
             spec: self.setup.spec.clone(),
             first: if self.setup.human == Side::First { "human" } else { "computer" }.into(),
-            moves: self.table.game.line_name(&ids),
+            hands,
+            neutral,
+            moves: game.line_name(&ids),
         }
     }
 }
@@ -234,9 +316,15 @@ pub fn play<B: TtCheck>(
         moves: Vec::new(),
     };
     let pieces: Vec<&str> = game.pieces().pieces().iter().map(|p| p.name()).collect();
+    let how = match &setup.rules {
+        Rules::CommonPile => "the common pile: the player who cannot move loses",
+        Rules::Hands(_) => {
+            "hands: each places only pieces from their own hand, passes when none fits; the most pieces placed wins"
+        }
+    };
     writeln!(
         out,
-        "{} on {}: {}. You play {}. The player who cannot move loses. Type help for the commands.",
+        "{} on {}: {}. Rules: {how}. You play {}. Type help for the commands.",
         setup.spec.pieces,
         game.board().size_name(),
         pieces.join(" "),
