@@ -195,7 +195,9 @@ mod tests {
         assert!(err("L x a1").contains("the orientation `x` is not a number"));
         assert!(err("L 9 a1").contains("orientations 1 to 8, not 9"));
         assert!(err("L 1 a9").starts_with("in `L 1 a9`:"), "{}", err("L 1 a9"));
-        assert!(err("I 1 f1").contains("goes off the board") || err("I 2 f1").contains("goes off the board"));
+        // I's orientation 1 is upright, 2 lies flat (sorted shapes: a column sorts first).
+        assert!(err("I 2 f1").contains("I 2 at f1 goes off the board (past the right edge)"), "{}", err("I 2 f1"));
+        assert!(err("I 1 a3").contains("past the top edge"));
         assert!(err("L 3").contains("the anchor cell is missing"));
         assert!(err("hello").contains("is not a move or a command"));
         assert!(err("a b c d").contains("4 words, expected 3"));
