@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
+use golomb_engine::hands::{HandsSource, NeutralSpec, SetupSpec};
 use golomb_engine::player::arena::{Tally, play_match};
 use golomb_engine::player::heuristic::{Heuristic, HeuristicConfig};
 use golomb_engine::player::random::RandomPlayer;
@@ -50,6 +51,14 @@ pub struct SelfplayArgs {
     /// The solver-backed player's transposition table in MiB.
     #[arg(long, default_value_t = 32)]
     pub tt_mb: usize,
+    /// Play the hands game with these hands (first player's, a slash, the second's); A holds
+    /// the first hand in even-numbered games.
+    #[arg(long, conflicts_with = "deal")]
+    pub hands: Option<String>,
+    /// Play the hands game, dealing the pieces from SEED, SEED+1, ...: each deal is played
+    /// twice, A holding the first hand once and B once (a random neutral piece for an odd set).
+    #[arg(long)]
+    pub deal: Option<u64>,
     /// Only these pairings, comma-separated (names as printed: heuristic/solver, heuristic/random...).
     #[arg(long)]
     pub only: Option<String>,
@@ -106,6 +115,7 @@ struct PairingRow {
 struct SelfplayReport {
     board: String,
     pieces: String,
+    rules: String,
     games_per_pairing: u32,
     seed: u64,
     solver_positions: u64,
@@ -116,8 +126,8 @@ impl Report for SelfplayReport {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(
             out,
-            "{} on {}, {} games per pairing (first player alternating), seed {}, solver budget {} positions a move",
-            self.pieces, self.board, self.games_per_pairing, self.seed, self.solver_positions
+            "{} on {}, {}, {} games per pairing (first player alternating), seed {}, solver budget {} positions a move",
+            self.pieces, self.board, self.rules, self.games_per_pairing, self.seed, self.solver_positions
         )?;
         writeln!(
             out,
@@ -171,10 +181,16 @@ pub fn run(args: &SelfplayArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     // One thread: the solver's budget in positions then fixes its play.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().context("cannot start the solver's thread")?;
-    let rows = pool.install(|| with_game!(&game, g => play_all(g, args, &chosen)));
+    let rows = pool.install(|| with_game!(&game, g => play_all(g, args, &chosen)))?;
+    let rules = match (&args.hands, args.deal) {
+        (Some(hands), _) => format!("hands {hands}"),
+        (None, Some(seed)) => format!("hands dealt from seed {seed} on"),
+        (None, None) => "common pile".to_string(),
+    };
     let report = SelfplayReport {
         board: spec.board,
         pieces: spec.pieces,
+        rules,
         games_per_pairing: args.games,
         seed: args.seed,
         solver_positions: args.solver_positions,
@@ -183,15 +199,40 @@ pub fn run(args: &SelfplayArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     output::print(out, &report, args.json)
 }
 
-fn play_all<B: TtCheck>(game: &Game<B>, args: &SelfplayArgs, chosen: &[(Kind, Kind)]) -> Vec<PairingRow> {
-    let rules = Rules::CommonPile;
-    let table = Table { game, rules: &rules };
-    chosen
+fn play_all<B: TtCheck>(
+    game: &Game<B>,
+    args: &SelfplayArgs,
+    chosen: &[(Kind, Kind)],
+) -> anyhow::Result<Vec<PairingRow>> {
+    // The rules of each run of games: one set of rules for all, or one deal per pair of games.
+    let runs: Vec<(Rules, u32)> = match (&args.hands, args.deal) {
+        (Some(hands), _) => {
+            let spec = SetupSpec { hands: HandsSource::Listed(hands.clone()), neutral: NeutralSpec::None };
+            vec![(Rules::Hands(spec.build(game).context("bad --hands")?), args.games)]
+        }
+        (None, Some(seed)) => {
+            let neutral = if game.pieces().len() % 2 == 1 { NeutralSpec::Random } else { NeutralSpec::None };
+            (0..args.games.div_ceil(2))
+                .map(|k| {
+                    let spec = SetupSpec { hands: HandsSource::Dealt(seed + k as u64), neutral: neutral.clone() };
+                    let games = (args.games - 2 * k).min(2);
+                    Ok((Rules::Hands(spec.build(game).context("bad --deal")?), games))
+                })
+                .collect::<anyhow::Result<_>>()?
+        }
+        (None, None) => vec![(Rules::CommonPile, args.games)],
+    };
+    Ok(chosen
         .iter()
         .map(|&(a, b)| {
             let start = Instant::now();
-            let tally =
-                play_match(table, args.games, args.seed, |who, seed| make(if who == 0 { a } else { b }, seed, args));
+            let mut tally = Tally::default();
+            let mut seed = args.seed;
+            for (rules, games) in &runs {
+                let table = Table { game, rules };
+                tally.add(&play_match(table, *games, seed, |who, seed| make(if who == 0 { a } else { b }, seed, args)));
+                seed += u64::from(*games);
+            }
             PairingRow {
                 a: a.name(),
                 b: b.name(),
@@ -200,7 +241,7 @@ fn play_all<B: TtCheck>(game: &Game<B>, args: &SelfplayArgs, chosen: &[(Kind, Ki
                 seconds: start.elapsed().as_secs_f64(),
             }
         })
-        .collect()
+        .collect())
 }
 
 fn make<B: TtCheck>(kind: Kind, seed: u64, args: &SelfplayArgs) -> Box<dyn Player<B>> {

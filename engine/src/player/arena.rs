@@ -54,6 +54,18 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Adds the games of `other`.
+    pub fn add(&mut self, other: &Tally) {
+        self.games += other.games;
+        self.a_wins += other.a_wins;
+        self.b_wins += other.b_wins;
+        self.draws += other.draws;
+        self.a_wins_first += other.a_wins_first;
+        self.a_first += other.a_first;
+        self.first_wins += other.first_wins;
+        self.moves += other.moves;
+    }
+
     /// A's share of the points (a draw is half a point).
     pub fn a_rate(&self) -> f64 {
         (self.a_wins as f64 + self.draws as f64 / 2.0) / self.games.max(1) as f64
