@@ -94,7 +94,7 @@ impl Drop for Play {
 fn first_listed_move(listing: &str) -> String {
     listing
         .lines()
-        .find_map(|l| l.trim().split_whitespace().next().filter(|w| w.contains(':')))
+        .find_map(|l| l.split_whitespace().next().filter(|w| w.contains(':')))
         .unwrap_or_else(|| panic!("no move listed:\n{listing}"))
         .to_string()
 }
@@ -264,4 +264,41 @@ fn selfplay_counts_every_game_and_a_seed_fixes_it() {
     assert_eq!(strip(&report), strip(&run()), "the same seed gives the same games");
     let bad = output_within(golomb_command().args(["selfplay", "--only", "nobody/else"]), WAIT).unwrap();
     assert!(String::from_utf8_lossy(&bad.stderr).contains("bad --only: no pairing `nobody/else`"));
+}
+
+/// The hands game: a piece from the other hand refused, a game to the end
+/// scored by the pieces placed, the record with its hands, replayed.
+#[test]
+fn a_hands_game_to_the_end_saved_and_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("hands.txt");
+    let record_arg = record.to_str().unwrap();
+    let args = ["--pieces", "4", "--board", "5x5", "--hands", "I,L,T/O,S", "--think", "1", "--save", record_arg];
+    let mut play = Play::start(&args);
+    let opening = play.next_turn();
+    assert!(opening.contains("your hand: I T L\nthe computer's hand: O S"), "{opening}");
+    let answer = play.say("O:a1,b1,a2,b2");
+    assert!(answer.contains("piece O is not in your hand"), "{answer}");
+    let answer = play.say("hint");
+    assert!(answer.contains("Hint (the solver") && answer.contains("final score"), "{answer}");
+    let mut last = String::new();
+    for _ in 0..10 {
+        let listing = play.say("moves");
+        last = play.say(&first_listed_move(&listing));
+        if last.contains("Game over") {
+            break;
+        }
+    }
+    assert!(last.contains("neither side can place another piece"), "{last}");
+    assert!(play.finish().success());
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(text.contains("# hands I,T,L/O,S\n"), "{text}");
+    let replay = output_within(golomb_command().args(["play", "--replay", record_arg, "--no-color"]), WAIT).unwrap();
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+    let replay = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.contains("neither side can place a piece"), "{replay}");
+    // A bad hand is refused before the game starts, naming the option.
+    let bad = output_within(golomb_command().args(["play", "--pieces", "4", "--hands", "I,Q/O"]), WAIT).unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("bad --hands"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
