@@ -14,6 +14,8 @@
 //!   player placing pieces from their own hand, scored; and its draft.
 //! - **The cluster's view of a tree** ([`split`]): cutting a job's tree
 //!   into work units, positions merged under the board's symmetries.
+//! - **Playing** ([`player`]): rules for played games (the common pile
+//!   and hands), a heuristic player, a solver-backed one and a random one.
 //! - **Puzzles**: the tiler ([`tiling`]), a generic exact-cover solver
 //!   ([`exact_cover`]) and star puzzles ([`stars`]).
 //!
@@ -32,6 +34,7 @@ pub mod hands;
 pub mod notation;
 pub mod perft;
 pub mod pieces;
+pub mod player;
 pub mod position;
 pub mod proof;
 pub mod shape;

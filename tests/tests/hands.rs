@@ -166,3 +166,32 @@ fn bad_hands_and_moves_are_refused_with_what_and_where() {
             .contains("--moves is for --rules hands")
     );
 }
+
+#[test]
+fn a_hands_proof_verifies_and_a_wrong_score_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hands-proof.json");
+    let path = file.to_str().unwrap();
+    let report = json(&[
+        "solve",
+        "--rules",
+        "hands",
+        "--board",
+        "5x4",
+        "--pieces",
+        "tetrominoes",
+        "--deal",
+        "4",
+        "--proof",
+        path,
+        "--json",
+    ]);
+    let checked = json(&["verify", path, "--json"]);
+    assert_eq!(checked["verified"], true);
+    assert_eq!(checked["score"], report["score"]);
+    let mut proof: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    proof["score"] = (report["score"].as_i64().unwrap() + 1).into();
+    std::fs::write(&file, proof.to_string()).unwrap();
+    let refused = error(&["verify", path]);
+    assert!(refused.contains("is NOT verified") && refused.contains("the lower tree gives"), "{refused}");
+}

@@ -18,10 +18,12 @@ pub mod output;
 mod pause;
 mod perft;
 mod pieces;
+mod play;
 mod progress;
 mod results;
 pub mod rules_args;
 mod run;
+mod selfplay;
 mod serve;
 mod solve;
 mod solve_hands;
@@ -30,6 +32,7 @@ mod status;
 mod submit;
 mod tile;
 mod verify;
+mod verify_hands;
 pub(crate) mod workers;
 
 use std::io::Write;
@@ -92,6 +95,10 @@ pub enum Command {
     Tile(tile::TileArgs),
     /// Solve a star puzzle (k stars per row, column and region, none touching).
     Stars(stars::StarsArgs),
+    /// Play against the computer in the terminal (or replay a saved game).
+    Play(play::PlayArgs),
+    /// Computer players against each other: win rates per pairing, with ablations of the heuristic.
+    Selfplay(selfplay::SelfplayArgs),
 }
 
 /// Runs one parsed command, writing its output to `out`.
@@ -119,5 +126,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Export(args) => export::run(&args, out),
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),
+        Command::Play(args) => play::run(&args, out),
+        Command::Selfplay(args) => selfplay::run(&args, out),
     }
 }

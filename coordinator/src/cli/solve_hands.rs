@@ -12,7 +12,7 @@ use golomb_engine::hands::{HandsConfig, HandsGame, HandsSolver, HandsValue, Scor
 use golomb_engine::{Bits, Game, Player, with_game};
 use serde::Serialize;
 
-use super::output::{self, Report};
+use super::output::{self, OutputFile, Report};
 use super::rules_args::Rules;
 use super::solve::SolveArgs;
 
@@ -33,6 +33,14 @@ struct DraftSummary {
     games: usize,
 }
 
+/// The proof file written, if asked for.
+#[derive(Serialize)]
+struct ProofSummary {
+    file: String,
+    plies: usize,
+    leaves: usize,
+}
+
 /// A solved (or abandoned) hands or draft game.
 #[derive(Serialize)]
 struct HandsSolveOutput {
@@ -50,6 +58,7 @@ struct HandsSolveOutput {
     value: HandsValue,
     best_move: Option<String>,
     draft: Option<DraftSummary>,
+    proof: Option<ProofSummary>,
     positions: u64,
     seconds: f64,
     tt_mb: usize,
@@ -92,6 +101,17 @@ impl Report for HandsSolveOutput {
             writeln!(out, "best move:    {best}")?;
         }
         writeln!(out, "positions:    {} in {:.2} s", self.positions, self.seconds)?;
+        if let Some(p) = &self.proof {
+            writeln!(
+                out,
+                "proof:        {} (both bounds, {} pl{} each, {} position{} left for the checker)",
+                p.file,
+                p.plies,
+                if p.plies == 1 { "y" } else { "ies" },
+                p.leaves,
+                output::plural(p.leaves)
+            )?;
+        }
         Ok(())
     }
 }
@@ -157,6 +177,7 @@ fn solve_in<B: Bits>(game: &Game<B>, args: &SolveArgs) -> anyhow::Result<HandsSo
             value: HandsValue::Unknown,
             best_move: None,
             draft: Some(summary),
+            proof: None,
             positions: result.positions,
             seconds: result.elapsed.as_secs_f64(),
             tt_mb: config.tt_mb,
@@ -165,8 +186,13 @@ fn solve_in<B: Bits>(game: &Game<B>, args: &SolveArgs) -> anyhow::Result<HandsSo
     };
     let rules = HandsGame::new(game, setup)?;
     let (pos, line) = rules.play_line(&args.position.moves).context("bad --moves")?;
+    let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;
     let mut solver = HandsSolver::new(rules, &config);
     let result = solver.solve(&pos);
+    let proof = match &mut proof_file {
+        Some(file) => Some(write_proof(&mut solver, &pos, &game.line_name(&line), args, file)?),
+        None => None,
+    };
     // A draft's counts include every hands game it solved.
     let (positions, seconds) = match &draft {
         Some((_, d)) => (d.positions + result.positions, d.elapsed.as_secs_f64() + result.elapsed.as_secs_f64()),
@@ -191,9 +217,32 @@ fn solve_in<B: Bits>(game: &Game<B>, args: &SolveArgs) -> anyhow::Result<HandsSo
         value: HandsValue::of(score),
         best_move: result.best_move.map(|id| game.move_name(id)),
         draft: draft.map(|(summary, _)| summary),
+        proof,
         positions,
         seconds,
         tt_mb: config.tt_mb,
         drawing: game.draw_line(&rules.placed(&line)),
+    })
+}
+
+/// The default plies of each bound tree: the chooser's move and every answer.
+const PROOF_PLIES: usize = 2;
+
+/// Builds the proof of the solved root's score (both bounds) and writes it.
+fn write_proof<B: Bits>(
+    solver: &mut HandsSolver<'_, B>,
+    pos: &golomb_engine::hands::HandsPosition<B>,
+    moves: &str,
+    args: &SolveArgs,
+    out: &mut OutputFile,
+) -> anyhow::Result<ProofSummary> {
+    let plies = args.proof_plies.unwrap_or(PROOF_PLIES);
+    let info = serde_json::json!({ "solver": "hands alpha-beta", "plies": plies });
+    let file = golomb_engine::hands::proof::build(solver, pos, moves, plies, Some(info))?;
+    out.write_with(|w| Ok(serde_json::to_writer(w, &file)?))?;
+    Ok(ProofSummary {
+        file: out.path().display().to_string(),
+        plies,
+        leaves: file.lower.leaves() + file.upper.leaves(),
     })
 }

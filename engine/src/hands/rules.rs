@@ -179,6 +179,12 @@ impl<'g, B: Bits> HandsGame<'g, B> {
         HandsPosition { pos, to_move }
     }
 
+    /// `to_move` to move at `pos`, after the automatic passes: for callers
+    /// that keep positions of their own (the players of `golomb play`).
+    pub fn position_at(&self, pos: Position<B>, to_move: Player) -> HandsPosition<B> {
+        self.normalized(pos, to_move)
+    }
+
     /// Calls `f` with every legal placement of `side`'s pieces at `pos`, until `f` breaks.
     pub fn for_each_move(
         &self,
