@@ -68,6 +68,13 @@ fn hands_jobs_agree_with_local_solves() {
     let best_move = status["winning_move"].as_str().unwrap();
     assert!(children.iter().any(|c| c["move"] == best_move && c["score"].as_i64() == Some(i64::from(best))));
 
+    // Its proof: both bounds, the units the leaves, re-checked by the independent checker.
+    let verified = cluster.verify_proof(job);
+    assert!(
+        verified.contains(&format!("verified: score {root_score:+}")) && verified.contains("both bounds"),
+        "{verified}"
+    );
+
     // The text and CSV forms carry the scores too.
     let text = String::from_utf8(cluster.golomb(&["results", &job.to_string()]).stdout).unwrap();
     assert!(text.contains("score:") && text.contains("for the player who made the move"), "{text}");
@@ -84,6 +91,7 @@ fn hands_jobs_agree_with_local_solves() {
     assert!(dealt.contains('/') && !neutral.is_empty(), "{status}");
     let (score, _) = local(dealt, neutral, "");
     assert_eq!(status["score"].as_i64(), Some(i64::from(score)), "{status}");
+    assert!(cluster.verify_proof(job).contains(&format!("verified: score {score:+}")));
     let value = status["value"].as_str();
     assert_eq!(value, [Some("loss"), None, Some("win")][(score.signum() + 1) as usize], "{status}");
 }

@@ -98,7 +98,13 @@ impl pb::jobs_server::Jobs for JobsService {
 
     async fn proof(&self, request: Request<pb::ProofRequest>) -> Result<Response<pb::ProofResponse>, Status> {
         let job = JobId(request.into_inner().job_id);
-        let tree = self.0.read(move |s| s.job_tree(job)).await?;
+        let (tree, score) = self.0.read(move |s| Ok((s.job_tree(job)?, s.job(job)?.score))).await?;
+        if tree.spec.hands.is_some() {
+            let file = proof::hands_proof(job, &tree, score).map_err(|e| Status::failed_precondition(e.to_string()))?;
+            let leaves = (file.lower.leaves() + file.upper.leaves()) as u64;
+            let json = serde_json::to_string_pretty(&file).map_err(|e| Status::internal(e.to_string()))?;
+            return Ok(Response::new(pb::ProofResponse { json, leaves }));
+        }
         let file = tokio::task::spawn_blocking(move || proof::job_proof(job, &tree))
             .await
             .map_err(|e| Status::internal(e.to_string()))?

@@ -9,9 +9,13 @@
 //! mapped onto the position the proof is at. Where the tree stops short of
 //! what a node needs (a child still undecided, say), the node becomes a
 //! leaf: the proof stays checkable, only with more left to the checker.
+//!
+//! A hands job's proof is of a score ([`hands_proof`]): a tree for each
+//! bound, the units again the leaves the checker solves.
 
 use std::collections::HashMap;
 
+use golomb_engine::hands::proof::{BoundNode, BoundReply, HandsProofFile};
 use golomb_engine::proof::{ProofFile, ProofNode, ProofReply};
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::{Goal, symmetry_between};
@@ -26,11 +30,8 @@ pub enum ProofExportError {
     /// Tilings have no value to prove.
     #[error("job {0} is a tiling count: there is no game value to prove")]
     NotAGame(JobId),
-    /// Hands games' scores have no proof format yet.
-    #[error(
-        "job {0} is a hands game: proofs of scores (both bounds) are not built yet; its units' scores come from \
-         the score solver, and `golomb results` lists them"
-    )]
+    /// A hands game: its proof is a score's ([`hands_proof`]), not a value's.
+    #[error("job {0} is a hands game: its proof is of a score, with both bounds")]
     HandsGame(JobId),
     /// The root is not decided yet.
     #[error("job {0} has no value yet: its root is undecided")]
@@ -63,6 +64,43 @@ pub fn job_proof(job: JobId, tree: &JobTree) -> Result<ProofFile, ProofExportErr
         let proof = builder.node(*root, &pos)?;
         let solver = serde_json::json!({ "source": "golomb cluster", "job": job, "split_depth": spec.split_depth });
         Ok(ProofFile::new(g, spec.moves.clone(), value, proof, Some(solver)))
+    })
+}
+
+/// The proof of a finished hands job's score (`score`, for the side to move
+/// at the root): both bound trees, with the job's units as leaves that
+/// `golomb verify` solves itself. At depth 1 the lower tree plays the root's
+/// best move (its mover gets at least the score after it) and the upper
+/// tree lists every move of the root (none gives more); at depth 0 both are
+/// the root alone.
+pub fn hands_proof(job: JobId, tree: &JobTree, score: Option<i32>) -> Result<HandsProofFile, ProofExportError> {
+    let JobTree { spec, root, nodes } = tree;
+    let (Some(hands), Some(score)) = (&spec.hands, score) else {
+        return Err(ProofExportError::Undecided(job));
+    };
+    let root = nodes.get(root).ok_or(ProofExportError::Undecided(job))?;
+    let (lower, upper) = if root.edges.is_empty() {
+        (BoundNode::leaf(), BoundNode::leaf())
+    } else {
+        let best = root.best.clone().ok_or(ProofExportError::Undecided(job))?;
+        let lower = BoundNode { chosen: Some(best), after: Some(Box::new(BoundNode::leaf())), replies: None };
+        let replies = root.edges.iter().map(|(mv, _)| BoundReply { reply: mv.clone(), after: BoundNode::leaf() });
+        (lower, BoundNode { replies: Some(replies.collect()), ..BoundNode::leaf() })
+    };
+    Ok(HandsProofFile {
+        format: golomb_engine::proof::FORMAT.to_string(),
+        version: golomb_engine::proof::VERSION,
+        rules: golomb_engine::hands::proof::RULES.to_string(),
+        board: spec.game.board.clone(),
+        blocked: spec.game.blocked.split(',').map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect(),
+        pieces: spec.game.pieces.clone(),
+        hands: hands.hands.clone(),
+        neutral: (!hands.neutral.is_empty()).then(|| hands.neutral.clone()),
+        moves: spec.moves.clone(),
+        score,
+        lower,
+        upper,
+        solver: Some(serde_json::json!({ "source": "golomb cluster", "job": job, "split_depth": spec.split_depth })),
     })
 }
 
