@@ -75,6 +75,15 @@ fn hands_jobs_agree_with_local_solves() {
         "{verified}"
     );
 
+    // A proof claiming one more is refused: the checker solves the leaves itself.
+    let proof = cluster.dir.path().join("proof.json");
+    assert!(cluster.golomb(&["results", &job.to_string(), "--proof", proof.to_str().unwrap()]).status.success());
+    let mut file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&proof).unwrap()).unwrap();
+    file["score"] = (root_score + 1).into();
+    std::fs::write(&proof, file.to_string()).unwrap();
+    let forged = std::process::Command::new(golomb_tests::binary("golomb")).arg("verify").arg(&proof).output().unwrap();
+    assert!(!forged.status.success(), "a forged score passed: {forged:?}");
+
     // The text and CSV forms carry the scores too.
     let text = String::from_utf8(cluster.golomb(&["results", &job.to_string()]).stdout).unwrap();
     assert!(text.contains("score:") && text.contains("for the player who made the move"), "{text}");
