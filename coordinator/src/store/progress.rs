@@ -7,8 +7,10 @@
 use golomb_proto::JobId;
 use rusqlite::{Connection, OptionalExtension, named_params};
 
+use golomb_engine::solve::Outcome;
+
 use super::pns::PnStats;
-use super::state::JobState;
+use super::state::{JobState, Value};
 use super::{Store, StoreError, now};
 
 /// One sample of a job's progress.
@@ -69,8 +71,33 @@ pub(super) fn latest(conn: &Connection, job: i64) -> Result<Option<ProgressRow>,
     Ok(read_rows(conn, job, 2)?.pop())
 }
 
-/// Writes one sample of a job whose tree is `stats`.
+/// The figures of a job that ended, from its tree's last ones: nothing is
+/// in flight any more, and a decided root's numbers are 0 and ∞ whatever the
+/// tree held (a tree that was not loaded when the job ended, after a
+/// coordinator restart, is only its last sample).
+fn ended_stats(mut stats: PnStats, root: Outcome) -> PnStats {
+    stats.in_flight = 0;
+    match root {
+        Outcome::Win => (stats.proof_number, stats.disproof_number) = (Some(0), None),
+        Outcome::Loss => (stats.proof_number, stats.disproof_number) = (None, Some(0)),
+        Outcome::Unknown => {}
+    }
+    stats
+}
+
+/// Writes one sample of a job whose tree is `stats` (its final figures if the job ended).
 fn write_sample(conn: &Connection, job: i64, stats: &PnStats) -> Result<(), StoreError> {
+    let (state, root): (JobState, Option<Value>) = conn.query_row(
+        "SELECT j.state, n.value FROM jobs j LEFT JOIN nodes n ON n.id = j.root WHERE j.id = ?1",
+        [job],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let stats = if state.is_finished() {
+        ended_stats(stats.clone(), root.map_or(Outcome::Unknown, |v| v.0))
+    } else {
+        stats.clone()
+    };
+    let stats = &stats;
     let (positions, decided): (i64, i64) = conn.query_row(
         "SELECT (SELECT COALESCE(SUM(positions + progress), 0) FROM units
                  WHERE state IN ('leased', 'done', 'failed', 'cancelled', 'split') AND job = :job),
@@ -133,17 +160,51 @@ impl Store {
                 return;
             }
         };
-        if ended && let Some(tree) = self.trees.get_mut(job) {
-            let stats = tree.stats();
-            if let Err(err) = write_sample(&self.conn, job, &stats) {
-                tracing::warn!("job {job}: its last progress sample was not written: {err}");
-            }
-            self.trees.forget(job);
+        if !ended {
+            return;
         }
+        // A job that ended with no tree loaded (its last units completed after a
+        // coordinator restart, before any lease) gets its final sample from its last one.
+        let stats = match self.trees.get_mut(job) {
+            Some(tree) => Some(tree.stats()),
+            None => self.unfinished_last_sample(job).unwrap_or_else(|err| {
+                tracing::warn!("job {job}: cannot read its last progress sample: {err}");
+                None
+            }),
+        };
+        if let Some(stats) = stats
+            && let Err(err) = write_sample(&self.conn, job, &stats)
+        {
+            tracing::warn!("job {job}: its last progress sample was not written: {err}");
+        }
+        self.trees.forget(job);
+    }
+
+    /// The figures of the job's last sample if it was taken before the job ended.
+    fn unfinished_last_sample(&self, job: i64) -> Result<Option<PnStats>, StoreError> {
+        let finished: Option<f64> =
+            self.conn.query_row("SELECT finished FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional()?.flatten();
+        Ok(latest(&self.conn, job)?.filter(|row| finished.is_some_and(|end| row.at < end)).map(|row| row.tree))
     }
 
     /// Every sample of a job's progress, oldest first.
     pub fn progress_history(&self, job: JobId) -> Result<Vec<ProgressRow>, StoreError> {
         read_rows(&self.conn, job.0 as i64, i64::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ended_jobs_figures_hold_nothing_in_flight_and_a_decided_root() {
+        let mid = PnStats { proof_number: Some(618), disproof_number: Some(352), in_flight: 6, ..PnStats::default() };
+        let lost = ended_stats(mid.clone(), Outcome::Loss);
+        assert_eq!((lost.proof_number, lost.disproof_number, lost.in_flight), (None, Some(0), 0));
+        let won = ended_stats(mid.clone(), Outcome::Win);
+        assert_eq!((won.proof_number, won.disproof_number), (Some(0), None));
+        let cancelled = ended_stats(mid, Outcome::Unknown);
+        assert_eq!((cancelled.proof_number, cancelled.disproof_number, cancelled.in_flight), (Some(618), Some(352), 0));
     }
 }

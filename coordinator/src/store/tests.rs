@@ -360,3 +360,23 @@ fn a_hands_job_at_depth_0_is_its_roots_unit_and_a_draw_has_no_value() {
         (JobState::Done, Some(0), Unknown, Some("best0"))
     );
 }
+
+/// The walk's flaky failure: a job whose last unit completed after a
+/// coordinator restart (no manager tree loaded) kept its last mid-search
+/// sample, so `status` showed a done loss with finite numbers and units in flight.
+#[test]
+fn a_job_that_ends_with_no_tree_loaded_gets_a_final_sample() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    let unit = store.lease(worker, 1, 60.0).unwrap().remove(0);
+    assert_eq!(store.record_progress(0.0).unwrap(), 1);
+    let before = store.job(job).unwrap().progress.unwrap();
+    assert_eq!(before.tree.in_flight, 1);
+    assert!(before.tree.proof_number.is_some_and(|n| n > 0), "{before:?}");
+    store.trees.clear(); // what a restart leaves
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert!(!done(&mut store, worker, unit.unit, Outcome::Loss), "no conflict: a lost child decides the solve");
+    let row = store.job(job).unwrap();
+    assert_eq!(row.state, JobState::Done);
+    let last = row.progress.unwrap();
+    assert_eq!((last.tree.proof_number, last.tree.disproof_number, last.tree.in_flight), (Some(0), None, 0));
+}
