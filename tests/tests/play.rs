@@ -262,8 +262,31 @@ fn selfplay_counts_every_game_and_a_seed_fixes_it() {
         v["pairings"].as_array().unwrap().iter().map(|r| (r["a_wins"].clone(), r["moves"].clone())).collect::<Vec<_>>()
     };
     assert_eq!(strip(&report), strip(&run()), "the same seed gives the same games");
-    let bad = output_within(golomb_command().args(["selfplay", "--only", "nobody/else"]), WAIT).unwrap();
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("bad --only: no pairing `nobody/else`"));
+    let bad = output_within(golomb_command().args(["selfplay", "--pairs", "nobody/else"]), WAIT).unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("bad --pairs: `nobody/else` is not A/B"));
+    // Any pairing by name: the hands game, dealt.
+    let out = output_within(
+        golomb_command().args([
+            "selfplay",
+            "--games",
+            "2",
+            "--pieces",
+            "4",
+            "--board",
+            "5x5",
+            "--deal",
+            "3",
+            "--json",
+            "--pairs",
+            "heuristic-no-sanctuaries-depth1/random",
+        ]),
+        WAIT,
+    )
+    .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["pairings"][0]["a"], "heuristic-no-sanctuaries-depth1");
+    assert_eq!(report["pairings"][0]["games"], 2);
 }
 
 /// The hands game: a piece from the other hand refused, a game to the end

@@ -50,6 +50,9 @@ pub struct HeuristicConfig {
     pub depth: u32,
     /// Moves searched further at each ply past the first, best evaluated first.
     pub width: usize,
+    /// Nodes with at most this many moves search all of them at every ply
+    /// (near the end, where one overlooked reply decides the game).
+    pub full_width_below: usize,
     /// A seeded random amount, up to this, added to each root move's value:
     /// varies the games between seeds without changing clear choices.
     pub noise: f64,
@@ -57,7 +60,15 @@ pub struct HeuristicConfig {
 
 impl Default for HeuristicConfig {
     fn default() -> HeuristicConfig {
-        HeuristicConfig { mobility: true, chains: true, sanctuaries: true, depth: 2, width: 8, noise: 0.05 }
+        HeuristicConfig {
+            mobility: true,
+            chains: true,
+            sanctuaries: true,
+            depth: 2,
+            width: 8,
+            full_width_below: 40,
+            noise: 0.05,
+        }
     }
 }
 
@@ -73,6 +84,9 @@ impl HeuristicConfig {
         }
         if self.depth != 2 {
             name.push_str(&format!("-depth{}", self.depth));
+        }
+        if self.full_width_below == 0 {
+            name.push_str("-narrow");
         }
         name
     }
@@ -172,7 +186,8 @@ impl Heuristic {
             return Some((scored[0].0, scored[0].1));
         }
         let mut best: Option<(f64, PlacementId)> = None;
-        for &(static_value, id, child) in scored.iter().take(self.config.width.max(1)) {
+        let width = if scored.len() <= self.config.full_width_below { scored.len() } else { self.config.width.max(1) };
+        for &(static_value, id, child) in scored.iter().take(width) {
             let value = match self.search(table, &child, depth - 1, false) {
                 None => static_value,
                 Some((v, _)) if child.to_move == mover => v,
