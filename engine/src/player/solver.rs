@@ -5,7 +5,7 @@
 //! [`decide`] is the one call into the exact solvers: the common pile goes
 //! to [`crate::solve::solve`] (a win comes with a winning move; a loss has
 //! none, and the player falls back to the heuristic), the hands rules to the
-//! score solver [`crate::hands::solve`] (a best move for any score).
+//! score solver [`crate::hands::solve()`] (a best move for any score).
 
 use std::time::Duration;
 
