@@ -84,6 +84,7 @@ fn main() -> anyhow::Result<()> {
             each: Each::Exactly,
             split_depth: 2,
             split_after_seconds: 30.0,
+            hands: None,
         };
         store.create_job(&spec, &nodes, 8)?;
     }

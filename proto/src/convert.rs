@@ -6,7 +6,7 @@ use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 
 use crate::pb;
-use crate::spec::{JobSpec, RULES};
+use crate::spec::JobSpec;
 
 impl From<Outcome> for pb::Value {
     fn from(outcome: Outcome) -> pb::Value {
@@ -65,7 +65,7 @@ pub fn outcome_from_name(name: &str) -> Outcome {
 impl From<&JobSpec> for pb::JobSpec {
     fn from(spec: &JobSpec) -> pb::JobSpec {
         pb::JobSpec {
-            rules: RULES.into(),
+            rules: spec.rules().into(),
             board: spec.game.board.clone(),
             blocked: spec.game.blocked.clone(),
             pieces: spec.game.pieces.clone(),
@@ -74,6 +74,8 @@ impl From<&JobSpec> for pb::JobSpec {
             split_depth: spec.split_depth,
             split_after_seconds: spec.split_after_seconds,
             each: if spec.goal == Goal::Count { spec.each.to_string() } else { String::new() },
+            hands: spec.hands.as_ref().map_or_else(String::new, |h| h.hands.clone()),
+            neutral: spec.hands.as_ref().map_or_else(String::new, |h| h.neutral.clone()),
         }
     }
 }

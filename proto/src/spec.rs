@@ -5,15 +5,18 @@
 
 use std::str::FromStr;
 
+use golomb_engine::hands::{HandsGame, HandsLineError, HandsSource, NeutralSpec, SetupError, SetupSpec};
 use golomb_engine::split::{self, Goal, SplitError, UnknownGoal};
 use golomb_engine::tiling::{Each, Tiler, TilingError};
 use golomb_engine::{AnyGame, BoardError, GameError, GameSpec, GameSpecError, LineError, NotationError, PieceSetError};
-use golomb_engine::{Position, with_game};
+use golomb_engine::{Player, Position, with_game};
 
 use crate::pb;
 
-/// The only rules so far: Golomb's game (its name on the wire and in files).
+/// Golomb's game, the common pile (its name on the wire and in files).
 pub const RULES: &str = "golomb";
+/// The Delphi hands game: each player places only pieces from their own hand.
+pub const HANDS_RULES: &str = "hands";
 
 /// The longest text a spec field may be, in bytes: a whole 15x15 hexomino
 /// game is under 2 kB of moves, and a longer field is a mistake or an attack.
@@ -37,6 +40,24 @@ pub struct JobSpec {
     pub split_depth: u32,
     /// A unit still running after this many seconds is split (0: never).
     pub split_after_seconds: f64,
+    /// The rules: `None` for Golomb's game, the hands for the hands game.
+    pub hands: Option<HandsSpec>,
+}
+
+/// A hands game's setup as a job carries it: explicit hands, never a seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandsSpec {
+    /// The two hands listed, like `I,L/O,S,T` (the first player's before the slash).
+    pub hands: String,
+    /// The neutral piece's placement in notation, empty for none.
+    pub neutral: String,
+}
+
+impl JobSpec {
+    /// The rules' name on the wire and in the store: `golomb` or `hands`.
+    pub fn rules(&self) -> &'static str {
+        if self.hands.is_some() { HANDS_RULES } else { RULES }
+    }
 }
 
 /// What is wrong with a job spec.
@@ -45,9 +66,24 @@ pub enum SpecError {
     /// The request carried no spec.
     #[error("the request has no job spec")]
     Missing,
-    /// Rules other than `golomb`.
-    #[error("unknown rules `{0}`: only `golomb` is supported")]
+    /// Rules other than `golomb` and `hands`.
+    #[error("unknown rules `{0}`: expected golomb or hands")]
     Rules(String),
+    /// Hands given for Golomb's game, which has none.
+    #[error("hands and a neutral piece are for rules `hands`, not `golomb`")]
+    HandsWithoutRules,
+    /// A bad pair of hands.
+    #[error("bad hands: {0}")]
+    Hands(SetupError),
+    /// A bad neutral piece.
+    #[error("bad neutral: {0}")]
+    Neutral(SetupError),
+    /// A root move list that is not a line of the hands game.
+    #[error("bad moves: {0}")]
+    HandsMoves(#[from] HandsLineError),
+    /// A hands job asked for something it does not do.
+    #[error("{0}")]
+    HandsJob(&'static str),
     /// A bad board size or blocked list.
     #[error("bad board: {0}")]
     Board(#[from] BoardError),
@@ -122,9 +158,33 @@ pub struct ValidSpec {
     pub game: AnyGame,
 }
 
+impl From<SetupError> for SpecError {
+    /// A setup error names the field at fault: the neutral piece's own errors, or the hands'.
+    fn from(err: SetupError) -> SpecError {
+        match err {
+            SetupError::NeutralNotation(_)
+            | SetupError::NeutralInHand { .. }
+            | SetupError::NeutralOnEdge { .. }
+            | SetupError::NoInteriorPlacement
+            | SetupError::NeutralNeedsSeed => SpecError::Neutral(err),
+            _ => SpecError::Hands(err),
+        }
+    }
+}
+
+/// The neutral piece of a stored or wire spec: placed, or none when empty.
+pub fn neutral_spec(text: &str) -> NeutralSpec {
+    if text.trim().is_empty() { NeutralSpec::None } else { NeutralSpec::Placed(text.trim().to_string()) }
+}
+
+/// The hands game's setup of `hands` in `game`: listed hands, placed neutral piece.
+pub fn hands_setup(hands: &HandsSpec) -> SetupSpec {
+    SetupSpec { hands: HandsSource::Listed(hands.hands.clone()), neutral: neutral_spec(&hands.neutral) }
+}
+
 /// The game of a wire unit or spec: checks the rules, then builds it.
 pub fn game(rules: &str, game: &GameSpec) -> Result<AnyGame, SpecError> {
-    if !(rules.is_empty() || rules == RULES) {
+    if !(rules.is_empty() || rules == RULES || rules == HANDS_RULES) {
         return Err(SpecError::Rules(rules.to_string()));
     }
     Ok(game.build()?)
@@ -141,14 +201,19 @@ impl JobSpec {
             ("moves", &spec.moves),
             ("goal", &spec.goal),
             ("each", &spec.each),
+            ("hands", &spec.hands),
+            ("neutral", &spec.neutral),
         ] {
             if text.len() > MAX_FIELD {
                 return Err(SpecError::TooLong { field, len: text.len() });
             }
         }
-        if !(spec.rules.is_empty() || spec.rules == RULES) {
-            return Err(SpecError::Rules(spec.rules.clone()));
-        }
+        let hands = match spec.rules.as_str() {
+            "" | RULES if spec.hands.is_empty() && spec.neutral.is_empty() => None,
+            "" | RULES => return Err(SpecError::HandsWithoutRules),
+            HANDS_RULES => Some(HandsSpec { hands: spec.hands.clone(), neutral: spec.neutral.clone() }),
+            other => return Err(SpecError::Rules(other.to_string())),
+        };
         let goal = Goal::from_str(&spec.goal)?;
         let each = if goal == Goal::Count && !spec.each.is_empty() { spec.each.parse()? } else { Each::Exactly };
         Ok(JobSpec {
@@ -158,6 +223,7 @@ impl JobSpec {
             each,
             split_depth: spec.split_depth,
             split_after_seconds: spec.split_after_seconds,
+            hands,
         })
     }
 
@@ -169,6 +235,9 @@ impl JobSpec {
     /// Checks every field; the error says which one is wrong and why.
     pub fn validate(&self) -> Result<ValidSpec, SpecError> {
         let game = self.game.build()?;
+        if let Some(hands) = &self.hands {
+            return self.validate_hands(hands, game);
+        }
         split::check_depth(self.goal, self.split_depth)?;
         if !(self.split_after_seconds.is_finite() && (0.0..=MAX_SPLIT_AFTER).contains(&self.split_after_seconds)) {
             return Err(SpecError::SplitAfter(self.split_after_seconds));
@@ -188,6 +257,52 @@ impl JobSpec {
             return Err(SpecError::NoMoves(self.goal));
         }
         Ok(ValidSpec { spec: JobSpec { moves, each: Each::Exactly, ..self.clone() }, game })
+    }
+}
+
+impl JobSpec {
+    /// The checks of a hands job: the setup, the root line, the goal and the
+    /// split (cut at depth 0 or 1 only, never split further).
+    fn validate_hands(&self, hands: &HandsSpec, game: AnyGame) -> Result<ValidSpec, SpecError> {
+        match (self.goal, self.split_depth) {
+            (Goal::Count, _) => {
+                return Err(SpecError::HandsJob("bad goal: a hands job is solve or classify, not count"));
+            }
+            (_, 2..) => return Err(SpecError::HandsJob("bad split: hands jobs are cut at depth 0 or 1")),
+            (Goal::Classify, 0) => {
+                return Err(SpecError::HandsJob("bad split: classify needs split depth 1 (a unit per child)"));
+            }
+            _ => {}
+        }
+        if !(self.split_after_seconds.is_finite() && (0.0..=MAX_SPLIT_AFTER).contains(&self.split_after_seconds)) {
+            return Err(SpecError::SplitAfter(self.split_after_seconds));
+        }
+        let (hands, moves) = with_game!(&game, g => {
+            let setup = hands_setup(hands).build(g)?;
+            let rules = HandsGame::new(g, setup)?;
+            let (pos, line) = rules.play_line(&self.moves)?;
+            if rules.is_over(&pos) {
+                return Err(SpecError::HandsJob("the game is over at the root (neither player can place): nothing to solve"));
+            }
+            let neutral = setup.neutral.map_or_else(String::new, |id| g.move_name(id));
+            (HandsSpec { hands: setup.hands.name(g.pieces()), neutral }, g.line_name(&line))
+        });
+        let spec = JobSpec { moves, each: Each::Exactly, hands: Some(hands), ..self.clone() };
+        Ok(ValidSpec { spec, game })
+    }
+}
+
+impl JobSpec {
+    /// For a hands job: who is to move at the root (`None` for Golomb's game,
+    /// where it follows from the number of moves).
+    pub fn hands_side_to_move(&self) -> Result<Option<Player>, SpecError> {
+        let Some(hands) = &self.hands else { return Ok(None) };
+        let game = self.game.build()?;
+        with_game!(&game, g => {
+            let rules = HandsGame::new(g, hands_setup(hands).build(g)?)?;
+            let (pos, _) = rules.play_line(&self.moves)?;
+            Ok(Some(pos.side_to_move()))
+        })
     }
 }
 
@@ -225,6 +340,48 @@ mod tests {
     fn wire_specs_round_trip() {
         let valid = ValidSpec::new(&spec("L:c4,d4,e4,f4,c5", "solve", 2)).unwrap();
         assert_eq!(JobSpec::from_wire(&valid.spec.to_wire()).unwrap(), valid.spec);
+    }
+
+    fn hands(hands: &str, goal: &str, depth: u32) -> pb::JobSpec {
+        pb::JobSpec {
+            rules: HANDS_RULES.into(),
+            board: "5x5".into(),
+            pieces: "tetrominoes".into(),
+            hands: hands.into(),
+            ..spec("", goal, depth)
+        }
+    }
+
+    #[test]
+    fn hands_specs_are_normalised_and_round_trip() {
+        let valid = ValidSpec::new(&hands(" t , i /L,o", "classify", 1)).unwrap();
+        let setup = valid.spec.hands.clone().unwrap();
+        assert_eq!(setup.hands, "I,T/O,L");
+        assert_eq!(setup.neutral, "");
+        assert_eq!(valid.spec.to_wire().rules, "hands");
+        assert_eq!(JobSpec::from_wire(&valid.spec.to_wire()).unwrap(), valid.spec);
+        let solve = ValidSpec::new(&hands("I,T/L,O", "solve", 0)).unwrap();
+        assert_eq!(solve.spec.split_depth, 0);
+    }
+
+    #[test]
+    fn bad_hands_specs_name_the_field() {
+        let cases = [
+            (hands("I,Q/L", "solve", 1), "bad hands: unknown piece `Q`"),
+            (hands("I,L", "solve", 1), "bad hands"),
+            (hands("I/L", "count", 1), "bad goal"),
+            (hands("I/L", "solve", 2), "hands jobs are cut at depth 0 or 1"),
+            (hands("I/L", "classify", 0), "classify needs split depth 1"),
+            (pb::JobSpec { neutral: "X:b2".into(), ..hands("I/L", "solve", 1) }, "bad neutral"),
+            (pb::JobSpec { moves: "L:a1,a2,a3,b3".into(), ..hands("I/L", "solve", 1) }, "bad moves"),
+            (pb::JobSpec { hands: "I/L".into(), ..spec("", "solve", 1) }, "for rules `hands`"),
+            (hands("/", "solve", 1), "the game is over at the root"),
+            (pb::JobSpec { rules: "draft".into(), ..spec("", "solve", 1) }, "expected golomb or hands"),
+        ];
+        for (spec, expected) in cases {
+            let err = ValidSpec::new(&spec).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err} should mention {expected}");
+        }
     }
 
     #[test]

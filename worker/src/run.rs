@@ -530,6 +530,21 @@ fn collect(
                 ..Default::default()
             })
         }
+        UnitOutcome::Scored { score, best, stats } => {
+            summary.units += 1;
+            summary.positions += stats.positions;
+            tracing::debug!("unit {} ({}): score {score:+} in {:.2} s", unit.unit_id, unit.moves, stats.seconds);
+            Report::Complete(pb::CompleteRequest {
+                worker_id,
+                unit_id: unit.unit_id,
+                job_id: unit.job_id,
+                lease_token: unit.lease_token.clone(),
+                score: Some(score),
+                winning_move: best.unwrap_or_default(),
+                stats: Some(stats),
+                ..Default::default()
+            })
+        }
         UnitOutcome::Counted { solutions, fixed, stats } => {
             summary.units += 1;
             summary.positions += stats.positions;

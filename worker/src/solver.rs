@@ -1,13 +1,17 @@
 //! Solving one unit on the worker's rayon pool, with a transposition table
 //! kept across units of the same game.
 
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use golomb_engine::hands::{self, HandsConfig, HandsGame};
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
+use golomb_engine::{Bits, Player};
 use golomb_proto::pb;
+use golomb_proto::spec::{HANDS_RULES, HandsSpec, hands_setup};
 
 /// How a unit ended.
 #[derive(Clone, Debug)]
@@ -28,6 +32,15 @@ pub enum UnitOutcome {
         /// Symmetries fixing each, weighted and summed.
         fixed: u64,
         /// Search nodes and time.
+        stats: pb::UnitStats,
+    },
+    /// A hands game's unit solved: the final score difference under best play.
+    Scored {
+        /// From the FIRST player's view (first minus second), whoever is to move at the unit.
+        score: i32,
+        /// A best move in notation (none if the game is over at the unit).
+        best: Option<String>,
+        /// Positions and time.
         stats: pb::UnitStats,
     },
     /// Stopped from outside (cancelled or shutting down): nothing to report.
@@ -62,6 +75,55 @@ fn count_share<B: TileBits>(game: &Game<B>, unit: &pb::Unit) -> UnitOutcome {
             },
         },
         Err(err) => UnitOutcome::Failed(err.to_string()),
+    }
+}
+
+/// Solves a hands game's unit to the end with the score solver on this
+/// thread; the unit's cancel flag stops it (a watcher copies it into the
+/// solver's own flag).
+fn solve_hands<B: Bits>(game: &Game<B>, unit: &pb::Unit, tt_mb: usize, progress: &Progress) -> UnitOutcome {
+    let hands = HandsSpec { hands: unit.hands.clone(), neutral: unit.neutral.clone() };
+    let rules = match hands_setup(&hands).build(game).and_then(|setup| HandsGame::new(game, setup)) {
+        Ok(rules) => rules,
+        Err(err) => return UnitOutcome::Failed(format!("bad hands game: {err}")),
+    };
+    let pos = match rules.play_line(&unit.moves) {
+        Ok((pos, _)) => pos,
+        Err(err) => return UnitOutcome::Failed(format!("bad unit position: {err}")),
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let finished = AtomicBool::new(false);
+    let config = HandsConfig { cancel: Some(cancel.clone()), tt_mb, ..HandsConfig::default() };
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !finished.load(Relaxed) {
+                if progress.cancel.load(Relaxed) {
+                    cancel.store(true, Relaxed);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let result = hands::solve(&rules, &pos, &config);
+        finished.store(true, Relaxed);
+        result
+    });
+    progress.positions.store(result.positions, Relaxed);
+    match result.score {
+        None => UnitOutcome::Stopped,
+        Some(score) => UnitOutcome::Scored {
+            score: match result.side_to_move {
+                Player::First => score,
+                Player::Second => -score,
+            },
+            best: result.best_move.map(|id| game.move_name(id)),
+            stats: pb::UnitStats {
+                positions: result.positions,
+                seconds: result.elapsed.as_secs_f64(),
+                threads: 1,
+                ..Default::default()
+            },
+        },
     }
 }
 
@@ -109,6 +171,10 @@ impl UnitSolver {
         };
         if unit.goal == "count" {
             return with_game!(&*game, g => count_share(g, unit));
+        }
+        if unit.rules == HANDS_RULES {
+            let tt_mb = self.tt_mb.unwrap_or(HandsConfig::default().tt_mb);
+            return with_game!(&*game, g => solve_hands(g, unit, tt_mb, progress));
         }
         // Whatever the coordinator sends, a bad number fails the unit, never the worker.
         let time_budget = match unit.split_after_seconds {

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 use golomb_engine::board::BoardError;
-use golomb_engine::{AnyGame, Bits, Game, GameSpec, GameSpecError, PlacementId, Position};
+use golomb_engine::{AnyGame, Bits, Game, GameSpec, GameSpecError, PlacementId, Position, with_game};
 use golomb_proto::pb;
+
+use super::rules_args::{Rules, RulesArgs};
 
 /// The board and pieces of a game.
 #[derive(Debug, Clone, Args)]
@@ -134,16 +136,44 @@ pub struct JobArgs {
     /// its node expanded into its children (0: never; units then run to the end).
     #[arg(long, default_value_t = DEFAULT_SPLIT_AFTER)]
     pub split_after: f64,
+    /// The rules and the hands game's setup (`--rules hands`: cut at split depth 0 or 1, every unit
+    /// solved to the end).
+    #[command(flatten)]
+    pub rules: RulesArgs,
+}
+
+/// The rules' wire fields `(rules, hands, neutral)` of a job: a deal and a
+/// random neutral piece are resolved on this side into listed hands and a
+/// placed piece, so the job stores what it is played with.
+fn rules_wire(rules: &RulesArgs, game: &GameArgs) -> anyhow::Result<(String, String, String)> {
+    match rules.rules {
+        Rules::Golomb => {
+            rules.check_golomb()?;
+            Ok((golomb_proto::spec::RULES.into(), String::new(), String::new()))
+        }
+        Rules::Hands => {
+            let built = game.build()?;
+            with_game!(&built, g => {
+                let setup = rules.hands_setup(g)?;
+                let neutral = setup.neutral.map_or_else(String::new, |id| g.move_name(id));
+                Ok((golomb_proto::spec::HANDS_RULES.into(), setup.hands.name(g.pieces()), neutral))
+            })
+        }
+        Rules::Draft => anyhow::bail!("--rules draft is not on the cluster yet: jobs take --rules golomb or hands"),
+    }
 }
 
 impl JobArgs {
     /// The job as the wire carries it. The coordinator validates every field
     /// (`golomb run` with [`golomb_proto::ValidSpec::new`]), so a bad goal is
     /// refused with the same message however the job arrives.
-    pub fn wire_spec(&self) -> pb::JobSpec {
+    pub fn wire_spec(&self) -> anyhow::Result<pb::JobSpec> {
         let game = &self.position.game;
-        pb::JobSpec {
-            rules: golomb_proto::spec::RULES.into(),
+        let (rules, hands, neutral) = rules_wire(&self.rules, game)?;
+        Ok(pb::JobSpec {
+            rules,
+            hands,
+            neutral,
             board: game.board.clone(),
             blocked: game.blocked.clone(),
             pieces: game.pieces.clone(),
@@ -152,7 +182,7 @@ impl JobArgs {
             split_depth: self.split_depth,
             split_after_seconds: self.split_after,
             each: self.each.clone(),
-        }
+        })
     }
 }
 

@@ -85,6 +85,15 @@ pub struct SpecReport {
     split_depth: u32,
     split_after: f64,
     each: Option<String>,
+    /// For the hands game: `hands` (absent for Golomb's game).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rules: Option<String>,
+    /// For the hands game: the two hands, the first player's before the slash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hands: Option<String>,
+    /// For the hands game: the neutral piece's placement, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    neutral: Option<String>,
 }
 
 /// A job's status; `C` is what `children` holds: counts, or the results table.
@@ -94,6 +103,9 @@ pub struct JobReport<C> {
     state: String,
     value: Option<&'static str>,
     winning_move: Option<String>,
+    /// For hands games, once done: the root's final score difference for its side to move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<i32>,
     units: UnitsReport,
     children: C,
     positions: u64,
@@ -164,6 +176,9 @@ pub struct ChildReport {
     replies: u32,
     positions: u64,
     seconds: f64,
+    /// For hands games: the final score difference for the player who made the move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<i32>,
 }
 
 /// A job's status with child counts (`golomb status`, `golomb cancel`).
@@ -190,6 +205,7 @@ impl<C> JobReport<C> {
             state: job_state(s).map_or_else(|| s.state.clone(), |state| state.name().to_string()),
             value: value_name(s.value),
             winning_move: non_empty(&s.winning_move),
+            score: s.score,
             units: UnitsReport {
                 pending: u.pending,
                 leased: u.leased,
@@ -212,6 +228,9 @@ impl<C> JobReport<C> {
             paused: s.paused,
             priority: s.priority,
             spec: SpecReport {
+                rules: (spec.rules == golomb_proto::spec::HANDS_RULES).then(|| spec.rules.clone()),
+                hands: non_empty(&spec.hands),
+                neutral: non_empty(&spec.neutral),
                 each: non_empty(&spec.each),
                 board: spec.board,
                 blocked: spec.blocked,
@@ -232,7 +251,17 @@ impl<C> JobReport<C> {
     pub fn title(&self) -> String {
         let spec = &self.spec;
         let moves = if spec.moves.is_empty() { "the empty board".to_string() } else { format!("`{}`", spec.moves) };
-        format!("job {}: {} {} on {} {}", self.job, spec.goal, moves, spec.board, spec.pieces)
+        let hands = match (&spec.hands, &spec.neutral) {
+            (Some(hands), Some(neutral)) => format!(", hands {hands}, neutral {neutral}"),
+            (Some(hands), None) => format!(", hands {hands}"),
+            _ => String::new(),
+        };
+        format!("job {}: {} {} on {} {}{hands}", self.job, spec.goal, moves, spec.board, spec.pieces)
+    }
+
+    /// Whether the job is a hands game (scores, not win/loss).
+    fn is_hands(&self) -> bool {
+        self.spec.rules.is_some()
     }
 
     /// The job as one line of a list: state, value, units, title.
@@ -262,6 +291,16 @@ impl<C> JobReport<C> {
         if let (Some(solutions), Some(up_to)) = (self.solutions, self.solutions_up_to_symmetry) {
             let so_far = if self.state == JobState::Done.name() { "" } else { " so far" };
             writeln!(out, "tilings:   {solutions} ({up_to} up to symmetry){so_far}")?;
+        } else if self.is_hands() {
+            let score = match self.score {
+                Some(score) => format!(
+                    "{score:+} for the side to move (its pieces placed minus the other's, under best play), best move {}",
+                    self.winning_move.as_deref().unwrap_or("none")
+                ),
+                None => "not known yet".to_string(),
+            };
+            writeln!(out, "score:     {score}")?;
+            writeln!(out, "children:  {} of {} solved", self.children_decided.0, self.children_decided.1)?;
         } else {
             let value = match self.value {
                 Some("win") => format!("win for the side to move, with {}", self.winning_move.as_deref().unwrap_or("")),
@@ -362,6 +401,7 @@ impl ResultsReport {
                     replies: c.replies,
                     positions: if merged { 0 } else { c.positions },
                     seconds: if merged { 0.0 } else { c.seconds },
+                    score: c.score,
                 }
             })
             .collect();
@@ -376,11 +416,48 @@ impl ResultsReport {
     }
 }
 
+impl ResultsReport {
+    /// A hands job's table: each move's score for the player who made it, best first.
+    fn write_scores(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let mut rows: Vec<&ChildReport> = self.children.iter().collect();
+        rows.sort_by_key(|c| (c.score.map_or(i32::MAX, |s| -s), c.index));
+        writeln!(
+            out,
+            "{:<5} {:<24} {:>6} {:>7} {:<24} {:>10} {:>8}",
+            "#", "move", "score", "replies", "best reply", "positions", "seconds"
+        )?;
+        for c in rows {
+            writeln!(
+                out,
+                "{:<5} {:<24} {:>6} {:>7} {:<24} {:>10} {:>8.2}",
+                c.index + 1,
+                c.mv,
+                c.score.map_or_else(|| "?".to_string(), |s| format!("{s:+}")),
+                c.replies,
+                c.winning_move.as_deref().unwrap_or(""),
+                si(c.positions as f64),
+                c.seconds
+            )?;
+        }
+        writeln!(
+            out,
+            "\n{} moves; \"score\" is the final score difference for the player who made the move \
+             (their pieces placed minus the other's, under best play), best first",
+            self.children.len()
+        )?;
+        Ok(())
+    }
+}
+
 impl Report for ResultsReport {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         self.write_status(out)?;
         if self.children.is_empty() {
             return Ok(());
+        }
+        if self.is_hands() {
+            writeln!(out)?;
+            return self.write_scores(out);
         }
         writeln!(out)?;
         // Winning moves first, and the value for the player who made the move:

@@ -21,15 +21,18 @@ mod pieces;
 mod play;
 mod progress;
 mod results;
+pub mod rules_args;
 mod run;
 mod selfplay;
 mod serve;
 mod solve;
+mod solve_hands;
 mod stars;
 mod status;
 mod submit;
 mod tile;
 mod verify;
+mod verify_hands;
 pub(crate) mod workers;
 
 use std::io::Write;

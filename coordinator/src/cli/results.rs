@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use golomb_proto::pb;
+use golomb_proto::spec::HANDS_RULES;
 
 use super::args::ClientArgs;
 use super::client::{refused, save_proof, with_client};
@@ -47,11 +48,16 @@ const CSV_HEADER: [&str; 9] =
 
 /// Writes the children of `r` as CSV. `value` is for the side to move after
 /// the move, `for_mover` for the player who made it; a merged row's work is
-/// counted on its twin (0 here), so the columns add up to the job's.
+/// counted on its twin (0 here), so the columns add up to the job's. A hands
+/// game's table has a last column, `score`: the final score difference for
+/// the player who made the move (its `value` columns are unknown).
 fn write_csv(out: &mut dyn Write, r: &pb::JobResults) -> anyhow::Result<()> {
     let job = r.status.as_ref().map_or(0, |s| s.job_id).to_string();
+    let hands = r.status.as_ref().and_then(|s| s.spec.as_ref()).is_some_and(|s| s.rules == HANDS_RULES);
     let mut csv = csv::Writer::from_writer(out);
-    csv.write_record(CSV_HEADER)?;
+    // Hands games add a last column: the score for the player who made the move.
+    let header: Vec<&str> = CSV_HEADER.iter().copied().chain(hands.then_some("score")).collect();
+    csv.write_record(&header)?;
     for c in &r.children {
         let value = golomb_proto::convert::value_name(c.value).unwrap_or("unknown");
         let for_mover = match value {
@@ -62,17 +68,23 @@ fn write_csv(out: &mut dyn Write, r: &pb::JobResults) -> anyhow::Result<()> {
         let merged = !c.same_as.is_empty();
         let positions = if merged { 0 } else { c.positions };
         let seconds = if merged { 0.0 } else { c.seconds };
-        csv.write_record([
+        let (replies, positions, seconds) = (c.replies.to_string(), positions.to_string(), format!("{seconds:.3}"));
+        let score = c.score.map_or_else(String::new, |s| s.to_string());
+        let mut record = vec![
             c.r#move.as_str(),
             value,
             for_mover,
             &c.winning_move,
             &c.same_as,
-            &c.replies.to_string(),
-            &positions.to_string(),
-            &format!("{seconds:.3}"),
+            &replies,
+            &positions,
+            &seconds,
             &job,
-        ])?;
+        ];
+        if hands {
+            record.push(&score);
+        }
+        csv.write_record(&record)?;
     }
     csv.flush()?;
     Ok(())

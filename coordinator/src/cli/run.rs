@@ -62,7 +62,7 @@ const LEASE_SECONDS: f64 = 60.0;
 
 /// Runs `golomb run`.
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let valid = ValidSpec::new(&args.job.wire_spec()).context("invalid job")?;
+    let valid = ValidSpec::new(&args.job.wire_spec()?).context("invalid job")?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     if let Some(mib) = args.tt_mb {

@@ -18,6 +18,7 @@ use serde::Serialize;
 use super::args::{PositionArgs, thread_pool};
 use super::output::{self, OutputFile, Report};
 use super::progress::with_progress;
+use super::rules_args::{Rules, RulesArgs};
 
 /// Options of `golomb solve`.
 #[derive(Debug, Args)]
@@ -25,6 +26,9 @@ pub struct SolveArgs {
     /// The position.
     #[command(flatten)]
     pub position: PositionArgs,
+    /// The rules and, for hands and draft, the setup.
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Threads to use (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -155,6 +159,10 @@ fn write_histogram(out: &mut dyn Write, title: &str, h: &Histogram) -> anyhow::R
 
 /// Runs `golomb solve`.
 pub fn run(args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    if args.rules.rules != Rules::Golomb {
+        return super::solve_hands::run(args, out);
+    }
+    args.rules.check_golomb()?;
     let game = args.position.game.build()?;
     let tt_mb = match args.tt_mb {
         Some(mib) => {

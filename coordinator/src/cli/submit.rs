@@ -48,7 +48,7 @@ impl Report for Submitted {
 
 /// Runs `golomb submit`.
 pub fn run(args: &SubmitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let request = pb::SubmitRequest { spec: Some(args.job.wire_spec()), priority: args.priority };
+    let request = pb::SubmitRequest { spec: Some(args.job.wire_spec()?), priority: args.priority };
     let job = with_client(&args.client, async |client| {
         Ok(client.submit(request).await.map_err(refused)?.into_inner().job_id)
     })?;

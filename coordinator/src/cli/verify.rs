@@ -142,6 +142,11 @@ fn progress_line(file: &str, threads: usize, progress: &VerifyProgress, elapsed:
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let path = &args.proof;
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read proof file {}", path.display()))?;
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
+        && value["rules"] == golomb_engine::hands::proof::RULES
+    {
+        return super::verify_hands::run(path, value, args.threads, args.json, out);
+    }
     let proof = read_proof(&text)
         .with_context(|| format!("{} is not a valid proof file (nor a golomb export)", path.display()))?;
     check_header(&proof)?;

@@ -2,13 +2,15 @@
 //! cutting a long unit into its children, and naming results in the root's
 //! own terms (merged children get their winning move mapped by symmetry).
 
+use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::join_line;
 use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_bytes};
 use golomb_engine::tiling::Tiler;
-use golomb_engine::{Bits, Game, Position, with_game};
-use golomb_proto::spec::JobSpec;
+use golomb_engine::{Bits, Game, Player, Position, with_game};
+use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
 use golomb_proto::{SpecError, ValidSpec, convert, pb};
 
+use crate::store::hands::for_player;
 use crate::store::{ChildRow, NewNode, SplitTarget};
 
 /// The most nodes one job's split may make.
@@ -18,8 +20,52 @@ pub const MAX_NODES: usize = 2_000_000;
 /// the order of the board's symmetry group.
 pub fn job_nodes(valid: &ValidSpec) -> Result<(Vec<NewNode>, u32), SpecError> {
     let symmetries = with_game!(&valid.game, g => g.board().symmetries().len() as u32);
-    let nodes = if valid.spec.goal == Goal::Count { count_nodes(valid)? } else { game_nodes(valid)? };
+    let nodes = match (&valid.spec.hands, valid.spec.goal) {
+        (Some(hands), _) => hands_nodes(valid, hands)?,
+        (None, Goal::Count) => count_nodes(valid)?,
+        (None, _) => game_nodes(valid)?,
+    };
     Ok((nodes, symmetries))
+}
+
+/// A hands job's nodes: the root (the one unit at depth 0) and, at depth 1,
+/// one unit per legal move of the side to move (no symmetry merging: the
+/// hands are not symmetric).
+fn hands_nodes(valid: &ValidSpec, hands: &HandsSpec) -> Result<Vec<NewNode>, SpecError> {
+    with_game!(&valid.game, g => {
+        let rules = HandsGame::new(g, hands_setup(hands).build(g)?)?;
+        let (root, _) = rules.play_line(&valid.spec.moves)?;
+        let moves = rules.moves(&root);
+        let cut = valid.spec.split_depth == 1;
+        let mut nodes = vec![NewNode {
+            key: "hands root".into(),
+            line: valid.spec.moves.clone(),
+            depth: 0,
+            rank: Vec::new(),
+            replies: moves.len() as u32,
+            unit: !cut,
+            children: Vec::new(),
+            share: None,
+        }];
+        if cut {
+            for (i, &id) in moves.iter().enumerate() {
+                let name = g.move_name(id);
+                let line = join_line(&valid.spec.moves, &name);
+                nodes[0].children.push((name, i + 1));
+                nodes.push(NewNode {
+                    key: format!("hands {line}"),
+                    line,
+                    depth: 1,
+                    rank: u16::try_from(i).unwrap_or(u16::MAX).to_be_bytes().to_vec(),
+                    replies: rules.moves(&rules.after(&root, id)).len() as u32,
+                    unit: true,
+                    children: Vec::new(),
+                    share: None,
+                });
+            }
+        }
+        Ok(nodes)
+    })
 }
 
 /// A tiling count's units: one per share of the search, below a root that is not a unit.
@@ -155,11 +201,30 @@ pub fn unit_children(target: &SplitTarget) -> Result<Vec<(String, NewNode)>, Spe
 /// The wire form of the root's children: merged ones name the move they
 /// equal and carry its winning move mapped onto their own position.
 pub fn child_results(spec: &JobSpec, rows: &[ChildRow]) -> Result<Vec<pb::ChildResult>, SpecError> {
+    if let Some(mover) = spec.hands_side_to_move()? {
+        return Ok(rows.iter().map(|row| hands_child_result(mover, row)).collect());
+    }
     let game = spec.game.build()?;
     with_game!(&game, g => {
         let (root, _) = g.play_line(Position::empty(), &spec.moves)?;
         rows.iter().map(|row| child_result(g, &root, &spec.moves, row)).collect()
     })
+}
+
+/// A hands job's child: its score for the player who made the move (the
+/// root's side to move), its best reply, no value (scores, not win/loss).
+fn hands_child_result(mover: Player, row: &ChildRow) -> pb::ChildResult {
+    pb::ChildResult {
+        r#move: row.mv.clone(),
+        value: convert::value(golomb_engine::solve::Outcome::Unknown),
+        winning_move: row.best.clone().unwrap_or_default(),
+        same_as: String::new(),
+        positions: row.positions,
+        seconds: row.seconds,
+        replies: row.replies,
+        index: row.index,
+        score: row.score.map(|s| for_player(s, mover)),
+    }
 }
 
 fn child_result<B: Bits>(
@@ -191,5 +256,6 @@ fn child_result<B: Bits>(
         seconds: row.seconds,
         replies: row.replies,
         index: row.index,
+        score: None,
     })
 }

@@ -26,6 +26,12 @@ pub enum ProofExportError {
     /// Tilings have no value to prove.
     #[error("job {0} is a tiling count: there is no game value to prove")]
     NotAGame(JobId),
+    /// Hands games' scores have no proof format yet.
+    #[error(
+        "job {0} is a hands game: proofs of scores (both bounds) are not built yet; its units' scores come from \
+         the score solver, and `golomb results` lists them"
+    )]
+    HandsGame(JobId),
     /// The root is not decided yet.
     #[error("job {0} has no value yet: its root is undecided")]
     Undecided(JobId),
@@ -42,6 +48,9 @@ pub fn job_proof(job: JobId, tree: &JobTree) -> Result<ProofFile, ProofExportErr
     let JobTree { spec, root, nodes } = tree;
     if spec.goal == Goal::Count {
         return Err(ProofExportError::NotAGame(job));
+    }
+    if spec.hands.is_some() {
+        return Err(ProofExportError::HandsGame(job));
     }
     let value = nodes.get(root).map_or(Outcome::Unknown, |n| n.value);
     if value == Outcome::Unknown {

@@ -82,6 +82,7 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         paused: row.paused,
         priority: row.priority,
         progress: row.progress.as_ref().map(search_progress),
+        score: row.score,
     }
 }
 

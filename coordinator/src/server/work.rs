@@ -1,7 +1,10 @@
 //! The `Work` service: what workers ask.
 
+use golomb_engine::hands::HandsGame;
+use golomb_engine::notation::join_line;
 use golomb_engine::solve::Outcome;
 use golomb_engine::{Position, with_game};
+use golomb_proto::spec::hands_setup;
 use golomb_proto::{JobId, PROTOCOL_VERSION, SpecError, UnitId, WorkerId, convert, pb};
 use tonic::{Request, Response, Status};
 
@@ -34,9 +37,15 @@ impl WorkService {
         tokio::task::spawn_blocking(move || {
             let game = shared.game(&spec.game)?;
             with_game!(&*game, g => {
-                let (pos, _) = g.play_line(Position::empty(), &line)?;
                 let id = g.parse_move(&mv)?;
-                g.play_line(pos, &mv)?;
+                if let Some(hands) = &spec.hands {
+                    // The hands game's own rules: the mover's piece, the neutral piece in place.
+                    let rules = HandsGame::new(g, hands_setup(hands).build(g)?)?;
+                    rules.play_line(&join_line(&line, &mv))?;
+                } else {
+                    let (pos, _) = g.play_line(Position::empty(), &line)?;
+                    g.play_line(pos, &mv)?;
+                }
                 Ok::<_, SpecError>(g.move_name(id))
             })
         })
@@ -87,6 +96,8 @@ impl pb::work_server::Work for WorkService {
             .into_iter()
             .map(|u| {
                 let spec = u.spec.to_wire();
+                // A hands unit is solved to the end: it is never given back to be split.
+                let split_after_seconds = if u.spec.hands.is_some() { 0.0 } else { spec.split_after_seconds };
                 pb::Unit {
                     unit_id: u.unit.0,
                     job_id: u.job.0,
@@ -95,12 +106,14 @@ impl pb::work_server::Work for WorkService {
                     blocked: spec.blocked,
                     pieces: spec.pieces,
                     moves: u.line,
-                    split_after_seconds: spec.split_after_seconds,
+                    split_after_seconds,
                     goal: spec.goal,
                     each: spec.each,
                     weight: u.weight,
                     checks: u.checks,
                     lease_token: u.lease_token,
+                    hands: spec.hands,
+                    neutral: spec.neutral,
                 }
             })
             .collect();
@@ -137,10 +150,19 @@ impl pb::work_server::Work for WorkService {
         let r = request.into_inner();
         let stats = r.stats.unwrap_or_default();
         let reported = match convert::outcome(r.value) {
+            _ if r.score.is_some() && r.error.is_empty() => {
+                let best = match r.winning_move.as_str() {
+                    "" => None,
+                    mv => Some(self.checked_move(UnitId(r.unit_id), JobId(r.job_id), mv.to_string()).await?),
+                };
+                Reported::Score { score: r.score.unwrap_or_default(), best }
+            }
             _ if r.counted => Reported::Count { solutions: r.solutions, fixed: r.fixed },
             Outcome::Unknown if !r.error.is_empty() => Reported::Failure(r.error.clone()),
             Outcome::Unknown => {
-                return Err(Status::invalid_argument("a completion needs a value (win or loss), a count or an error"));
+                return Err(Status::invalid_argument(
+                    "a completion needs a value (win or loss), a score, a count or an error",
+                ));
             }
             Outcome::Win if !r.winning_move.is_empty() => {
                 let best = self.checked_move(UnitId(r.unit_id), JobId(r.job_id), r.winning_move.clone()).await?;

@@ -6,6 +6,7 @@ use golomb_engine::GameSpec;
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 use golomb_engine::tiling::Each;
+use golomb_proto::spec::HandsSpec;
 use golomb_proto::{JobId, JobSpec, SpecError};
 use rusqlite::{OptionalExtension, Row, Transaction, named_params};
 
@@ -107,6 +108,9 @@ pub struct JobRow {
     pub priority: i32,
     /// For games: the proof-number manager's latest sample of the job's progress.
     pub progress: Option<super::ProgressRow>,
+    /// For hands games, once done: the root's final score difference for its
+    /// side to move under best play (`value` is win or loss by its sign, unknown for 0).
+    pub score: Option<i32>,
 }
 
 /// Reads a job's spec from its `jobs` row.
@@ -120,11 +124,19 @@ fn spec_from_row(row: &Row<'_>) -> rusqlite::Result<Result<JobSpec, SpecError>> 
     );
     let (moves, split_depth, split_after_seconds) =
         (row.get("moves")?, row.get("split_depth")?, row.get("split_after")?);
+    let hands: Option<String> = row.get("hands")?;
+    let neutral: Option<String> = row.get("neutral")?;
+    let hands = hands.map(|hands| HandsSpec { hands, neutral: neutral.unwrap_or_default() });
     Ok((|| {
         let goal: Goal = goal.parse()?;
         let each: Each = if each.is_empty() { Each::Exactly } else { each.parse()? };
-        Ok(JobSpec { game, moves, goal, each, split_depth, split_after_seconds })
+        Ok(JobSpec { game, moves, goal, each, split_depth, split_after_seconds, hands })
     })())
+}
+
+/// The setup stored in `jobs.hands` and `jobs.neutral`: NULL for Golomb's game.
+fn hands_columns(spec: &JobSpec) -> (Option<&str>, Option<&str>) {
+    spec.hands.as_ref().map_or((None, None), |h| (Some(h.hands.as_str()), Some(h.neutral.as_str())))
 }
 
 /// The text stored in `jobs.each`: empty for games, as the wire has it.
@@ -150,13 +162,16 @@ impl Store {
         priority: i32,
     ) -> Result<JobId, StoreError> {
         let tx = self.write()?;
+        let (hands, neutral) = hands_columns(spec);
         tx.execute(
             "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, each, symmetries,
-                               state, created, priority)
+                               state, created, priority, hands, neutral)
              VALUES (:rules, :board, :blocked, :pieces, :moves, :goal, :split_depth, :split_after, :each, :symmetries,
-                     :state, :created, :priority)",
+                     :state, :created, :priority, :hands, :neutral)",
             named_params! {
-                ":rules": golomb_proto::spec::RULES,
+                ":rules": spec.rules(),
+                ":hands": hands,
+                ":neutral": neutral,
                 ":board": spec.game.board,
                 ":blocked": spec.game.blocked,
                 ":pieces": spec.game.pieces,
@@ -213,7 +228,8 @@ impl Store {
             "UPDATE nodes SET open = (SELECT COUNT(*) FROM edges WHERE parent = nodes.id) WHERE job = :job",
             named_params! { ":job": job },
         )?;
-        for (node, &id) in nodes.iter().zip(&ids) {
+        // A hands game's node without moves is still solved (passes, the score so far): not a loss.
+        for (node, &id) in nodes.iter().zip(&ids).filter(|_| spec.hands.is_none()) {
             if node.replies == 0 {
                 tree::decide(&tx, id, Outcome::Loss, None)?;
             }
@@ -225,15 +241,19 @@ impl Store {
 
     /// The unfinished or finished job with exactly this spec, newest first (for `golomb run` to resume).
     pub fn find_job(&self, spec: &JobSpec) -> Result<Option<JobId>, StoreError> {
+        let (hands, neutral) = hands_columns(spec);
         let id = self
             .conn
             .query_row(
                 "SELECT id FROM jobs WHERE rules = :rules AND board = :board AND blocked = :blocked
                    AND pieces = :pieces AND moves = :moves AND goal = :goal AND split_depth = :split_depth
-                   AND each = :each AND state IN (:pending, :running, :done)
+                   AND each = :each AND hands IS :hands AND neutral IS :neutral
+                   AND state IN (:pending, :running, :done)
                  ORDER BY id DESC LIMIT 1",
                 named_params! {
-                    ":rules": golomb_proto::spec::RULES,
+                    ":rules": spec.rules(),
+                    ":hands": hands,
+                    ":neutral": neutral,
                     ":board": spec.game.board,
                     ":blocked": spec.game.blocked,
                     ":pieces": spec.game.pieces,
@@ -381,6 +401,7 @@ struct JobColumns {
     symmetries: i64,
     paused: bool,
     priority: i32,
+    score: Option<i32>,
 }
 
 /// Reads a job with its progress inside a transaction.
@@ -404,6 +425,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
                     symmetries: r.get("symmetries")?,
                     paused: r.get("paused")?,
                     priority: r.get("priority")?,
+                    score: r.get("score")?,
                 })
             },
         )
@@ -460,5 +482,6 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         paused: columns.paused,
         priority: columns.priority,
         progress: super::progress::latest(tx, job)?,
+        score: columns.score,
     })
 }

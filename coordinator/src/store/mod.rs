@@ -14,7 +14,8 @@
 //! - `units`: leases, heartbeats, results, give-backs, splits, expiry;
 //! - [`pns`]: the proof-number manager's in-memory tree of a game job;
 //! - `schedule`: which units go out next (the manager for games, a queue
-//!   for tiling counts), and keeping the trees in step with the tables;
+//!   for tiling counts and hands games), and keeping the trees in step with the tables;
+//! - [`hands`]: hands games' scores, combined at the root when every unit is done;
 //! - `progress`: each job's progress over time;
 //! - `workers`: registering, listing and draining workers;
 //! - `metrics`: the totals and gauges of `/metrics`;
@@ -30,6 +31,7 @@
 //! (samples of each game job's proof-number figures over time).
 
 mod export;
+pub mod hands;
 mod jobs;
 mod metrics;
 pub mod pns;
@@ -110,8 +112,11 @@ pub enum StoreError {
     /// was issued by another database).
     #[error("unit {0}: this call does not carry the unit's current lease; it is refused")]
     NotHolder(UnitId),
-    /// A report of the wrong kind: a count for a game unit, or a value for a tiling share.
-    #[error("unit {0}: the report is of the wrong kind for its job (a count for a game, or a value for a count)")]
+    /// A report of the wrong kind: a count for a game unit, a value for a tiling share, a score for Golomb's game.
+    #[error(
+        "unit {0}: the report is of the wrong kind for its job (a count for a game, a value for a count, \
+         or a score for a game that is not the hands game)"
+    )]
     WrongReport(UnitId),
     /// A job in a state the call does not apply to.
     #[error("job {job} is {state}: {what}")]

@@ -1,5 +1,6 @@
 //! Which units go out next: game jobs by their proof-number manager
-//! ([`super::pns`]), tiling counts by their queue; jobs by priority, then
+//! ([`super::pns`]), tiling counts and hands games by their queue (every
+//! unit of those is needed, and none is split); jobs by priority, then
 //! oldest first, paused ones skipped.
 //!
 //! Each running game job's manager tree lives in the store's memory
@@ -153,22 +154,24 @@ struct Runnable {
     job: i64,
     goal: Goal,
     root: Option<NodeId>,
+    /// A hands game: its units go out in their queue's order, like a count's.
+    hands: bool,
 }
 
 /// The jobs that may hand out units, by priority, then oldest first.
 fn runnable_jobs(tx: &Transaction<'_>) -> Result<Vec<Runnable>, StoreError> {
-    let rows: Vec<(i64, String, Option<NodeId>)> = tx
+    let rows: Vec<(i64, String, Option<NodeId>, bool)> = tx
         .prepare_cached(
-            "SELECT id, goal, root FROM jobs WHERE state IN (:pending, :running) AND paused = 0
+            "SELECT id, goal, root, hands IS NOT NULL FROM jobs WHERE state IN (:pending, :running) AND paused = 0
              ORDER BY priority DESC, id",
         )?
         .query_map(named_params! { ":pending": JobState::Pending, ":running": JobState::Running }, |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
         })?
         .collect::<Result<_, _>>()?;
     Ok(rows
         .into_iter()
-        .filter_map(|(job, goal, root)| Some(Runnable { job, goal: goal.parse().ok()?, root }))
+        .filter_map(|(job, goal, root, hands)| Some(Runnable { job, goal: goal.parse().ok()?, root, hands }))
         .collect())
 }
 
@@ -260,12 +263,12 @@ pub(super) fn lease_units(
     touched: &mut Vec<i64>,
 ) -> Result<Vec<LeasedUnit>, StoreError> {
     let mut leased = Vec::new();
-    for Runnable { job, goal, root } in runnable_jobs(tx)? {
+    for Runnable { job, goal, root, hands } in runnable_jobs(tx)? {
         let want = max - leased.len();
         if want == 0 {
             break;
         }
-        if goal == Goal::Count {
+        if goal == Goal::Count || hands {
             leased.extend(lease_queue(tx, job, want, worker, deadline, prefix)?);
             continue;
         }

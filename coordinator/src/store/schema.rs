@@ -8,6 +8,10 @@
 //! of every unit (`units.lease_token`): results bind to both. Version 3
 //! added what operators set (`jobs.paused`, `jobs.priority`,
 //! `workers.draining`) and each job's progress over time (`progress`).
+//! Version 4 added the hands game: a job's hands and neutral piece
+//! (`jobs.hands`, `jobs.neutral`, NULL for Golomb's game), the root's score
+//! (`jobs.score`), and the scores of units and nodes (`units.score`,
+//! `nodes.score`).
 
 use std::path::Path;
 
@@ -16,7 +20,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
 const APPLICATION_ID: i64 = 0x474f_4c4d;
 
@@ -131,6 +135,19 @@ CREATE TABLE progress (
 );
 ";
 
+/// Version 3 to 4: jobs of the hands game. `jobs.hands` and `jobs.neutral`
+/// hold the setup (NULL for Golomb's game); `units.score` and `nodes.score`
+/// the final score difference under best play from the FIRST player's view
+/// (first minus second); `jobs.score` the root's score for its side to move,
+/// once the job is done.
+const V3_TO_V4: &str = "
+ALTER TABLE jobs ADD COLUMN hands TEXT;
+ALTER TABLE jobs ADD COLUMN neutral TEXT;
+ALTER TABLE jobs ADD COLUMN score INTEGER;
+ALTER TABLE units ADD COLUMN score INTEGER;
+ALTER TABLE nodes ADD COLUMN score INTEGER;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -177,6 +194,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     if version < 3 {
         tx.execute_batch(V2_TO_V3)?;
     }
+    if version < 4 {
+        tx.execute_batch(V3_TO_V4)?;
+    }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;
     Ok(())
@@ -215,5 +235,45 @@ mod tests {
         drop(conn);
         let again = open(&path).unwrap();
         assert_eq!(db_id(&again).unwrap().len(), 16, "reopening keeps the identity");
+    }
+
+    #[test]
+    fn a_version_3_file_gains_the_hands_columns_and_keeps_its_jobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v3.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_V1).unwrap();
+            conn.execute_batch(V1_TO_V2).unwrap();
+            conn.execute_batch(V2_TO_V3).unwrap();
+            conn.execute("INSERT INTO meta (key, value) VALUES ('db_id', 'abcdef0123456789')", []).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID).unwrap();
+            conn.pragma_update(None, "user_version", 3).unwrap();
+            conn.execute(
+                "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, each,
+                                   symmetries, state, created)
+                 VALUES ('golomb', '6x6', '', 'pentominoes', '', 'solve', 1, 30, '', 8, 'done', 0)",
+                [],
+            )
+            .unwrap();
+        }
+        let conn = open(&path).unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(db_id(&conn).unwrap(), "abcdef0123456789", "the identity is kept");
+        let (hands, neutral, score): (Option<String>, Option<String>, Option<i64>) = conn
+            .query_row("SELECT hands, neutral, score FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap();
+        assert_eq!((hands, neutral, score), (None, None, None), "an old job is Golomb's game");
+        for table in ["units", "nodes"] {
+            let has: bool = conn
+                .query_row(
+                    &format!("SELECT COUNT(*) > 0 FROM pragma_table_info('{table}') WHERE name = 'score'"),
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert!(has, "{table}.score exists");
+        }
     }
 }

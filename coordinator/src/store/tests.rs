@@ -15,6 +15,7 @@ fn spec(goal: Goal) -> JobSpec {
         each: Each::Exactly,
         split_depth: 1,
         split_after_seconds: 0.0,
+        hands: None,
     }
 }
 
@@ -273,4 +274,86 @@ fn a_lease_held_by_a_worker_not_heard_from_is_counted_as_stale() {
     store.conn.execute("UPDATE workers SET last_seen = last_seen - 3600 WHERE id = ?1", [dead.0 as i64]).unwrap();
     let row = store.job(job).unwrap();
     assert_eq!((row.workers, row.stale_leases), (1, 1));
+}
+
+/// A hands job on 4x4 with tetrominoes (the first player to move at the
+/// root): root -> a, b, c, all units, served in queue order.
+fn hands_flat(depth: u32) -> (Store, JobId, WorkerId, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let spec = JobSpec {
+        game: GameSpec::new("4x4", "", "tetrominoes"),
+        split_depth: depth,
+        hands: Some(golomb_proto::spec::HandsSpec { hands: "I,L/O,S,T".into(), neutral: String::new() }),
+        ..spec(Goal::Classify)
+    };
+    let nodes = if depth == 0 {
+        vec![node("root", 0, &[], true, &[])]
+    } else {
+        let leaf = |key: &str, rank: u8| NewNode { replies: 0, ..node(key, 1, &[rank], true, &[]) };
+        vec![node("root", 0, &[], false, &[("ma", 1), ("mb", 2), ("mc", 3)]), leaf("a", 0), leaf("b", 1), leaf("c", 2)]
+    };
+    let job = store.create_job(&spec, &nodes, 8).unwrap();
+    let worker = store.register_worker("w", "h", 2).unwrap();
+    (store, job, worker, dir)
+}
+
+fn scored(
+    store: &mut Store,
+    worker: WorkerId,
+    unit: UnitId,
+    score: i32,
+    token: Option<String>,
+) -> Result<bool, StoreError> {
+    let lease_token = token.unwrap_or_else(|| store.token(unit));
+    store.complete(&Completion {
+        unit,
+        job: JobId(1),
+        worker,
+        lease_token,
+        reported: Reported::Score { score, best: Some(format!("best{score}")) },
+        positions: 10,
+        seconds: 0.5,
+    })
+}
+
+#[test]
+fn a_hands_job_takes_its_movers_best_child_when_every_unit_is_done() {
+    let (mut store, job, worker, _dir) = hands_flat(1);
+    let units = store.lease(worker, 10, 60.0).unwrap();
+    assert_eq!(units.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a", "b", "c"], "no node is a loss");
+    let wrong = scored(&mut store, worker, units[0].unit, -1, Some("not the lease".into()));
+    assert!(matches!(wrong, Err(StoreError::NotHolder(_))), "{wrong:?}");
+    let value = store.complete(&Completion {
+        unit: units[0].unit,
+        job,
+        worker,
+        lease_token: units[0].lease_token.clone(),
+        reported: Reported::Value { value: Win, best: None },
+        positions: 1,
+        seconds: 0.1,
+    });
+    assert!(matches!(value, Err(StoreError::WrongReport(_))), "a hands unit reports a score: {value:?}");
+    assert!(!scored(&mut store, worker, units[0].unit, -1, None).unwrap());
+    assert!(!scored(&mut store, worker, units[1].unit, 2, None).unwrap());
+    assert_eq!(store.job(job).unwrap().state, JobState::Running, "a unit is still open");
+    assert!(scored(&mut store, worker, units[1].unit, 1, None).unwrap(), "a different repeat is a conflict");
+    scored(&mut store, worker, units[2].unit, 1, None).unwrap();
+    let (row, children) = store.results(job).unwrap();
+    assert_eq!((row.state, row.score, row.value, row.best.as_deref()), (JobState::Done, Some(2), Win, Some("mb")));
+    assert_eq!(children.iter().map(|c| c.score).collect::<Vec<_>>(), [Some(-1), Some(2), Some(1)]);
+    assert_eq!((row.children_decided, row.children_total, row.conflicts), (3, 3, 1));
+}
+
+#[test]
+fn a_hands_job_at_depth_0_is_its_roots_unit_and_a_draw_has_no_value() {
+    let (mut store, job, worker, _dir) = hands_flat(0);
+    let units = store.lease(worker, 10, 60.0).unwrap();
+    assert_eq!(units.len(), 1);
+    scored(&mut store, worker, units[0].unit, 0, None).unwrap();
+    let row = store.job(job).unwrap();
+    assert_eq!(
+        (row.state, row.score, row.value, row.best.as_deref()),
+        (JobState::Done, Some(0), Unknown, Some("best0"))
+    );
 }

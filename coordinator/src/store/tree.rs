@@ -173,6 +173,9 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), S
     if state.is_finished() {
         return Ok(());
     }
+    if super::hands::is_hands(tx, job)? {
+        return super::hands::finish_if_done(tx, job);
+    }
     let answered: bool = match goal.parse::<Goal>() {
         Ok(Goal::Classify) => root_children_decided(tx, job).map(|(decided, total)| decided == total)?,
         Ok(Goal::Count) => tx
@@ -214,7 +217,8 @@ pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: i64, error: &str) -
 pub(super) fn root_children_decided(tx: &Transaction<'_>, job: i64) -> Result<(u64, u64), StoreError> {
     let (decided, total): (i64, i64) = tx
         .prepare_cached(
-            "SELECT COUNT(n.value), COUNT(*) FROM jobs j JOIN edges e ON e.parent = j.root
+            "SELECT COALESCE(SUM(n.value IS NOT NULL OR n.score IS NOT NULL), 0), COUNT(*)
+             FROM jobs j JOIN edges e ON e.parent = j.root
              JOIN nodes n ON n.id = e.child WHERE j.id = ?1",
         )?
         .query_row([job], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -236,6 +240,8 @@ pub struct ChildRow {
     pub best: Option<String>,
     /// The node's number of legal moves.
     pub replies: u32,
+    /// For hands games: the node's final score under best play, from the FIRST player's view.
+    pub score: Option<i32>,
     /// Positions searched by the units below the node.
     pub positions: u64,
     /// Solver seconds of the units below the node.
@@ -315,7 +321,7 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         let row = jobs::job_row(&tx, job)?;
         let mut stmt = tx.prepare(
-            "SELECT e.move, n.line, n.value, n.best, n.replies, n.rank, e.ord
+            "SELECT e.move, n.line, n.value, n.best, n.replies, n.rank, e.ord, n.score
              FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
              WHERE j.id = ?1 ORDER BY e.ord",
         )?;
@@ -328,6 +334,7 @@ impl Store {
                     value: r.get::<_, Value>(2)?.0,
                     best: r.get(3)?,
                     replies: r.get(4)?,
+                    score: r.get(7)?,
                     positions: 0,
                     seconds: 0.0,
                 };

@@ -12,7 +12,7 @@ use super::pns::{NodeKind, PnLeaf};
 use super::schedule::{known_leaf, lease_units};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, fail_job_if_needed, finish_if_answered, revive, settle};
-use super::{MAX_ATTEMPTS, Store, StoreError, begin, now, workers};
+use super::{MAX_ATTEMPTS, Store, StoreError, begin, hands, now, workers};
 
 /// A unit handed to a worker.
 #[derive(Clone, Debug)]
@@ -70,6 +70,13 @@ pub enum Reported {
         /// Weighted symmetries fixing them.
         fixed: u64,
     },
+    /// A hands game's unit: the final score difference under best play.
+    Score {
+        /// From the FIRST player's view (first minus second), whoever is to move at the unit.
+        score: i32,
+        /// A best move at the unit's position (none if the game is over there).
+        best: Option<String>,
+    },
     /// Why the unit could not be solved.
     Failure(String),
 }
@@ -106,6 +113,10 @@ struct UnitRecord {
     lease_token: Option<String>,
     /// Whether the unit is a share of a tiling count (not a game position).
     counts: bool,
+    /// Whether the unit is a position of the hands game (it reports a score).
+    hands: bool,
+    /// A hands unit's recorded score (first player's view).
+    score: Option<i64>,
 }
 
 /// What splitting a unit needs: its job's spec, and its node's line, rank and depth.
@@ -158,6 +169,41 @@ fn complete_count(
         },
     )?;
     finish_if_answered(tx, unit.job)?;
+    Ok(false)
+}
+
+/// A hands unit's score: recorded on the unit and its node (first player's
+/// view), and the job finished once every unit is; a repeated one must
+/// agree. Returns whether it disagreed.
+fn complete_score(
+    tx: &Transaction<'_>,
+    c: &Completion,
+    unit: &UnitRecord,
+    score: i32,
+    best: Option<&str>,
+) -> Result<bool, StoreError> {
+    if unit.state == UnitState::Done {
+        let recorded = unit.score.map_or_else(|| "none".to_string(), |s| s.to_string());
+        let conflict = unit.score != Some(i64::from(score));
+        if conflict {
+            record_conflict(tx, c, &score.to_string(), &recorded)?;
+        }
+        return Ok(conflict);
+    }
+    tx.execute(
+        "UPDATE units SET state = :done, score = :score, best = :best, positions = :positions, seconds = :seconds,
+                progress = 0, worker = :worker, deadline = NULL, finished = :now, error = NULL
+         WHERE id = :unit",
+        named_params! {
+            ":unit": c.unit.0 as i64, ":done": UnitState::Done, ":score": score, ":best": best,
+            ":positions": c.positions as i64, ":seconds": c.seconds, ":worker": c.worker.0 as i64, ":now": now(),
+        },
+    )?;
+    tx.execute(
+        "UPDATE nodes SET score = :score, best = :best WHERE id = :node",
+        named_params! { ":node": unit.node, ":score": score, ":best": best },
+    )?;
+    hands::finish_if_done(tx, unit.job)?;
     Ok(false)
 }
 
@@ -296,7 +342,7 @@ impl Store {
         let unit = tx
             .query_row(
                 "SELECT u.job, u.node, u.state, u.value, u.solutions, u.fixed, u.attempts, u.worker, u.lease_token,
-                        j.goal
+                        j.goal, j.hands IS NOT NULL, u.score
                  FROM units u JOIN jobs j ON j.id = u.job WHERE u.id = ?1",
                 [c.unit.0 as i64],
                 |r| {
@@ -311,6 +357,8 @@ impl Store {
                         worker: r.get(7)?,
                         lease_token: r.get(8)?,
                         counts: r.get::<_, String>(9)? == Goal::Count.name(),
+                        hands: r.get(10)?,
+                        score: r.get(11)?,
                     })
                 },
             )
@@ -324,7 +372,8 @@ impl Store {
         }
         let fits = match c.reported {
             Reported::Count { .. } => unit.counts,
-            Reported::Value { .. } => !unit.counts,
+            Reported::Value { .. } => !unit.counts && !unit.hands,
+            Reported::Score { .. } => unit.hands,
             Reported::Failure(_) => true,
         };
         if !fits {
@@ -337,6 +386,7 @@ impl Store {
                 false
             }
             Reported::Value { value, best } => complete_value(&tx, c, &unit, *value, best.as_deref())?,
+            Reported::Score { score, best } => complete_score(&tx, c, &unit, *score, best.as_deref())?,
         };
         tx.commit()?;
         match &c.reported {

@@ -10,9 +10,11 @@
 //! - [`setup`]: hands listed or dealt from a seed ([`rng`]), and the
 //!   neutral piece of the 35-hexomino game.
 //! - [`rules`]: positions, passes, legal moves, scores, move lists.
-//! - [`solve`]: the score solver (alpha-beta with a table of bounds,
+//! - [`mod@solve`]: the score solver (alpha-beta with a table of bounds,
 //!   [`table`]); [`exhaustive`] is the plain minimax it is tested against.
 //! - [`draft`]: the draft rules, players picking their hands in turn.
+//! - [`proof`]: proofs of a score (a tree for each bound) and [`verify`],
+//!   their independent checker.
 //!
 //! ```
 //! use golomb_engine::hands::{HandsConfig, HandsGame, Hands, Setup, solve};
@@ -27,11 +29,13 @@
 
 pub mod draft;
 pub mod exhaustive;
+pub mod proof;
 pub mod rng;
 pub mod rules;
 pub mod setup;
 pub mod solve;
 pub mod table;
+pub mod verify;
 
 #[cfg(test)]
 mod tests;

@@ -263,3 +263,38 @@ fn drafts_equal_brute_force_on_small_boards() {
         }
     }
 }
+
+#[test]
+fn proofs_verify_and_tampered_proofs_do_not() {
+    use super::proof::build;
+    use super::verify::{HandsVerifyError, verify};
+    let game = Game::<Bitboard>::new(Board::new(5, 4).unwrap(), PieceSet::of_order(4)).unwrap();
+    for seed in 0..6 {
+        let rules = HandsGame::new(&game, Setup::of_hands(Hands::deal(game.all_pieces(), seed))).unwrap();
+        let mut solver = HandsSolver::new(rules, &HandsConfig::default());
+        for plies in [0, 1, 2, 3] {
+            let proof = build(&mut solver, &rules.start(), "", plies, None).unwrap();
+            assert_eq!(proof.score, final_score(&rules, &rules.start()));
+            let report = verify(&game, &proof).unwrap();
+            assert_eq!(report.leaves, proof.lower.leaves() + proof.upper.leaves());
+            let mut wrong = proof.clone();
+            wrong.score += 1;
+            assert!(matches!(verify(&game, &wrong), Err(HandsVerifyError::Bound { tree: "lower", .. })));
+            wrong.score -= 2;
+            assert!(matches!(verify(&game, &wrong), Err(HandsVerifyError::Bound { tree: "upper", .. })));
+        }
+        let proof = build(&mut solver, &rules.start(), "", 2, None).unwrap();
+        // The upper tree lists every move of the root's side to move: drop one.
+        let mut missing = proof.clone();
+        if let Some(replies) = missing.upper.replies.as_mut() {
+            replies.pop();
+            assert!(matches!(verify(&game, &missing), Err(HandsVerifyError::Incomplete { .. })));
+        }
+        // A single move for the side that must try them all.
+        let mut chosen = proof.clone();
+        chosen.upper = proof.lower.clone();
+        if proof.lower.chosen.is_some() {
+            assert!(matches!(verify(&game, &chosen), Err(HandsVerifyError::Shape { .. })));
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! The independent checker of hands proofs ([`super::proof`]).
+//!
+//! It shares only the rules ([`HandsGame`]: legal moves, passes, scores)
+//! and the notation with the solver: no move lists, no table, no static
+//! bounds. It walks both trees, checking that every recorded move is legal,
+//! that a single move stands only where the bound's chooser is to move and
+//! that replies are exactly the legal moves, then solves every leaf with its
+//! own alpha-beta search (moves tried in reverse placement order) and folds
+//! the values up: the chooser's move passes its child's value on, replies
+//! give the worst for the chooser. The lower tree must give the side to move
+//! at the root at least the claimed score, the upper tree at most.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::bitboard::Bits;
+use crate::game::{Game, PlacementId};
+use crate::notation::join_line;
+use crate::position::Player;
+
+use super::proof::{BoundNode, HandsProofFile, RULES};
+use super::rules::{HandsGame, HandsPosition, opponent};
+use super::setup::{HandsSource, NeutralSpec, SetupSpec};
+
+/// Why a hands proof is not accepted.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum HandsVerifyError {
+    /// Not a hands proof this checker reads.
+    #[error("not a golomb-proof version 1 hands proof: {0}")]
+    Format(String),
+    /// The hands, neutral piece or root moves do not make a position.
+    #[error("bad setup: {0}")]
+    Setup(String),
+    /// A recorded move does not parse or is illegal.
+    #[error("at `{line}`: recorded move `{token}` is not a legal move: {reason}")]
+    BadMove {
+        /// The position's move line.
+        line: String,
+        /// The recorded move.
+        token: String,
+        /// Why.
+        reason: String,
+    },
+    /// Replies that are not exactly the legal moves.
+    #[error("at `{line}`: the replies are not exactly the legal moves: {what}")]
+    Incomplete {
+        /// The position's move line.
+        line: String,
+        /// A missing or repeated move.
+        what: String,
+    },
+    /// A node of the wrong kind for who is to move.
+    #[error("at `{line}`: {what}")]
+    Shape {
+        /// The position's move line.
+        line: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// A tree that does not reach the claimed bound.
+    #[error("the {tree} tree gives the side to move {found}, the proof claims {claimed}")]
+    Bound {
+        /// `lower` or `upper`.
+        tree: &'static str,
+        /// The claimed score.
+        claimed: i32,
+        /// The score the tree shows.
+        found: i32,
+    },
+}
+
+/// What the checker did for an accepted proof.
+#[derive(Clone, Debug)]
+pub struct HandsVerifyReport {
+    /// The score proved.
+    pub score: i32,
+    /// Positions re-solved from scratch (both trees).
+    pub leaves: usize,
+    /// Positions examined while re-solving.
+    pub positions: u64,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+/// A tree with its leaves numbered, ready to fold once they are solved.
+enum Fold {
+    Leaf(usize),
+    Chosen(Box<Fold>),
+    Replies(Vec<Fold>),
+}
+
+/// Verifies `proof` for `game` (built from the proof's board and pieces).
+pub fn verify<B: Bits>(game: &Game<B>, proof: &HandsProofFile) -> Result<HandsVerifyReport, HandsVerifyError> {
+    let start = Instant::now();
+    if proof.format != crate::proof::FORMAT || proof.version != crate::proof::VERSION || proof.rules != RULES {
+        return Err(HandsVerifyError::Format(format!(
+            "format `{}` version {} rules `{}`",
+            proof.format, proof.version, proof.rules
+        )));
+    }
+    let spec = SetupSpec {
+        hands: HandsSource::Listed(proof.hands.clone()),
+        neutral: proof.neutral.clone().map_or(NeutralSpec::None, NeutralSpec::Placed),
+    };
+    let setup = spec.build(game).map_err(|e| HandsVerifyError::Setup(e.to_string()))?;
+    let rules = HandsGame::new(game, setup).map_err(|e| HandsVerifyError::Setup(e.to_string()))?;
+    let (root, _) = rules.play_line(&proof.moves).map_err(|e| HandsVerifyError::Setup(e.to_string()))?;
+    let prover = root.side_to_move();
+    let mut leaves = Vec::new();
+    let lower = walk(&rules, &proof.lower, root, &proof.moves, prover, &mut leaves)?;
+    let upper = walk(&rules, &proof.upper, root, &proof.moves, opponent(prover), &mut leaves)?;
+    let solved: Vec<(i32, u64)> = leaves.par_iter().map(|pos| final_for(&rules, pos, prover)).collect();
+    let values: Vec<i32> = solved.iter().map(|&(v, _)| v).collect();
+    let low = fold(&lower, &values, true);
+    if low < proof.score {
+        return Err(HandsVerifyError::Bound { tree: "lower", claimed: proof.score, found: low });
+    }
+    let high = fold(&upper, &values, false);
+    if high > proof.score {
+        return Err(HandsVerifyError::Bound { tree: "upper", claimed: proof.score, found: high });
+    }
+    Ok(HandsVerifyReport {
+        score: proof.score,
+        leaves: leaves.len(),
+        positions: solved.iter().map(|&(_, p)| p).sum(),
+        elapsed: start.elapsed(),
+    })
+}
+
+/// The tree's value for the root's side to move: at the chooser's nodes the
+/// child's, at the other side's the worst for the chooser (`lower`: the
+/// chooser is the root's side to move, so the minimum; else the maximum).
+fn fold(node: &Fold, leaves: &[i32], lower: bool) -> i32 {
+    match node {
+        Fold::Leaf(i) => leaves[*i],
+        Fold::Chosen(after) => fold(after, leaves, lower),
+        Fold::Replies(children) => {
+            let values = children.iter().map(|c| fold(c, leaves, lower));
+            if lower { values.min() } else { values.max() }.unwrap_or(0)
+        }
+    }
+}
+
+/// Walks a bound tree whose chooser is `chooser`, checking every node, and numbers its leaves.
+fn walk<B: Bits>(
+    rules: &HandsGame<'_, B>,
+    node: &BoundNode,
+    pos: HandsPosition<B>,
+    line: &str,
+    chooser: Player,
+    leaves: &mut Vec<HandsPosition<B>>,
+) -> Result<Fold, HandsVerifyError> {
+    let shape = |what: &str| HandsVerifyError::Shape { line: line.to_string(), what: what.to_string() };
+    match (&node.chosen, &node.after, &node.replies) {
+        (None, None, None) => {
+            leaves.push(pos);
+            Ok(Fold::Leaf(leaves.len() - 1))
+        }
+        (Some(token), after, None) => {
+            if pos.side_to_move() != chooser {
+                return Err(shape("a single move where the bound's chooser is not to move: every move must be listed"));
+            }
+            let (next, next_line) = play(rules, pos, line, token)?;
+            match after {
+                Some(after) => Ok(Fold::Chosen(Box::new(walk(rules, after, next, &next_line, chooser, leaves)?))),
+                None => {
+                    leaves.push(next);
+                    Ok(Fold::Chosen(Box::new(Fold::Leaf(leaves.len() - 1))))
+                }
+            }
+        }
+        (None, None, Some(replies)) => {
+            if pos.side_to_move() == chooser && !rules.is_over(&pos) {
+                return Err(shape("replies where the bound's chooser is to move: give its one move"));
+            }
+            let legal: BTreeSet<PlacementId> = rules.moves(&pos).into_iter().collect();
+            let mut seen = BTreeSet::new();
+            let mut children = Vec::with_capacity(replies.len());
+            for reply in replies {
+                let id = rules.game().parse_move(&reply.reply).map_err(|e| HandsVerifyError::BadMove {
+                    line: line.to_string(),
+                    token: reply.reply.clone(),
+                    reason: e.to_string(),
+                })?;
+                if !seen.insert(id) {
+                    return Err(HandsVerifyError::Incomplete {
+                        line: line.to_string(),
+                        what: format!("`{}` is listed twice", reply.reply),
+                    });
+                }
+                let (next, next_line) = play(rules, pos, line, &reply.reply)?;
+                children.push(walk(rules, &reply.after, next, &next_line, chooser, leaves)?);
+            }
+            if let Some(&missing) = legal.difference(&seen).next() {
+                return Err(HandsVerifyError::Incomplete {
+                    line: line.to_string(),
+                    what: format!("the legal move `{}` is missing", rules.game().move_name(missing)),
+                });
+            }
+            if children.is_empty() {
+                // A finished game: its value is the score as it stands.
+                leaves.push(pos);
+                return Ok(Fold::Leaf(leaves.len() - 1));
+            }
+            Ok(Fold::Replies(children))
+        }
+        _ => Err(shape("a node has both a move and replies, or an `after` without a move")),
+    }
+}
+
+/// Plays a recorded move, or says why it cannot be played.
+fn play<B: Bits>(
+    rules: &HandsGame<'_, B>,
+    pos: HandsPosition<B>,
+    line: &str,
+    token: &str,
+) -> Result<(HandsPosition<B>, String), HandsVerifyError> {
+    let bad = |reason: String| HandsVerifyError::BadMove { line: line.to_string(), token: token.to_string(), reason };
+    let id = rules.game().parse_move(token).map_err(|e| bad(e.to_string()))?;
+    let mut next = pos;
+    rules.play(&mut next, id).map_err(|e| bad(e.to_string()))?;
+    Ok((next, join_line(line, &rules.game().move_name(id))))
+}
+
+/// The final score difference for `prover` at `pos` under best play, and the positions examined.
+fn final_for<B: Bits>(rules: &HandsGame<'_, B>, pos: &HandsPosition<B>, prover: Player) -> (i32, u64) {
+    let mut positions = 0;
+    let rest = alpha_beta(rules, pos, -1000, 1000, &mut positions);
+    let rest = if pos.side_to_move() == prover { rest } else { -rest };
+    (rules.scores(pos).difference(prover) + rest, positions)
+}
+
+/// The rest of the game's value for the side to move, fail-hard within `alpha..beta`.
+fn alpha_beta<B: Bits>(
+    rules: &HandsGame<'_, B>,
+    pos: &HandsPosition<B>,
+    mut alpha: i32,
+    beta: i32,
+    positions: &mut u64,
+) -> i32 {
+    *positions += 1;
+    let moves = rules.moves(pos);
+    if moves.is_empty() {
+        return 0;
+    }
+    let mover = pos.side_to_move();
+    for &id in moves.iter().rev() {
+        let next = rules.after(pos, id);
+        let value = if next.side_to_move() == mover {
+            1 + alpha_beta(rules, &next, alpha - 1, beta - 1, positions)
+        } else {
+            1 - alpha_beta(rules, &next, 1 - beta, 1 - alpha, positions)
+        };
+        if value >= beta {
+            return beta;
+        }
+        alpha = alpha.max(value);
+    }
+    alpha
+}
