@@ -276,14 +276,13 @@ mod tests {
 
     #[test]
     fn takes_a_move_that_leaves_no_reply() {
-        // 4x4 tetrominoes after I on row 1 and I used: one move (O in the
-        // middle of rows 2-3?) ... rather: find a position where some move wins at once.
+        // 4x4 tetrominoes after I on row 1 and O on a2-b3: eight cells are
+        // left (c2-d3 and row 4) for T, S and L, and some move leaves nothing.
         let g = game("4x4", "", 4);
         let rules = Rules::CommonPile;
         let table = Table { game: &g, rules: &rules };
         let (pos, _) = g.play_line(Position::empty(), "I:a1,b1,c1,d1;O:a2,b2,a3,b3").unwrap();
         let state = State { pos, to_move: pos.side_to_move() };
-        // Moves that leave the opponent nothing exist (T or L over c2..d4)?
         let wins: Vec<PlacementId> = rules
             .moves(&g, &state)
             .into_iter()
@@ -297,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn evaluation_prefers_fewer_replies_and_even_parity() {
+    fn evaluation_prefers_fewer_replies_and_a_finished_game() {
         let g = game("5x5", "", 4);
         let rules = Rules::CommonPile;
         let table = Table { game: &g, rules: &rules };
@@ -314,7 +313,7 @@ mod tests {
         assert!(
             only_mobility.evaluate(table, &centre, Side::First) > only_mobility.evaluate(table, &corner, Side::First)
         );
-        // Parity: a position with two sanctuaries and nothing else leaves two moves: good for the mover.
+        // A position where nothing fits any more is a win for the side that just moved.
         let g2 = game("4x2", "", 4);
         let table2 = Table { game: &g2, rules: &rules };
         let (pos, _) = g2.play_line(Position::empty(), "O:b1,c1,b2,c2").unwrap();
