@@ -262,8 +262,31 @@ fn selfplay_counts_every_game_and_a_seed_fixes_it() {
         v["pairings"].as_array().unwrap().iter().map(|r| (r["a_wins"].clone(), r["moves"].clone())).collect::<Vec<_>>()
     };
     assert_eq!(strip(&report), strip(&run()), "the same seed gives the same games");
-    let bad = output_within(golomb_command().args(["selfplay", "--only", "nobody/else"]), WAIT).unwrap();
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("bad --only: no pairing `nobody/else`"));
+    let bad = output_within(golomb_command().args(["selfplay", "--pairs", "nobody/else"]), WAIT).unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("bad --pairs: `nobody/else` is not A/B"));
+    // Any pairing by name: the hands game, dealt.
+    let out = output_within(
+        golomb_command().args([
+            "selfplay",
+            "--games",
+            "2",
+            "--pieces",
+            "4",
+            "--board",
+            "5x5",
+            "--deal",
+            "3",
+            "--json",
+            "--pairs",
+            "heuristic-no-sanctuaries-depth1/random",
+        ]),
+        WAIT,
+    )
+    .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["pairings"][0]["a"], "heuristic-no-sanctuaries-depth1");
+    assert_eq!(report["pairings"][0]["games"], 2);
 }
 
 /// The hands game: a piece from the other hand refused, a game to the end
@@ -293,6 +316,27 @@ fn a_hands_game_to_the_end_saved_and_replayed() {
     assert!(play.finish().success());
     let text = std::fs::read_to_string(&record).unwrap();
     assert!(text.contains("# hands I,T,L/O,S\n"), "{text}");
+    // The hands solver agrees that the game is over, with the score the game said.
+    let moves: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let solved = golomb_command()
+        .args(["solve", "--rules", "hands", "--hands", "I,T,L/O,S", "--pieces", "tetrominoes", "--board", "5x5"])
+        .args(["--json", "--moves", moves[0]])
+        .output()
+        .unwrap();
+    assert!(solved.status.success(), "{}", String::from_utf8_lossy(&solved.stderr));
+    let solved: serde_json::Value = serde_json::from_slice(&solved.stdout).unwrap();
+    let score = solved["score"].as_i64().unwrap_or_else(|| panic!("{solved}"));
+    // "You win 3 to 2: ...", "The computer wins 3 to 2: ...", "A draw, 2 to 2: ...".
+    let said: Vec<i64> = last
+        .split("Game over.")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{last}"))
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .take(2)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert_eq!(score.abs(), (said[0] - said[1]).abs(), "{solved}\n{last}");
     let replay = output_within(golomb_command().args(["play", "--replay", record_arg, "--no-color"]), WAIT).unwrap();
     assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
     let replay = String::from_utf8_lossy(&replay.stdout);

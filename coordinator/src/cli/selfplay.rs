@@ -3,10 +3,10 @@
 //! simulation mode to drop heuristics that did not help. Prints each
 //! pairing's results as a table or JSON.
 //!
-//! The pairings: the heuristic against itself, against the solver-backed
-//! player and against the random one, and ablations: the heuristic against
-//! itself without one feature (sanctuaries, chains, mobility) or searching
-//! one ply. The solver-backed player searches within a position budget on
+//! The default pairings: the heuristic against itself, against the
+//! solver-backed player and against the random one, and ablations: the
+//! heuristic against itself without one feature (sanctuaries, chains,
+//! mobility), searching one ply, or never full width; `--pairs` names others. The solver-backed player searches within a position budget on
 //! one thread, so a seed fixes every game.
 
 use std::io::Write;
@@ -59,9 +59,11 @@ pub struct SelfplayArgs {
     /// twice, A holding the first hand once and B once (a random neutral piece for an odd set).
     #[arg(long)]
     pub deal: Option<u64>,
-    /// Only these pairings, comma-separated (names as printed: heuristic/solver, heuristic/random...).
+    /// Play these pairings instead of the default ones: A/B, comma-separated, each of A and B
+    /// `solver`, `random` or `heuristic` with any of -no-sanctuaries, -no-chains, -no-mobility,
+    /// -depthN, -narrow (for example heuristic-no-chains/random).
     #[arg(long)]
-    pub only: Option<String>,
+    pub pairs: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -85,7 +87,7 @@ impl Kind {
     }
 }
 
-/// The pairings played, A first in the pair.
+/// The pairings played by default, A first in the pair.
 fn pairings() -> Vec<(Kind, Kind)> {
     let full = HeuristicConfig::default();
     vec![
@@ -96,7 +98,46 @@ fn pairings() -> Vec<(Kind, Kind)> {
         (Kind::Heuristic(full), Kind::Heuristic(HeuristicConfig { chains: false, ..full })),
         (Kind::Heuristic(full), Kind::Heuristic(HeuristicConfig { mobility: false, ..full })),
         (Kind::Heuristic(full), Kind::Heuristic(HeuristicConfig { depth: 1, ..full })),
+        (Kind::Heuristic(full), Kind::Heuristic(HeuristicConfig { full_width_below: 0, ..full })),
     ]
+}
+
+impl Kind {
+    /// The player a name stands for: `solver`, `random`, or `heuristic`
+    /// followed by any of `-no-sanctuaries`, `-no-chains`, `-no-mobility`,
+    /// `-depthN` and `-narrow` (the names [`Kind::name`] prints).
+    fn parse(name: &str) -> Option<Kind> {
+        match name {
+            "solver" => return Some(Kind::Solver),
+            "random" => return Some(Kind::Random),
+            _ => {}
+        }
+        let mut rest = name.strip_prefix("heuristic")?;
+        let mut config = HeuristicConfig::default();
+        while !rest.is_empty() {
+            let part = rest.strip_prefix('-').filter(|p| !p.is_empty())?;
+            let (word, tail) = if let Some(after) = part.strip_prefix("no-") {
+                let end = after.find('-').unwrap_or(after.len());
+                match &after[..end] {
+                    "sanctuaries" => config.sanctuaries = false,
+                    "chains" => config.chains = false,
+                    "mobility" => config.mobility = false,
+                    _ => return None,
+                }
+                ("", &after[end..])
+            } else {
+                let end = part.find('-').unwrap_or(part.len());
+                (&part[..end], &part[end..])
+            };
+            match word {
+                "" => {}
+                "narrow" => config.full_width_below = 0,
+                depth => config.depth = depth.strip_prefix("depth")?.parse().ok().filter(|&d| (1..=4).contains(&d))?,
+            }
+            rest = tail;
+        }
+        Some(Kind::Heuristic(config))
+    }
 }
 
 /// One pairing's results.
@@ -166,19 +207,24 @@ pub fn run(args: &SelfplayArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     };
     let spec = GameSpec::new(args.board.clone(), args.blocked.clone(), pieces);
     let game = build_game(&spec, ["--board", "--blocked"], "--pieces")?;
-    let mut chosen = pairings();
-    if let Some(only) = &args.only {
-        let wanted: Vec<&str> = only.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-        let known: Vec<String> = chosen.iter().map(|(a, b)| format!("{}/{}", a.name(), b.name())).collect();
-        for w in &wanted {
-            anyhow::ensure!(
-                known.iter().any(|k| k == w),
-                "bad --only: no pairing `{w}`; the pairings are {}",
-                known.join(", ")
-            );
-        }
-        chosen.retain(|(a, b)| wanted.contains(&format!("{}/{}", a.name(), b.name()).as_str()));
-    }
+    let chosen = match &args.pairs {
+        None => pairings(),
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|pair| {
+                let bad = || {
+                    anyhow::anyhow!(
+                        "bad --pairs: `{pair}` is not A/B with A and B among solver, random and heuristic[-no-sanctuaries][-no-chains][-no-mobility][-depthN][-narrow]"
+                    )
+                };
+                let (a, b) = pair.split_once('/').ok_or_else(bad)?;
+                Ok((Kind::parse(a.trim()).ok_or_else(bad)?, Kind::parse(b.trim()).ok_or_else(bad)?))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?,
+    };
+    anyhow::ensure!(!chosen.is_empty(), "--pairs names no pairing");
     // One thread: the solver's budget in positions then fixes its play.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().context("cannot start the solver's thread")?;
     let rows = pool.install(|| with_game!(&game, g => play_all(g, args, &chosen)))?;
@@ -251,5 +297,24 @@ fn make<B: TtCheck>(kind: Kind, seed: u64, args: &SelfplayArgs) -> Box<dyn Playe
             Box::new(SolverBacked::new(Budget { time: None, positions: Some(args.solver_positions) }, args.tt_mb, seed))
         }
         Kind::Random => Box::new(RandomPlayer::new(seed)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_to_their_players() {
+        for (a, b) in pairings() {
+            for kind in [a, b] {
+                assert_eq!(Kind::parse(&kind.name()).map(|k| k.name()), Some(kind.name()));
+            }
+        }
+        let Some(Kind::Heuristic(c)) = Kind::parse("heuristic-no-chains-no-mobility-depth3-narrow") else { panic!() };
+        assert!(!c.chains && !c.mobility && c.sanctuaries && c.depth == 3 && c.full_width_below == 0);
+        for bad in ["heuristics", "heuristic-no-luck", "heuristic-depth9", "heuristic-", "solver2"] {
+            assert!(Kind::parse(bad).is_none(), "{bad}");
+        }
     }
 }

@@ -219,3 +219,43 @@ mod tests {
         assert_eq!(f.dead_cells, 4);
     }
 }
+/// How often the sanctuary accounting changes the moves-left estimate on
+/// 8x8 pentomino positions from random playouts: a measurement for the
+/// README, not a check (`cargo test -p golomb-engine --lib
+/// how_often_sanctuaries_change_the_estimate -- --ignored --nocapture`).
+#[cfg(test)]
+mod measure {
+    use super::*;
+    use crate::bitboard::Bitboard;
+    use crate::board::Board;
+    use crate::pieces::PieceSet;
+    use crate::player::rng::Rng;
+
+    #[test]
+    #[ignore = "a measurement: run by hand"]
+    fn how_often_sanctuaries_change_the_estimate() {
+        let g = Game::<Bitboard>::new(Board::new(8, 8).unwrap(), PieceSet::of_order(5)).unwrap();
+        let mut rng = Rng::new(1);
+        let (mut positions, mut with_sanctuary, mut differ, mut parity_differs) = (0, 0, 0, 0);
+        for _ in 0..300 {
+            let mut pos = Position::empty();
+            loop {
+                let moves = g.legal_moves(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                pos.play_unchecked(g.placement(moves[rng.below(moves.len())]));
+                let f = Features::of(&g, &Rules::CommonPile, &pos);
+                positions += 1;
+                with_sanctuary += usize::from(f.sanctuary_pieces != 0);
+                let (with, plain) = (f.moves_left(true), f.moves_left(false));
+                differ += usize::from(with != plain);
+                parity_differs += usize::from(with % 2 != plain % 2);
+            }
+        }
+        println!(
+            "{positions} positions, {with_sanctuary} with a sanctuary, estimate changed in {differ}, its parity in {parity_differs}"
+        );
+        assert!(positions > 0);
+    }
+}

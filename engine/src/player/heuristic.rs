@@ -50,6 +50,9 @@ pub struct HeuristicConfig {
     pub depth: u32,
     /// Moves searched further at each ply past the first, best evaluated first.
     pub width: usize,
+    /// Nodes with at most this many moves search all of them at every ply
+    /// (near the end, where one overlooked reply decides the game).
+    pub full_width_below: usize,
     /// A seeded random amount, up to this, added to each root move's value:
     /// varies the games between seeds without changing clear choices.
     pub noise: f64,
@@ -57,7 +60,15 @@ pub struct HeuristicConfig {
 
 impl Default for HeuristicConfig {
     fn default() -> HeuristicConfig {
-        HeuristicConfig { mobility: true, chains: true, sanctuaries: true, depth: 2, width: 8, noise: 0.05 }
+        HeuristicConfig {
+            mobility: true,
+            chains: true,
+            sanctuaries: true,
+            depth: 2,
+            width: 8,
+            full_width_below: 40,
+            noise: 0.05,
+        }
     }
 }
 
@@ -73,6 +84,9 @@ impl HeuristicConfig {
         }
         if self.depth != 2 {
             name.push_str(&format!("-depth{}", self.depth));
+        }
+        if self.full_width_below == 0 {
+            name.push_str("-narrow");
         }
         name
     }
@@ -172,7 +186,8 @@ impl Heuristic {
             return Some((scored[0].0, scored[0].1));
         }
         let mut best: Option<(f64, PlacementId)> = None;
-        for &(static_value, id, child) in scored.iter().take(self.config.width.max(1)) {
+        let width = if scored.len() <= self.config.full_width_below { scored.len() } else { self.config.width.max(1) };
+        for &(static_value, id, child) in scored.iter().take(width) {
             let value = match self.search(table, &child, depth - 1, false) {
                 None => static_value,
                 Some((v, _)) if child.to_move == mover => v,
@@ -261,14 +276,13 @@ mod tests {
 
     #[test]
     fn takes_a_move_that_leaves_no_reply() {
-        // 4x4 tetrominoes after I on row 1 and I used: one move (O in the
-        // middle of rows 2-3?) ... rather: find a position where some move wins at once.
+        // 4x4 tetrominoes after I on row 1 and O on a2-b3: eight cells are
+        // left (c2-d3 and row 4) for T, S and L, and some move leaves nothing.
         let g = game("4x4", "", 4);
         let rules = Rules::CommonPile;
         let table = Table { game: &g, rules: &rules };
         let (pos, _) = g.play_line(Position::empty(), "I:a1,b1,c1,d1;O:a2,b2,a3,b3").unwrap();
         let state = State { pos, to_move: pos.side_to_move() };
-        // Moves that leave the opponent nothing exist (T or L over c2..d4)?
         let wins: Vec<PlacementId> = rules
             .moves(&g, &state)
             .into_iter()
@@ -282,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn evaluation_prefers_fewer_replies_and_even_parity() {
+    fn evaluation_prefers_fewer_replies_and_a_finished_game() {
         let g = game("5x5", "", 4);
         let rules = Rules::CommonPile;
         let table = Table { game: &g, rules: &rules };
@@ -299,7 +313,7 @@ mod tests {
         assert!(
             only_mobility.evaluate(table, &centre, Side::First) > only_mobility.evaluate(table, &corner, Side::First)
         );
-        // Parity: a position with two sanctuaries and nothing else leaves two moves: good for the mover.
+        // A position where nothing fits any more is a win for the side that just moved.
         let g2 = game("4x2", "", 4);
         let table2 = Table { game: &g2, rules: &rules };
         let (pos, _) = g2.play_line(Position::empty(), "O:b1,c1,b2,c2").unwrap();

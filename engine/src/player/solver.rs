@@ -5,9 +5,9 @@
 //! [`decide`] is the one call into the exact solvers: the common pile goes
 //! to [`crate::solve::solve`] (a win comes with a winning move; a loss has
 //! none, and the player falls back to the heuristic), the hands rules to the
-//! score solver [`crate::hands::solve`] (a best move for any score).
+//! score solver [`crate::hands::solve()`] (a best move for any score).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::bitboard::Bits;
 use crate::game::PlacementId;
@@ -135,8 +135,9 @@ pub struct Rated {
 }
 
 /// The value of each move at `state` for the side to move, as far as the
-/// solver decides each within its share of `budget` (the common pile: a
-/// move wins when the position after it is lost for the opponent).
+/// solver decides each within its share of `budget`: an equal share of the
+/// time left, and past the deadline none (the common pile: a move wins when
+/// the position after it is lost for the opponent).
 pub fn rate_moves<B: Bits + TtCheck>(
     table: Table<'_, B>,
     state: &State<B>,
@@ -144,14 +145,12 @@ pub fn rate_moves<B: Bits + TtCheck>(
     tt: &TranspositionTable,
 ) -> Vec<Rated> {
     let moves = table.rules.moves(table.game, state);
-    let share = |total: Option<Duration>| total.map(|t| t / moves.len().max(1) as u32);
-    let slice = Budget {
-        time: share(budget.time).map(|t| t.max(Duration::from_millis(2))),
-        positions: budget.positions.map(|p| (p / moves.len().max(1) as u64).max(1000)),
-    };
+    let deadline = budget.time.map(|t| Instant::now() + t);
+    let positions = budget.positions.map(|p| (p / moves.len().max(1) as u64).max(1000));
     moves
         .iter()
-        .map(|&id| {
+        .enumerate()
+        .map(|(i, &id)| {
             let child = table.rules.play_unchecked(table.game, state, id);
             if let Some(result) = table.rules.result(table.game, &child) {
                 let (me, them) = (state.to_move.index(), state.to_move.other().index());
@@ -164,7 +163,19 @@ pub fn rate_moves<B: Bits + TtCheck>(
                     .then(|| result.placed[me] as i32 - result.placed[them] as i32);
                 return Rated { id, verdict, score };
             }
-            let after = decide(table, &child, slice, tt);
+            // Each move gets an equal share of the time left; past the
+            // deadline the rest stay unknown.
+            let time = match deadline {
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Rated { id, verdict: Verdict::Unknown, score: None };
+                    }
+                    Some((left / (moves.len() - i) as u32).max(Duration::from_millis(1)))
+                }
+                None => None,
+            };
+            let after = decide(table, &child, Budget { time, positions }, tt);
             // The opponent's value is ours negated, unless a pass left us to move again.
             if child.to_move == state.to_move {
                 return Rated { id, verdict: after.verdict, score: after.score };

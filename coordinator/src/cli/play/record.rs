@@ -43,9 +43,15 @@ impl Record {
         match &self.hands {
             Some(hands) => {
                 text.push_str(&format!("# hands {hands}\n"));
+                let mut neutral_arg = String::new();
                 if let Some(neutral) = &self.neutral {
                     text.push_str(&format!("# neutral {neutral}\n"));
+                    neutral_arg = format!(" --neutral {neutral}");
                 }
+                text.push_str(&format!(
+                    "# solve a position with: golomb solve --rules hands --hands {hands}{neutral_arg} --board {}{blocked} --pieces {} --moves \"$(grep -v '^#' FILE)\"\n",
+                    s.board, s.pieces
+                ));
             }
             None => text.push_str(&format!(
                 "# solve a position with: golomb solve --board {}{blocked} --pieces {} --moves \"$(grep -v '^#' FILE)\"\n",
