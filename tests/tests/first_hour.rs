@@ -139,3 +139,31 @@ fn watch_fails_when_the_coordinator_goes_away() {
     let message = text(&watched.stderr);
     assert!(message.contains("before job 1 finished") || message.contains("lost the connection"), "{message}");
 }
+
+/// The fresh-clone walk: against a coordinator that needs a token, the
+/// hints printed after `submit` left out `--token-file` and failed as typed.
+#[test]
+fn hints_carry_the_token_file_they_were_given() {
+    let cluster = Cluster::start(Some("a-walk-token"), LEASE_SECONDS);
+    let bare = cluster.url.trim_start_matches("http://").to_string();
+    let token = cluster.token_file.clone().unwrap();
+    let submitted = golomb_command()
+        .args(["submit", "--board", "4x4", "--coordinator", &bare, "--token-file"])
+        .arg(&token)
+        .output()
+        .unwrap();
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    let hint = text(&submitted.stdout);
+    let results: Vec<String> = hint
+        .lines()
+        .find_map(|l| l.split_once("read it:"))
+        .unwrap()
+        .1
+        .split_whitespace()
+        .skip(1)
+        .map(String::from)
+        .collect();
+    assert!(results.iter().any(|a| a == "--token-file"), "{hint}");
+    let typed = golomb_command().args(&results).output().unwrap();
+    assert!(typed.status.success(), "the hint works as typed: {}", text(&typed.stderr));
+}

@@ -97,16 +97,24 @@ impl ClientArgs {
         golomb_proto::address::resolve(self.coordinator.as_deref()).with_context(|| format!("bad {which}"))
     }
 
-    /// The options to repeat in a hint so that it works as typed: `--coordinator` when it was given.
+    /// The options to repeat in a hint so that it works as typed:
+    /// `--coordinator`, `--token-file` and `--tls-ca` when they were given
+    /// (a token or CA from the environment is found again by the next command).
     pub fn hint(&self) -> anyhow::Result<String> {
         let coordinator = self.coordinator()?;
-        Ok(if coordinator.from_option {
-            let bare = coordinator.url.trim_start_matches("http://");
-            let ca = self.tls_ca.as_ref().map_or_else(String::new, |ca| format!(" --tls-ca {}", ca.display()));
-            format!(" --coordinator {bare}{ca}")
-        } else {
-            String::new()
-        })
+        let mut hint = String::new();
+        if coordinator.from_option {
+            hint += &format!(" --coordinator {}", coordinator.url.trim_start_matches("http://"));
+        }
+        if let Some(token) = &self.token_file {
+            hint += &format!(" --token-file {}", token.display());
+        }
+        if coordinator.from_option
+            && let Some(ca) = &self.tls_ca
+        {
+            hint += &format!(" --tls-ca {}", ca.display());
+        }
+        Ok(hint)
     }
 }
 
