@@ -333,7 +333,7 @@ impl<C> JobReport<C> {
         };
         writeln!(
             out,
-            "progress:  {} positions, {}/s, {} worker{} online, elapsed {}{eta}",
+            "progress:  {} positions, {}/s, {} worker{} on it, elapsed {}{eta}",
             si(self.positions as f64),
             si(self.positions_per_second),
             self.workers,
