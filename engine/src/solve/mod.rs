@@ -63,22 +63,6 @@ pub enum Outcome {
     Unknown,
 }
 
-/// Thresholds of the default order that tests lower, so that rules meant
-/// for large nodes also run on small boards.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Tuning {
-    /// Nodes with at most this many moves are searched by the local kernel
-    /// (at most [`search::LOCAL_MAX`]); larger nodes near the root try
-    /// enhanced transposition cutoffs.
-    pub(crate) local_max: usize,
-}
-
-impl Default for Tuning {
-    fn default() -> Tuning {
-        Tuning { local_max: search::LOCAL_MAX }
-    }
-}
-
 /// How to search.
 #[derive(Clone, Debug)]
 pub struct SolveConfig {
@@ -202,7 +186,6 @@ pub struct Context<'a, B> {
     buffers: Mutex<Vec<Buffers<B>>>,
     wins: Mutex<Vec<RecordedWin<B>>>,
     root_symmetry: Option<RootSymmetry<B>>,
-    tuning: Tuning,
 }
 
 /// The board symmetries that map the root's legal moves onto themselves,
@@ -243,7 +226,6 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         progress: &'a Progress,
         config: &SolveConfig,
         root: &MoveList<B>,
-        tuning: Tuning,
     ) -> Self {
         Context {
             game,
@@ -261,7 +243,6 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             buffers: Mutex::new(Vec::new()),
             wins: Mutex::new(Vec::new()),
             root_symmetry: if config.order.uses_local_kernel() { RootSymmetry::of(game, root) } else { None },
-            tuning: Tuning { local_max: tuning.local_max.min(search::LOCAL_MAX) },
         }
     }
 
@@ -384,21 +365,9 @@ pub fn solve<B: Bits + TtCheck>(
     tt: &TranspositionTable,
     progress: &Progress,
 ) -> SolveReport<B> {
-    solve_tuned(game, pos, config, tt, progress, Tuning::default())
-}
-
-/// [`solve`] with the given thresholds.
-pub(crate) fn solve_tuned<B: Bits + TtCheck>(
-    game: &Game<B>,
-    pos: &Position<B>,
-    config: &SolveConfig,
-    tt: &TranspositionTable,
-    progress: &Progress,
-    tuning: Tuning,
-) -> SolveReport<B> {
     let start = Instant::now();
     let root = MoveList::at(game, pos, &config.order.piece_order(game.pieces()));
-    let ctx = Context::new(game, tt, progress, config, &root, tuning);
+    let ctx = Context::new(game, tt, progress, config, &root);
     progress.root_total.store(ctx.root_moves(&root) as u64, Relaxed);
     let scope = Scope::default();
     let mut result = parallel::solve_node(&ctx, &root, 0, &scope);

@@ -114,7 +114,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             return Outcome::Unknown;
         }
         let list = &self.lists[ply];
-        if self.ctx.local_kernel && list.len() <= self.ctx.tuning.local_max {
+        if self.ctx.local_kernel && list.len() <= LOCAL_MAX {
             return self.search_locally(ply);
         }
         // The top node always searches, so that it knows its winning move.

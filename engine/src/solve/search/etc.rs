@@ -21,7 +21,7 @@ pub const ETC_DEPTH: usize = 3;
 /// Whether a node `depth` plies below the solve's root, with `moves` moves, tries the cutoff.
 #[inline]
 pub fn tries_cutoff<B>(ctx: &Context<'_, B>, depth: usize, moves: usize) -> bool {
-    ctx.local_kernel && (1..ETC_DEPTH).contains(&depth) && moves > ctx.tuning.local_max
+    ctx.local_kernel && (1..ETC_DEPTH).contains(&depth) && moves > super::LOCAL_MAX
 }
 
 /// The first of `moves` (of the node `list`) whose child is empty or
@@ -48,58 +48,4 @@ pub fn stored_loss<B: Bits + TtCheck>(
         }
     }
     (None, probes)
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
-    use crate::game::Game;
-    use crate::pieces::PieceSet;
-    use crate::position::Position;
-    use crate::solve::order::MoveOrder;
-    use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable, Tuning, solve_tuned};
-
-    fn solve_with(
-        game: &Game<Bitboard>,
-        pos: &Position<Bitboard>,
-        order: MoveOrder,
-        local_max: usize,
-        threads: usize,
-    ) -> (Outcome, Option<crate::game::PlacementId>) {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let tt = TranspositionTable::new(4);
-        let config = SolveConfig { order, ..SolveConfig::default() };
-        let report = pool.install(|| solve_tuned(game, pos, &config, &tt, &Progress::default(), Tuning { local_max }));
-        (report.outcome, report.best)
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(32))]
-
-        /// With the kernel kept to tiny nodes, the transposition cutoffs run
-        /// at the list nodes one and two plies down on small boards; the
-        /// values must equal the plain search's, and the winning move must win.
-        #[test]
-        fn cutoffs_keep_values((w, h) in (4usize..=6, 5usize..=6), choices in prop::collection::vec(0usize..10_000, 0..3), local_max in 4usize..40, threads in 1usize..=2) {
-            let game = Game::<Bitboard>::new(Board::new(w, h).unwrap(), PieceSet::of_order(5)).unwrap();
-            let mut pos = Position::empty();
-            for c in choices {
-                let moves = game.legal_moves(&pos);
-                if moves.is_empty() {
-                    break;
-                }
-                pos.play(&game, moves[c % moves.len()]).unwrap();
-            }
-            let (fast, best) = solve_with(&game, &pos, MoveOrder::Best, local_max, threads);
-            let (plain, _) = solve_with(&game, &pos, MoveOrder::Pieces, 0, 1);
-            prop_assert_eq!(fast, plain);
-            if fast == Outcome::Win {
-                let after = pos.after(game.placement(best.expect("a win has a move")));
-                prop_assert_eq!(solve_with(&game, &after, MoveOrder::Pieces, 0, 1).0, Outcome::Loss);
-            }
-        }
-    }
 }
