@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use crate::bitboard::Bits;
 use crate::solve::movelist::MoveList;
-use crate::solve::search::{Searcher, TopResult, stored_loss, tries_cutoff};
+use crate::solve::search::{Searcher, TopResult};
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
 use crate::solve::{Context, Outcome, Scope};
@@ -49,13 +49,6 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         {
             ctx.record_win(list, best, ply);
         }
-        // The top of a sequential search does not store itself (it always
-        // searches, to know its winning move); its parent's transposition
-        // cutoffs look for it.
-        if ctx.local_kernel && ply > 0 && list.len() >= ctx.tt_min_moves && result.outcome != Outcome::Unknown {
-            let work = 64 - result.stats.positions.leading_zeros();
-            ctx.tt.store(&TtKey::new(list.reach(), list.pieces()), result.outcome == Outcome::Win, work);
-        }
         return result;
     }
     let key = (ply > 0 && list.len() >= ctx.tt_min_moves).then(|| TtKey::new(list.reach(), list.pieces()));
@@ -73,19 +66,6 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     if ply == 0 {
         // Equal root moves under the root's symmetries have equal values.
         moves.retain(|mv| ctx.root_searches(mv));
-    }
-    if tries_cutoff(ctx, ply, list.len()) {
-        let (found, probes) = stored_loss(ctx, list, moves.iter().copied(), &mut MoveList::with_capacity(list.len()));
-        probe_stats.tt_probes += probes;
-        if let Some(best) = found {
-            probe_stats.tt_hits += 1;
-            probe_stats.positions += 1;
-            ctx.record_win(list, best, ply);
-            if let Some(key) = &key {
-                ctx.tt.store(key, true, 1);
-            }
-            return TopResult { outcome: Outcome::Win, best: Some(best), tries: 1, stats: probe_stats };
-        }
     }
     let node_scope = Scope::below(scope);
     let next = AtomicUsize::new(0);

@@ -8,12 +8,8 @@
 //! stored in the transposition table, so an interrupted search never leaves a
 //! wrong value behind.
 
-mod etc;
 mod local;
 mod small;
-
-pub use etc::ETC_DEPTH;
-pub(crate) use etc::{stored_loss, tries_cutoff};
 
 pub use local::{LOCAL_MAX, LocalBuffers};
 
@@ -156,21 +152,6 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         let mut tries = 0;
         if self.ctx.reorders(&self.lists[ply], depth) {
             self.sort_moves(ply, depth);
-            if tries_cutoff(self.ctx, depth, self.lists[ply].len()) {
-                let (head, tail) = self.lists.split_at_mut(ply + 1);
-                let list = &head[ply];
-                let moves = self.orders[ply].iter().map(|&(_, piece, index)| (piece, list.masks()[index as usize]));
-                let (found, probes) = stored_loss(self.ctx, list, moves, &mut tail[0]);
-                self.stats.tt_probes += probes;
-                if let Some(best) = found {
-                    // The child found counts as a visited position.
-                    self.stats.positions += 1;
-                    self.unflushed += 1;
-                    self.stats.tt_hits += 1;
-                    self.win_move = Some(best);
-                    return (Outcome::Win, 1);
-                }
-            }
             for k in 0..self.orders[ply].len() {
                 let (_, piece, index) = self.orders[ply][k];
                 let mask = self.lists[ply].masks()[index as usize];
