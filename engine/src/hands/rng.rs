@@ -1,4 +1,4 @@
-//! The deal's random numbers: SplitMix64, written out here so that a seed
+//! The deal's (and the players') random numbers: SplitMix64, written out here so that a seed
 //! means the same deal on every machine and in every version of our
 //! dependencies.
 //!
@@ -34,6 +34,11 @@ impl SplitMix64 {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 
+    /// A number in `[0, 1)` (the top 53 bits), for the players' seeded noise.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// Shuffles `items` in place (Fisher-Yates, last position first).
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
@@ -65,5 +70,6 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, (0..20).collect::<Vec<_>>());
         assert_ne!(items, sorted);
+        assert!((0..1000).map(|_| rng.unit()).all(|u| (0.0..1.0).contains(&u)));
     }
 }

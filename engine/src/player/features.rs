@@ -229,7 +229,7 @@ mod measure {
     use crate::bitboard::Bitboard;
     use crate::board::Board;
     use crate::pieces::PieceSet;
-    use crate::player::rng::Rng;
+    use crate::hands::rng::SplitMix64 as Rng;
 
     #[test]
     #[ignore = "a measurement: run by hand"]

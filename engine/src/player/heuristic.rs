@@ -26,7 +26,7 @@ use crate::bitboard::Bits;
 use crate::game::PlacementId;
 
 use super::features::Features;
-use super::rng::Rng;
+use crate::hands::rng::SplitMix64 as Rng;
 use super::{Choice, Player, Rules, Side, State, Table};
 
 /// A value beyond any evaluation: a won game.

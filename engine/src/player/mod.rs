@@ -23,7 +23,6 @@ pub mod features;
 pub mod heuristic;
 pub mod orientation;
 pub mod random;
-pub mod rng;
 pub mod rules;
 pub mod solver;
 

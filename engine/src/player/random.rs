@@ -3,7 +3,7 @@
 
 use crate::bitboard::Bits;
 
-use super::rng::Rng;
+use crate::hands::rng::SplitMix64 as Rng;
 use super::{Choice, Player, State, Table};
 
 /// Plays a uniformly random legal move.
