@@ -22,6 +22,9 @@
 //!
 //! Moves are written in the notation of [`crate::notation`]. A `win` node's
 //! `after` must be a `loss` node and a reply's `after` a `win` node.
+//!
+//! Proofs of the hands rules (`"rules": "hands"`, a score with a tree for
+//! each bound) have their own format and checker: [`crate::hands::proof`].
 
 use rayon::prelude::*;
 

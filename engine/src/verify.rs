@@ -94,7 +94,10 @@ pub fn check_header(proof: &ProofFile) -> Result<(), VerifyError> {
         return Err(VerifyError::Format(format!("format `{}` version {}", proof.format, proof.version)));
     }
     if proof.rules != "golomb" {
-        return Err(VerifyError::Format(format!("unknown rules `{}`", proof.rules)));
+        return Err(VerifyError::Format(format!(
+            "unknown rules `{}` (hands proofs are checked by hands::verify)",
+            proof.rules
+        )));
     }
     Ok(())
 }

@@ -226,11 +226,12 @@ impl<'g, B: Bits> HandsSolver<'g, B> {
             return Some((-value, None));
         }
         self.positions += 1;
-        let moves = self.ordered_moves(0, mover, None);
+        let known = self.table.probe(&self.key(0, mover)).and_then(|b| b.best);
+        let moves = self.ordered_moves(0, mover, known);
         let mut best = (-INF, None);
         let mut alpha = -INF;
-        for (piece, mask) in moves {
-            let v = 1 - self.child(0, piece, mask, opponent(mover), -INF, 1 - alpha)?;
+        for (i, &(piece, mask)) in moves.iter().enumerate() {
+            let v = self.try_move(0, (piece, mask), mover, alpha, INF, i == 0)?;
             if v > best.0 {
                 best = (v, Some((piece, mask)));
             }
@@ -257,16 +258,21 @@ impl<'g, B: Bits> HandsSolver<'g, B> {
         self.node(ply + 1, mover, alpha, beta)
     }
 
-    /// The side to move's moves at `ply`, the table's best move first.
+    /// The side to move's moves at `ply`: the table's best move first, then
+    /// the pieces with the fewest placements left (use them before they
+    /// die), each piece's placements in table order. (Ordering by the other
+    /// side's placements each move takes away visited more positions on
+    /// 6x6 and 7x6 pentomino deals, in either direction.)
     fn ordered_moves(&mut self, ply: usize, mover: Player, first: Option<(u8, B)>) -> Vec<(u8, B)> {
-        let mut moves = std::mem::take(&mut self.orders[ply]);
-        moves.clear();
         let hand = self.rules.hand(mover);
         let list = &self.lists[ply];
-        if let Some(mv) = first {
-            moves.push(mv);
-        }
-        for seg in list.segments().iter().filter(|s| hand >> s.piece & 1 == 1) {
+        let mut segments: Vec<_> = list.segments().iter().filter(|s| hand >> s.piece & 1 == 1).copied().collect();
+        // Stable: equal counts keep piece order.
+        segments.sort_by_key(|s| s.end - s.start);
+        let mut moves = std::mem::take(&mut self.orders[ply]);
+        moves.clear();
+        moves.extend(first);
+        for seg in segments {
             for &m in &list.masks()[seg.start as usize..seg.end as usize] {
                 if first != Some((seg.piece, m)) {
                     moves.push((seg.piece, m));
@@ -274,6 +280,28 @@ impl<'g, B: Bits> HandsSolver<'g, B> {
             }
         }
         moves
+    }
+
+    /// Searches the move `(piece, mask)` at `ply` with a null window first
+    /// (all but the first move: most fail low at once), then, if it may
+    /// beat `alpha`, with the whole window: its value for the mover.
+    fn try_move(
+        &mut self,
+        ply: usize,
+        (piece, mask): (u8, B),
+        mover: Player,
+        alpha: i32,
+        beta: i32,
+        first: bool,
+    ) -> Option<i32> {
+        let other = opponent(mover);
+        if !first && beta > alpha + 1 {
+            let v = 1 - self.child(ply, piece, mask, other, -alpha, 1 - alpha)?;
+            if v <= alpha || v >= beta {
+                return Some(v);
+            }
+        }
+        Some(1 - self.child(ply, piece, mask, other, 1 - beta, 1 - alpha)?)
     }
 
     /// The rest of the game's value for `mover` at the node of `ply`, fail-soft
@@ -310,12 +338,11 @@ impl<'g, B: Bits> HandsSolver<'g, B> {
         let moves = self.ordered_moves(ply, mover, known.and_then(|b| b.best));
         let mut best = (-INF, None);
         let mut result = Some(());
-        for &(piece, mask) in &moves {
-            let Some(child) = self.child(ply, piece, mask, opponent(mover), 1 - beta, 1 - alpha) else {
+        for (i, &(piece, mask)) in moves.iter().enumerate() {
+            let Some(v) = self.try_move(ply, (piece, mask), mover, alpha, beta, i == 0) else {
                 result = None;
                 break;
             };
-            let v = 1 - child;
             if v > best.0 {
                 best = (v, Some((piece, mask)));
             }
