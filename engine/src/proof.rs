@@ -48,7 +48,7 @@ pub struct ProofFile {
     pub format: String,
     /// The format version, [`VERSION`].
     pub version: u32,
-    /// The rules: `golomb` (the only rules so far).
+    /// The rules: `golomb` (the hands game's proofs are [`crate::hands::proof::HandsProofFile`]).
     pub rules: String,
     /// Board size, like `8x8`.
     pub board: String,

@@ -15,14 +15,10 @@
 //! without search. A root that the board's symmetries map onto itself
 //! searches one move per class of equal moves.
 //!
-//! Rules beyond the default are not built yet; this is how they would fit.
-//! A node here is "a list of legal moves, grouped by piece", and its value
-//! is a win or a loss for the side to move. The `hands` rules of the spec
-//! would fit the same shape. Each player's moves are the
-//! segments of their own pieces. A player with no segment passes instead of
-//! losing. The value becomes a score difference, bounded by the pieces left,
-//! searched with an alpha-beta window in place of early exit. The
-//! transposition key then also needs the side to move and the two hands.
+//! The `hands` rules of the spec (each player places pieces from their own
+//! hand, passes when none fits, and the value is a score difference) are
+//! searched by their own score solver, [`crate::hands::solve()`], an
+//! alpha-beta over the score; this module is Golomb's win/loss game only.
 
 pub mod movelist;
 pub mod moveset;
