@@ -228,8 +228,8 @@ mod measure {
     use super::*;
     use crate::bitboard::Bitboard;
     use crate::board::Board;
-    use crate::pieces::PieceSet;
     use crate::hands::rng::SplitMix64 as Rng;
+    use crate::pieces::PieceSet;
 
     #[test]
     #[ignore = "a measurement: run by hand"]

@@ -26,8 +26,8 @@ use crate::bitboard::Bits;
 use crate::game::PlacementId;
 
 use super::features::Features;
-use crate::hands::rng::SplitMix64 as Rng;
 use super::{Choice, Player, Rules, Side, State, Table};
+use crate::hands::rng::SplitMix64 as Rng;
 
 /// A value beyond any evaluation: a won game.
 const WON: f64 = 1e6;

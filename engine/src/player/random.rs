@@ -3,8 +3,8 @@
 
 use crate::bitboard::Bits;
 
-use crate::hands::rng::SplitMix64 as Rng;
 use super::{Choice, Player, State, Table};
+use crate::hands::rng::SplitMix64 as Rng;
 
 /// Plays a uniformly random legal move.
 #[derive(Clone, Debug)]
