@@ -153,3 +153,56 @@ fn cancelling_a_hands_job_stops_its_solve() {
     assert!(worker.is_running(), "the worker stays, waiting for work");
     assert!(worker.terminate(), "SIGTERM stops the worker cleanly");
 }
+
+/// The review's findings: a lease holder could ask for a hands unit to be
+/// split (which replayed it under Golomb's rules and left the job running
+/// for ever), and could report any score, even one whose negation overflows.
+#[test]
+fn a_hands_unit_is_never_split_and_an_impossible_score_is_refused() {
+    use golomb_proto::{PROTOCOL_VERSION, pb};
+    let cluster = Cluster::start(None, 60.0);
+    let job = hands_job(&cluster, &["--hands", HANDS, "--goal", "solve", "--split-depth", "0"]);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let mut client = cluster.work_client().await;
+        let register = pb::RegisterRequest {
+            name: "own".into(),
+            host: "test".into(),
+            threads: 1,
+            protocol_version: PROTOCOL_VERSION,
+        };
+        let me = client.register(register).await.unwrap().into_inner().worker_id;
+        let lease = |client: &mut golomb_tests::WorkClient| {
+            let mut client = client.clone();
+            async move {
+                let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 1 }).await.unwrap();
+                units.into_inner().units.into_iter().next().expect("the root unit")
+            }
+        };
+        let unit = lease(&mut client).await;
+        let split = pb::GiveBackRequest {
+            worker_id: me,
+            unit_ids: vec![unit.unit_id],
+            lease_tokens: vec![unit.lease_token.clone()],
+            split: true,
+        };
+        client.give_back(split).await.unwrap();
+        let status = cluster.status(job);
+        assert_eq!(count(&status, "units", "split"), 0, "{status}");
+        assert_eq!(count(&status, "units", "pending"), 1, "given back, not split: {status}");
+        let unit = lease(&mut client).await;
+        let forged = pb::CompleteRequest {
+            worker_id: me,
+            unit_id: unit.unit_id,
+            job_id: unit.job_id,
+            lease_token: unit.lease_token.clone(),
+            score: Some(i32::MIN),
+            ..Default::default()
+        };
+        let refused = client.complete(forged).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().contains("out of range"), "{refused:?}");
+    });
+    let status = cluster.status(job);
+    assert!(matches!(status["state"].as_str(), Some("pending" | "running")), "{status}");
+}

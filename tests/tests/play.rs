@@ -228,6 +228,32 @@ fn bad_play_options_are_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad --board"), "{}", String::from_utf8_lossy(&out.stderr));
     let out = output_within(golomb_command().args(["play", "--replay", "/nonexistent/game.txt"]), WAIT).unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/game.txt"));
+    // A budget too long for the clock is refused up front, not a panic mid-game.
+    let out = output_within(golomb_command().args(["play", "--think", "1e20"]), WAIT).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("--think must be") && !stderr.contains("panicked"), "{stderr}");
+}
+
+/// Input that is not text ends the game like closed input, and the record is still saved.
+#[test]
+fn input_that_is_not_text_ends_the_game_and_keeps_the_record() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("game.txt");
+    let mut child = golomb_command()
+        .args(["play", "--pieces", "4", "--board", "5x5", "--no-color", "--save"])
+        .arg(&record)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"\xff\xfe not text\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("could not be read") && stdout.contains("Saved the game"), "{stdout}");
+    assert!(record.exists());
 }
 
 /// A few self-play games: every pairing plays them all, alternating the

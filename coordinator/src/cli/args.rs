@@ -98,8 +98,9 @@ impl ClientArgs {
     }
 
     /// The options to repeat in a hint so that it works as typed:
-    /// `--coordinator`, `--token-file` and `--tls-ca` when they were given
-    /// (a token or CA from the environment is found again by the next command).
+    /// `--coordinator`, `--token-file` and `--tls-ca` when they were given as
+    /// options (a coordinator or token from the environment is found again by
+    /// the next command).
     pub fn hint(&self) -> anyhow::Result<String> {
         let coordinator = self.coordinator()?;
         let mut hint = String::new();
@@ -109,9 +110,7 @@ impl ClientArgs {
         if let Some(token) = &self.token_file {
             hint += &format!(" --token-file {}", token.display());
         }
-        if coordinator.from_option
-            && let Some(ca) = &self.tls_ca
-        {
+        if let Some(ca) = &self.tls_ca {
             hint += &format!(" --tls-ca {}", ca.display());
         }
         Ok(hint)

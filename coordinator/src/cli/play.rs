@@ -25,6 +25,9 @@ use golomb_engine::{Bits, Game, GameSpec, with_game};
 use super::args::{build_game, thread_pool};
 use draw::Style;
 
+/// The longest `--think` accepted: a day (longer budgets overflow the clock).
+const MAX_THINK: f64 = 86_400.0;
+
 /// Who moves first.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum First {
@@ -145,7 +148,10 @@ pub fn run(args: &PlayArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if let Some(path) = &args.replay {
         return record::replay(path, args.style(), out);
     }
-    anyhow::ensure!(args.think.is_finite() && args.think > 0.0, "--think must be a positive number of seconds");
+    anyhow::ensure!(
+        args.think.is_finite() && args.think > 0.0 && args.think <= MAX_THINK,
+        "--think must be a positive number of seconds, at most {MAX_THINK} (a day)"
+    );
     let spec = args.spec();
     let game = build_game(&spec, ["--board", "--blocked"], "--pieces")?;
     let pool = thread_pool(args.threads)?;

@@ -171,6 +171,9 @@ fn game_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
 /// The children of a unit's node as store rows, each with its move: one ply further down.
 pub fn unit_children(target: &SplitTarget) -> Result<Vec<(String, NewNode)>, SpecError> {
     let SplitTarget { spec, line, rank, depth } = target;
+    if spec.hands.is_some() {
+        return Err(SpecError::HandsJob("a hands job's units are never split"));
+    }
     let (line, depth) = (line.as_str(), *depth);
     let game = spec.game.build()?;
     with_game!(&game, g => {

@@ -16,6 +16,9 @@ use crate::store::{Completion, HeartbeatUnit, HeldUnit, Reported};
 const MAX_POSITIONS: u64 = 1 << 53;
 
 /// The units of a give-back with their leases; a request whose lists differ in length is refused.
+/// The largest score difference a hands game can have: a piece set has at most 64 pieces.
+const MAX_SCORE: u32 = 64;
+
 fn held_units(r: &pb::GiveBackRequest) -> Result<Vec<HeldUnit>, Status> {
     if r.unit_ids.len() != r.lease_tokens.len() {
         return Err(Status::invalid_argument("a give-back needs one lease token per unit"));
@@ -155,7 +158,13 @@ impl pb::work_server::Work for WorkService {
                     "" => None,
                     mv => Some(self.checked_move(UnitId(r.unit_id), JobId(r.job_id), mv.to_string()).await?),
                 };
-                Reported::Score { score: r.score.unwrap_or_default(), best }
+                let score = r.score.unwrap_or_default();
+                if score.unsigned_abs() > MAX_SCORE {
+                    return Err(Status::invalid_argument(format!(
+                        "score {score} is out of range: a score difference is at most {MAX_SCORE} pieces"
+                    )));
+                }
+                Reported::Score { score, best }
             }
             _ if r.counted => Reported::Count { solutions: r.solutions, fixed: r.fixed },
             Outcome::Unknown if !r.error.is_empty() => Reported::Failure(r.error.clone()),
@@ -204,6 +213,13 @@ impl pb::work_server::Work for WorkService {
             let Some(target) = self.0.store(move |s| s.unit_to_split(worker, &key)).await? else {
                 continue;
             };
+            if target.spec.hands.is_some() {
+                // A hands job is cut at depth 0 or 1 only, and its units are never split:
+                // splitting one would replay it under Golomb's rules. A plain give-back.
+                let back = [held];
+                self.0.store(move |s| s.give_back(worker, &back)).await?;
+                continue;
+            }
             let children = tokio::task::spawn_blocking(move || plan::unit_children(&target))
                 .await
                 .map_err(|e| Status::internal(e.to_string()))?;

@@ -345,9 +345,17 @@ pub fn play<B: TtCheck>(
         write!(out, "your move> ")?;
         out.flush()?;
         line.clear();
-        if input.read_line(&mut line)? == 0 {
-            writeln!(out, "\nInput closed: the game is left unfinished.")?;
-            break;
+        match input.read_line(&mut line) {
+            Ok(0) => {
+                writeln!(out, "\nInput closed: the game is left unfinished.")?;
+                break;
+            }
+            Ok(_) => {}
+            // Not text (say, bytes that are not UTF-8): end the game, and still save its record below.
+            Err(err) => {
+                writeln!(out, "\nInput could not be read ({err}): the game is left unfinished.")?;
+                break;
+            }
         }
         if !session.answer(&line, out)? {
             break;
