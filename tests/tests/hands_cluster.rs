@@ -68,6 +68,18 @@ fn hands_jobs_agree_with_local_solves() {
     let best_move = status["winning_move"].as_str().unwrap();
     assert!(children.iter().any(|c| c["move"] == best_move && c["score"].as_i64() == Some(i64::from(best))));
 
+    // Its export keeps the setup and every scored node (the review: it kept neither).
+    let file = cluster.dir.path().join("hands.export.json");
+    let out = cluster.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let export: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(
+        (export["job"]["hands"].as_str(), export["job"]["score"].as_i64()),
+        (Some(HANDS), Some(i64::from(root_score)))
+    );
+    let scored = export["nodes"].as_array().unwrap().iter().filter(|n| n["score"].is_i64()).count();
+    assert_eq!(scored, children.len() + 1, "the root and every child");
+
     // Its proof: both bounds, the units the leaves, re-checked by the independent checker.
     let verified = cluster.verify_proof(job);
     assert!(

@@ -80,6 +80,15 @@ pub struct ExportJob {
     pub solutions: Option<(u64, u64)>,
     /// Results that disagreed with recorded ones.
     pub conflicts: u64,
+    /// For the hands rules: the hands, `F,I,L/N,P,T` (the first player's before the slash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hands: Option<String>,
+    /// For the hands rules: the neutral piece's placement, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neutral: Option<String>,
+    /// For the hands rules, once done: the root's final score difference for its side to move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<i32>,
 }
 
 /// One decided node.
@@ -101,6 +110,9 @@ pub struct ExportNode {
     pub positions: u64,
     /// Solver seconds of the units at or below it.
     pub seconds: f64,
+    /// For the hands rules: its final score difference from the FIRST player's view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<i32>,
 }
 
 /// What each field of the file means (written into it).
@@ -115,7 +127,11 @@ fn fields() -> BTreeMap<String, String> {
         ("nodes[].unit", "true when a worker solved the position; false when its children decided it"),
         ("nodes[].positions", "positions the solver examined at or below this node"),
         ("nodes[].seconds", "solver seconds at or below this node"),
-        ("proof", "a golomb-proof file of the root's value (golomb verify checks it), or null"),
+        ("nodes[].score", "hands rules only: the final score difference from the first player's view"),
+        ("job.hands", "hands rules only: the hands, the first player's before the slash"),
+        ("job.neutral", "hands rules only: the neutral piece's placement"),
+        ("job.score", "hands rules only: the root's final score difference for its side to move"),
+        ("proof", "a golomb-proof file of the root's value (golomb verify checks it), or null (always for hands jobs)"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -148,6 +164,9 @@ pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: O
             elapsed_seconds: row.elapsed,
             solutions: count.then_some((row.solutions, row.solutions_up_to_symmetry)),
             conflicts: row.conflicts,
+            hands: spec.hands.as_ref().map(|h| h.hands.clone()),
+            neutral: spec.hands.as_ref().map(|h| h.neutral.clone()).filter(|n| !n.is_empty()),
+            score: row.score,
         },
         nodes: nodes
             .iter()
@@ -160,6 +179,7 @@ pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: O
                 unit: n.unit,
                 positions: n.positions,
                 seconds: n.seconds,
+                score: n.score,
             })
             .collect(),
         proof,

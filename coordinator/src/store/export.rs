@@ -25,6 +25,8 @@ pub struct DecidedNode {
     pub positions: u64,
     /// Solver seconds of the units at or below it.
     pub seconds: f64,
+    /// For the hands rules: its score from the first player's view (its `value` is then unknown for a draw).
+    pub score: Option<i32>,
 }
 
 impl Store {
@@ -48,8 +50,8 @@ impl Store {
         let nodes = tx
             .prepare(
                 "SELECT n.line, n.depth, n.value, n.best, n.replies, n.rank,
-                        EXISTS (SELECT 1 FROM units u WHERE u.node = n.id)
-                 FROM nodes n WHERE n.job = ?1 AND n.value IS NOT NULL ORDER BY n.rank",
+                        EXISTS (SELECT 1 FROM units u WHERE u.node = n.id), n.score
+                 FROM nodes n WHERE n.job = ?1 AND (n.value IS NOT NULL OR n.score IS NOT NULL) ORDER BY n.rank",
             )?
             .query_map([id], |r| {
                 let rank: Vec<u8> = r.get(5)?;
@@ -58,12 +60,13 @@ impl Store {
                 Ok(DecidedNode {
                     line: r.get(0)?,
                     depth: r.get(1)?,
-                    value: r.get::<_, Value>(2)?.0,
+                    value: r.get::<_, Option<Value>>(2)?.map_or(Outcome::Unknown, |v| v.0),
                     best: r.get(3)?,
                     replies: r.get(4)?,
                     unit: r.get(6)?,
                     positions: (sums[end].0 - sums[start].0) as u64,
                     seconds: sums[end].1 - sums[start].1,
+                    score: r.get(7)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
