@@ -18,6 +18,13 @@ fn text(bytes: &[u8]) -> String {
 /// Items 6 and 9: a bare `HOST:PORT` works for the worker and every client,
 /// `GOLOMB_COORDINATOR` replaces `--coordinator`, and the hints after
 /// `submit` repeat the coordinator so that they work as typed.
+/// The arguments of the hint line after `label`, as a shell would split them
+/// (without the leading `golomb`).
+fn hinted_args(hint: &str, label: &str) -> Vec<String> {
+    let (_, line) = hint.lines().find_map(|l| l.split_once(label)).unwrap_or_else(|| panic!("no {label:?} in {hint}"));
+    line.split_whitespace().skip(1).map(String::from).collect()
+}
+
 #[test]
 fn bare_addresses_the_variable_and_hints_that_work_as_typed() {
     let cluster = Cluster::start(None, LEASE_SECONDS);
@@ -37,15 +44,7 @@ fn bare_addresses_the_variable_and_hints_that_work_as_typed() {
         .stderr(std::process::Stdio::null());
     let mut worker = golomb_tests::Process::spawn(&mut worker);
     // The hint, typed as printed (here without a shell), follows the job to its end.
-    let watch: Vec<String> = hint
-        .lines()
-        .find_map(|l| l.split_once("with:"))
-        .unwrap()
-        .1
-        .split_whitespace()
-        .skip(1)
-        .map(String::from)
-        .collect();
+    let watch = hinted_args(&hint, "with:");
     let watched = output_within(golomb_command().args(&watch), MINUTES).expect("the watch ends");
     assert!(watched.status.success(), "{}", text(&watched.stderr));
     assert!(text(&watched.stdout).contains("state:     done"));
@@ -154,15 +153,7 @@ fn hints_carry_the_token_file_they_were_given() {
         .unwrap();
     assert!(submitted.status.success(), "{}", text(&submitted.stderr));
     let hint = text(&submitted.stdout);
-    let results: Vec<String> = hint
-        .lines()
-        .find_map(|l| l.split_once("read it:"))
-        .unwrap()
-        .1
-        .split_whitespace()
-        .skip(1)
-        .map(String::from)
-        .collect();
+    let results = hinted_args(&hint, "read it:");
     assert!(results.iter().any(|a| a == "--token-file"), "{hint}");
     let typed = golomb_command().args(&results).output().unwrap();
     assert!(typed.status.success(), "the hint works as typed: {}", text(&typed.stderr));
