@@ -5,9 +5,16 @@ use std::process::ExitCode;
 use clap::Parser;
 
 /// Whether `err` is a write to a closed pipe (`golomb results 1 | head`): the reader has what it wanted.
+/// The JSON and CSV writers wrap the I/O error in their own types.
 fn closed_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .any(|cause| cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
+    use std::io::ErrorKind::BrokenPipe;
+    err.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == BrokenPipe)
+            || cause.downcast_ref::<serde_json::Error>().is_some_and(|e| e.io_error_kind() == Some(BrokenPipe))
+            || cause
+                .downcast_ref::<csv::Error>()
+                .is_some_and(|e| matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == BrokenPipe))
+    })
 }
 
 fn main() -> ExitCode {

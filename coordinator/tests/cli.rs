@@ -331,18 +331,23 @@ fn small_things_a_new_user_meets() {
         "{}",
         &tiles[tiles.len().saturating_sub(300)..]
     );
-    // A reader that stops early (`| head`) ends the command quietly.
-    let mut all = std::process::Command::new(env!("CARGO_BIN_EXE_golomb"))
-        .args(["tile", "--board", "6x10", "--all"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut head = [0u8; 16];
-    std::io::Read::read_exact(all.stdout.as_mut().unwrap(), &mut head).unwrap();
-    drop(all.stdout.take());
-    let ended = all.wait_with_output().unwrap();
-    assert!(ended.status.success() && ended.stderr.is_empty(), "{}", String::from_utf8_lossy(&ended.stderr));
+    // A reader that stops early (`| head`) ends the command quietly, in text and in JSON
+    // (whose writer wraps the closed pipe in its own error: the fresh-clone walk saw it).
+    for format in [None, Some("--json")] {
+        let mut all = std::process::Command::new(env!("CARGO_BIN_EXE_golomb"))
+            .args(["tile", "--board", "6x10", "--all"])
+            .args(format)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 16];
+        std::io::Read::read_exact(all.stdout.as_mut().unwrap(), &mut head).unwrap();
+        drop(all.stdout.take());
+        let ended = all.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&ended.stderr);
+        assert!(ended.status.success() && ended.stderr.is_empty(), "{format:?}: {stderr}");
+    }
     let one = String::from_utf8(golomb(&["tile", "--board", "6x10", "--limit", "1"]).stdout).unwrap();
     assert!(one.contains("1 tiling shown"), "{one}");
     let dir = tempfile::tempdir().unwrap();
