@@ -69,9 +69,11 @@ pub enum NotationError {
     },
 }
 
-/// A move list that does not play out from its start position.
+/// A move list that does not play out from its start position; `R` is why
+/// a move cannot be played under the rules at hand ([`IllegalMove`] for
+/// Golomb's game, `hands::HandsMoveError` for the hands game).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum LineError {
+pub enum LineError<R = IllegalMove> {
     /// Move number `index` (from 1) is empty: two `;` in a row, or one at an end.
     #[error("move {index} is empty: moves are separated by single `;`")]
     Empty {
@@ -94,7 +96,7 @@ pub enum LineError {
         /// The move as written.
         token: String,
         /// Why it cannot be played.
-        reason: IllegalMove,
+        reason: R,
     },
 }
 
@@ -163,11 +165,23 @@ impl<B: Bits> Game<B> {
     /// `;` may end a list; an empty move anywhere else (`a;;b`, `;;;;`) is an error.
     pub fn play_line(&self, start: Position<B>, text: &str) -> Result<(Position<B>, Vec<PlacementId>), LineError> {
         let mut pos = start;
+        let ids = self.parse_line(text, |id| pos.play(self, id))?;
+        Ok((pos, ids))
+    }
+
+    /// Parses a `;`-separated move list (as [`Game::play_line`] reads it),
+    /// handing each move in turn to `play`, which plays it under some rules
+    /// or says why it cannot; returns the moves.
+    pub fn parse_line<R>(
+        &self,
+        text: &str,
+        mut play: impl FnMut(PlacementId) -> Result<(), R>,
+    ) -> Result<Vec<PlacementId>, LineError<R>> {
         let mut ids = Vec::new();
-        if text.trim().is_empty() {
-            return Ok((pos, ids));
-        }
         let text = text.trim();
+        if text.is_empty() {
+            return Ok(ids);
+        }
         let text = text.strip_suffix(';').unwrap_or(text);
         for (i, token) in text.split(';').map(str::trim).enumerate() {
             let index = i + 1;
@@ -175,10 +189,10 @@ impl<B: Bits> Game<B> {
                 return Err(LineError::Empty { index });
             }
             let id = self.parse_move(token).map_err(|reason| LineError::Notation { index, reason })?;
-            pos.play(self, id).map_err(|reason| LineError::Illegal { index, token: token.to_string(), reason })?;
+            play(id).map_err(|reason| LineError::Illegal { index, token: token.to_string(), reason })?;
             ids.push(id);
         }
-        Ok((pos, ids))
+        Ok(ids)
     }
 
     /// Draws `pos` given the moves that led to it: each piece by its name's

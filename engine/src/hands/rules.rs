@@ -18,7 +18,7 @@ use std::ops::ControlFlow;
 
 use crate::bitboard::Bits;
 use crate::game::{Game, PlacementId};
-use crate::notation::NotationError;
+use crate::notation::LineError;
 use crate::position::{IllegalMove, Player, Position};
 
 use super::setup::{HandName, Setup, SetupError};
@@ -98,33 +98,7 @@ pub enum HandsMoveError {
 }
 
 /// A move list that does not play out in the hands game.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum HandsLineError {
-    /// An empty move: two `;` in a row, or one at the start.
-    #[error("move {index} is empty: moves are separated by single `;`")]
-    Empty {
-        /// 1-based move number.
-        index: usize,
-    },
-    /// A move that does not parse.
-    #[error("move {index}: {reason}")]
-    Notation {
-        /// 1-based move number.
-        index: usize,
-        /// What is wrong.
-        reason: NotationError,
-    },
-    /// A move that parses but cannot be played.
-    #[error("move {index} `{token}` is illegal: {reason}")]
-    Illegal {
-        /// 1-based move number.
-        index: usize,
-        /// The move as written.
-        token: String,
-        /// Why.
-        reason: HandsMoveError,
-    },
-}
+pub type HandsLineError = LineError<HandsMoveError>;
 
 /// A game with hands: the tables and the setup.
 #[derive(Copy, Clone, Debug)]
@@ -272,25 +246,7 @@ impl<'g, B: Bits> HandsGame<'g, B> {
     /// (an empty list is the start; one `;` may end the list).
     pub fn play_line(&self, text: &str) -> Result<(HandsPosition<B>, Vec<PlacementId>), HandsLineError> {
         let mut pos = self.start();
-        let mut ids = Vec::new();
-        let text = text.trim();
-        if text.is_empty() {
-            return Ok((pos, ids));
-        }
-        let text = text.strip_suffix(';').unwrap_or(text);
-        for (i, token) in text.split(';').map(str::trim).enumerate() {
-            let index = i + 1;
-            if token.is_empty() {
-                return Err(HandsLineError::Empty { index });
-            }
-            let id = self.game.parse_move(token).map_err(|reason| HandsLineError::Notation { index, reason })?;
-            self.play(&mut pos, id).map_err(|reason| HandsLineError::Illegal {
-                index,
-                token: token.to_string(),
-                reason,
-            })?;
-            ids.push(id);
-        }
+        let ids = self.game.parse_line(text, |id| self.play(&mut pos, id))?;
         Ok((pos, ids))
     }
 
