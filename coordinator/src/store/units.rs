@@ -5,7 +5,7 @@
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
-use rusqlite::{OptionalExtension, Transaction, named_params};
+use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 
 use super::jobs::{NewNode, job_spec};
 use super::pns::{NodeKind, PnLeaf};
@@ -143,6 +143,34 @@ fn record_conflict(tx: &Transaction<'_>, c: &Completion, value: &str, recorded: 
     Ok(())
 }
 
+/// Marks the unit of completion `c` done by its holder, with its statistics
+/// and its result: `results` is the `SET` items of the result's columns
+/// (`value = :value, best = :best`), bound from `params`.
+fn mark_done(
+    tx: &Transaction<'_>,
+    c: &Completion,
+    results: &str,
+    params: &[(&str, &dyn ToSql)],
+) -> Result<(), StoreError> {
+    let sql = format!(
+        "UPDATE units SET state = :done, {results}, positions = :positions, seconds = :seconds,
+                progress = 0, worker = :worker, deadline = NULL, finished = :now, error = NULL
+         WHERE id = :unit"
+    );
+    let (unit, positions, worker, now) = (c.unit.0 as i64, c.positions as i64, c.worker.0 as i64, now());
+    let mut all: Vec<(&str, &dyn ToSql)> = vec![
+        (":unit", &unit),
+        (":done", &UnitState::Done),
+        (":positions", &positions),
+        (":seconds", &c.seconds),
+        (":worker", &worker),
+        (":now", &now),
+    ];
+    all.extend_from_slice(params);
+    tx.prepare_cached(&sql)?.execute(all.as_slice())?;
+    Ok(())
+}
+
 /// Records a tiling share's count, or checks it against the one recorded; returns whether it disagreed.
 fn complete_count(
     tx: &Transaction<'_>,
@@ -159,14 +187,11 @@ fn complete_count(
         }
         return Ok(conflict);
     }
-    tx.execute(
-        "UPDATE units SET state = :done, solutions = :solutions, fixed = :fixed, positions = :positions,
-                seconds = :seconds, progress = 0, worker = :worker, deadline = NULL, finished = :now, error = NULL
-         WHERE id = :unit",
-        named_params! {
-            ":unit": c.unit.0 as i64, ":done": UnitState::Done, ":solutions": solutions as i64, ":fixed": fixed as i64,
-            ":positions": c.positions as i64, ":seconds": c.seconds, ":worker": c.worker.0 as i64, ":now": now(),
-        },
+    mark_done(
+        tx,
+        c,
+        "solutions = :solutions, fixed = :fixed",
+        named_params! { ":solutions": solutions as i64, ":fixed": fixed as i64 },
     )?;
     finish_if_answered(tx, unit.job)?;
     Ok(false)
@@ -190,15 +215,7 @@ fn complete_score(
         }
         return Ok(conflict);
     }
-    tx.execute(
-        "UPDATE units SET state = :done, score = :score, best = :best, positions = :positions, seconds = :seconds,
-                progress = 0, worker = :worker, deadline = NULL, finished = :now, error = NULL
-         WHERE id = :unit",
-        named_params! {
-            ":unit": c.unit.0 as i64, ":done": UnitState::Done, ":score": score, ":best": best,
-            ":positions": c.positions as i64, ":seconds": c.seconds, ":worker": c.worker.0 as i64, ":now": now(),
-        },
-    )?;
+    mark_done(tx, c, "score = :score, best = :best", named_params! { ":score": score, ":best": best })?;
     tx.execute(
         "UPDATE nodes SET score = :score, best = :best WHERE id = :node",
         named_params! { ":node": unit.node, ":score": score, ":best": best },
@@ -250,15 +267,7 @@ fn complete_value(
     if conflict {
         record_conflict(tx, c, name, golomb_proto::convert::outcome_name(decided.0).unwrap_or("unknown"))?;
     }
-    tx.execute(
-        "UPDATE units SET state = :done, value = :value, best = :best, positions = :positions, seconds = :seconds,
-                progress = 0, worker = :worker, deadline = NULL, finished = :now, error = NULL
-         WHERE id = :unit",
-        named_params! {
-            ":unit": c.unit.0 as i64, ":done": UnitState::Done, ":value": Value(value), ":best": best,
-            ":positions": c.positions as i64, ":seconds": c.seconds, ":worker": c.worker.0 as i64, ":now": now(),
-        },
-    )?;
+    mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
     decide(tx, unit.node, value, best)?;
     finish_if_answered(tx, unit.job)?;
     Ok(conflict)
