@@ -18,6 +18,11 @@
 //! sibling, whose refutation often works here too) is tried alone: if it
 //! decides the node, the scan is skipped.
 //!
+//! A searched node skips a child equal to one of the last [`TWINS`] children
+//! it found lost for itself: two moves whose conflict rows agree on the
+//! node's moves (a piece with two placements in a pocket that nothing else
+//! reaches, say) lead to the same position, and are common in endgames.
+//!
 //! A node that searches its children and whose moves fit a narrower set is
 //! renumbered on one first, so the deeper, more numerous nodes work on
 //! single words; its scan's sort keys are renumbered with it, not redone.
@@ -40,6 +45,9 @@ const LOCAL_TT_MIN: usize = 12;
 
 /// A searched node picks its first moves by selection, then sorts the rest.
 const SELECTED: usize = 2;
+
+/// A searched node remembers this many children that won for the opponent, to skip their twins.
+const TWINS: usize = 4;
 
 /// A sort key: the number of replies a move leaves (high half) and its local number (low half).
 type OrderKey = u32;
@@ -292,6 +300,9 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let before = self.stats.positions;
         let mut outcome = Outcome::Loss;
         let mut tries = 0;
+        // The last children that won for the opponent: an equal child is not searched again.
+        let mut lost = [MoveSet::<W>::EMPTY; TWINS];
+        let mut lost_count = 0;
         for i in 0..keys.len() {
             // Selection for the first moves (most nodes that win do so with
             // them), then one sort for the rest (keys are distinct: no need
@@ -304,9 +315,12 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             }
             let m = (keys[i] & 0xffff) as usize;
             let child = set.difference(universe.conflict(m));
+            tries += 1;
+            if lost[..lost_count.min(TWINS)].contains(&child) {
+                continue;
+            }
             self.stats.positions += 1;
             self.unflushed += 1;
-            tries += 1;
             match self.local(universe, child, ply + 1) {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
@@ -319,7 +333,10 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                     outcome = Outcome::Unknown;
                     break;
                 }
-                Outcome::Win => {}
+                Outcome::Win => {
+                    lost[lost_count % TWINS] = child;
+                    lost_count += 1;
+                }
             }
         }
         self.local.keys[ply] = keys;
