@@ -14,8 +14,8 @@
 //!   moves conflict, say), every move removes exactly its own component, and
 //!   the parity of the number of components decides.
 //!
-//! Before the scan, the move that last won at the same ply (usually in a
-//! sibling, whose refutation often works here too) is tried alone: if it
+//! Before the scan, the two moves that last won at the same ply (usually in
+//! siblings, whose refutations often work here too) are tried alone: if one
 //! decides the node, the scan is skipped.
 //!
 //! A searched node skips a child equal to one of the last [`TWINS`] children
@@ -59,9 +59,9 @@ pub struct LocalBuffers<B> {
     /// The masks of the last moves that won at each ply (the killer
     /// heuristic; a mask names its piece), empty if none.
     killers: Vec<[B; 2]>,
-    /// The last move that won at each ply, as `(universe stamp, local number)`:
-    /// a sibling's refutation is tried before the scan.
-    refuters: Vec<(u64, usize)>,
+    /// The last two moves that won at each ply, as `(universe stamp, local
+    /// number)`: a sibling's refutation is tried before the scan.
+    refuters: Vec<[(u64, usize); 2]>,
     /// The stamp of the last universe built.
     stamp: u64,
     narrow: Vec<Universe<B, 1>>,
@@ -76,7 +76,7 @@ impl<B: Bits> LocalBuffers<B> {
         LocalBuffers {
             keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
             killers: vec![[B::EMPTY; 2]; plies],
-            refuters: vec![(0, 0); plies],
+            refuters: vec![[(0, 0); 2]; plies],
             stamp: 0,
             narrow: Vec::new(),
             middle: Vec::new(),
@@ -90,6 +90,15 @@ impl<B: Bits> LocalBuffers<B> {
     /// The rank (0 or 1) of `placement` among the killers of `ply`, if it is one.
     pub fn killer_rank(&self, ply: usize, placement: (u8, B)) -> Option<usize> {
         self.killers[ply].iter().position(|&k| k == placement.1)
+    }
+
+    /// Notes that local move `m` of the universe stamped `stamp` won at `ply`.
+    fn note_refuter(&mut self, ply: usize, stamp: u64, m: usize) {
+        let refuters = &mut self.refuters[ply];
+        if refuters[0] != (stamp, m) {
+            refuters[1] = refuters[0];
+            refuters[0] = (stamp, m);
+        }
     }
 
     /// Notes that `placement` won at `ply`.
@@ -197,13 +206,15 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         let mut classes = 0;
         let mut decided = None;
         let killer = self.local.killers[ply];
-        // The move that last won at this ply, in a sibling of this node, often wins here too.
-        let (stamp, refuter) = self.local.refuters[ply];
-        if stamp == universe.stamp() && set.contains(refuter) {
-            let child = set.difference(universe.conflict(refuter));
-            let replies = child.len() as usize;
-            if replies == 0 || (2..=SMALL_MAX).contains(&replies) && !small_wins(universe, child, replies) {
-                decided = Some(refuter);
+        // The moves that last won at this ply, in siblings of this node, often win here too.
+        for (stamp, refuter) in self.local.refuters[ply] {
+            if stamp == universe.stamp() && set.contains(refuter) {
+                let child = set.difference(universe.conflict(refuter));
+                let replies = child.len() as usize;
+                if replies == 0 || (2..=SMALL_MAX).contains(&replies) && !small_wins(universe, child, replies) {
+                    decided = Some(refuter);
+                    break;
+                }
             }
         }
         let scanned = if decided.is_some() { MoveSet::EMPTY } else { set };
@@ -240,7 +251,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             keys.clear();
         }
         if let Some(m) = decided {
-            self.local.refuters[ply] = (universe.stamp(), m);
+            self.local.note_refuter(ply, universe.stamp(), m);
             self.local.keys[ply] = keys;
             self.stats.positions += 1;
             self.unflushed += 1;
@@ -325,7 +336,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
                     self.local.note_killer(ply, universe.placement(m));
-                    self.local.refuters[ply] = (universe.stamp(), m);
+                    self.local.note_refuter(ply, universe.stamp(), m);
                     outcome = Outcome::Win;
                     break;
                 }
