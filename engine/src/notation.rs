@@ -101,8 +101,15 @@ pub enum LineError<R = IllegalMove> {
 }
 
 /// `line` with the move `name` appended: moves are separated by `;`.
+/// Either may be empty (the root's line, no move), and a `;` that ends
+/// `line` (written so by older versions) is not doubled.
 pub fn join_line(line: &str, name: &str) -> String {
-    if line.is_empty() { name.to_string() } else { format!("{line};{name}") }
+    let line = line.strip_suffix(';').unwrap_or(line);
+    match (line.is_empty(), name.is_empty()) {
+        (true, _) => name.to_string(),
+        (false, true) => line.to_string(),
+        (false, false) => format!("{line};{name}"),
+    }
 }
 
 impl<B: Bits> Game<B> {
@@ -237,6 +244,17 @@ mod tests {
         let id = g.parse_move("L:b1,a4,a3,a2,a1").unwrap();
         assert_eq!(g.move_name(id), "L:a1,b1,a2,a3,a4");
         assert_eq!(g.parse_move(" l : a1, b1 ,a2,a3,a4 ").unwrap(), id);
+    }
+
+    #[test]
+    fn joined_lines_have_no_empty_move() {
+        assert_eq!(join_line("", "L:a1"), "L:a1");
+        assert_eq!(join_line("L:a1", "I:b1"), "L:a1;I:b1");
+        // A job's root node: its moves and no move of its own.
+        assert_eq!(join_line("L:a1;I:b1", ""), "L:a1;I:b1");
+        assert_eq!(join_line("", ""), "");
+        // A root line stored with a trailing `;` by an older version.
+        assert_eq!(join_line("L:a1;I:b1;", "N:c1"), "L:a1;I:b1;N:c1");
     }
 
     #[test]
