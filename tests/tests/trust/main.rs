@@ -25,7 +25,7 @@ mod soak;
 /// Short enough that a lost unit comes back quickly, long enough for heartbeats under load.
 const LEASE_SECONDS: f64 = 4.0;
 const MINUTES: Duration = Duration::from_secs(180);
-/// The empty 7x7 board's value (`golomb solve --board 7x7`, some 25 s on one thread).
+/// The empty 7x7 board's value (`golomb solve --board 7x7`, under 2 s on one thread of the test build).
 const SEVEN_BY_SEVEN: &str = "win";
 /// Orman's L opening and the second player's winning answer: a loss for the side to move.
 const L_AND_I: &str = "L:c4,d4,e4,f4,c5;I:c8,d8,e8,f8,g8";
