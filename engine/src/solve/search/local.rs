@@ -94,20 +94,20 @@ impl<B: Bits> LocalBuffers<B> {
 
     /// Notes that local move `m` of the universe stamped `stamp` won at `ply`.
     fn note_refuter(&mut self, ply: usize, stamp: u64, m: usize) {
-        let refuters = &mut self.refuters[ply];
-        if refuters[0] != (stamp, m) {
-            refuters[1] = refuters[0];
-            refuters[0] = (stamp, m);
-        }
+        note_recent(&mut self.refuters[ply], (stamp, m));
     }
 
     /// Notes that `placement` won at `ply`.
     pub fn note_killer(&mut self, ply: usize, placement: (u8, B)) {
-        let killers = &mut self.killers[ply];
-        if killers[0] != placement.1 {
-            killers[1] = killers[0];
-            killers[0] = placement.1;
-        }
+        note_recent(&mut self.killers[ply], placement.1);
+    }
+}
+
+/// Puts `item` first among the two most recent, unless it already is.
+fn note_recent<T: Copy + PartialEq>(recent: &mut [T; 2], item: T) {
+    if recent[0] != item {
+        recent[1] = recent[0];
+        recent[0] = item;
     }
 }
 
