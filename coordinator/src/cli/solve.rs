@@ -47,6 +47,10 @@ pub struct SolveArgs {
     /// Nodes with fewer moves than this skip the transposition table.
     #[arg(long, default_value_t = TT_MIN_MOVES)]
     pub tt_min_moves: usize,
+    /// Keep the order's own sorting near the root instead of trying the
+    /// moves that won at sibling nodes first (order best; for Orman's Table 1).
+    #[arg(long)]
+    pub no_history: bool,
     /// Stop after about this many positions (the answer is then "unknown").
     #[arg(long)]
     pub max_positions: Option<u64>,
@@ -182,6 +186,7 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, tt_mb: usize) -
         split_plies: args.split_plies,
         sort_plies: args.sort_plies,
         tt_min_moves: args.tt_min_moves,
+        history: !args.no_history,
         position_budget: args.max_positions,
         time_budget: args.max_seconds.map(Duration::from_secs_f64),
     };

@@ -20,6 +20,7 @@
 //! searched by their own score solver, [`crate::hands::solve()`], an
 //! alpha-beta over the score; this module is Golomb's win/loss game only.
 
+pub mod history;
 pub mod movelist;
 pub mod moveset;
 pub mod order;
@@ -70,6 +71,9 @@ pub struct SolveConfig {
     pub sort_plies: usize,
     /// Nodes with fewer moves skip the transposition table (searching them is cheaper than a probe).
     pub tt_min_moves: usize,
+    /// With order `best`, try first near the root the moves that won at
+    /// sibling nodes ([`history`]).
+    pub history: bool,
     /// Stop after about this many positions.
     pub position_budget: Option<u64>,
     /// Stop after about this long.
@@ -83,6 +87,7 @@ impl Default for SolveConfig {
             split_plies: 2,
             sort_plies: order::SORT_PLIES,
             tt_min_moves: search::TT_MIN_MOVES,
+            history: true,
             position_budget: None,
             time_budget: None,
         }
@@ -181,6 +186,8 @@ pub struct Context<'a, B> {
     stopped: AtomicBool,
     buffers: Mutex<Vec<Buffers<B>>>,
     wins: Mutex<Vec<RecordedWin<B>>>,
+    /// The moves that won at nodes near the root (with the default order only).
+    history: Option<history::History<B>>,
     root_symmetry: Option<RootSymmetry<B>>,
 }
 
@@ -238,6 +245,7 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             stopped: AtomicBool::new(false),
             buffers: Mutex::new(Vec::new()),
             wins: Mutex::new(Vec::new()),
+            history: (config.history && config.order.uses_local_kernel()).then(history::History::default),
             root_symmetry: if config.order.uses_local_kernel() { RootSymmetry::of(game, root) } else { None },
         }
     }
@@ -366,7 +374,7 @@ pub fn solve<B: Bits + TtCheck>(
     let ctx = Context::new(game, tt, progress, config, &root);
     progress.root_total.store(ctx.root_moves(&root) as u64, Relaxed);
     let scope = Scope::default();
-    let mut result = parallel::solve_node(&ctx, &root, 0, &scope);
+    let mut result = parallel::solve_node(&ctx, &root, 0, None, &scope);
     result.stats.positions += 1;
     let best = result.best.and_then(|(piece, mask)| game.find_placement(piece as usize, mask));
     let winning_moves = ctx

@@ -179,6 +179,10 @@ impl<B: Bits> MoveList<B> {
     pub fn capacity(&self) -> usize {
         self.masks.len()
     }
+    /// Whether `(piece, mask)` is one of the moves.
+    pub fn contains(&self, (piece, mask): (u8, B)) -> bool {
+        self.segments.iter().any(|s| s.piece == piece && self.masks[s.start as usize..s.end as usize].contains(&mask))
+    }
     /// Every move as `(piece, mask)`, in list order.
     pub fn moves(&self) -> impl Iterator<Item = (u8, B)> + '_ {
         self.segments

@@ -13,7 +13,8 @@
 //!   which sorts every node's moves by the replies they leave, tries the
 //!   last winning moves of the ply first (killers) and decides many
 //!   positions without search. A symmetric root searches one move per class
-//!   of equal moves.
+//!   of equal moves, and the nodes just below the root try first the moves
+//!   that won at their siblings ([`history`](crate::solve::history)).
 
 use std::fmt;
 use std::str::FromStr;

@@ -7,11 +7,16 @@
 //! child turns out lost for its mover, the node is won: it records the move
 //! and cancels its scope, and every search below stops at its next poll.
 //! Nodes deeper than `split_plies` run the sequential [`Searcher`].
+//!
+//! Below the root, a node's move order puts first the moves that won at its
+//! siblings, and every winning move found here is noted for the next
+//! siblings ([`History`](crate::solve::history::History)).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use crate::bitboard::Bits;
+use crate::solve::history::Hints;
 use crate::solve::movelist::MoveList;
 use crate::solve::search::{Searcher, TopResult};
 use crate::solve::stats::Stats;
@@ -30,27 +35,21 @@ struct NodeState<B> {
     unknown: bool,
 }
 
-/// Solves the node whose moves are `list`, `ply` plies below the root.
+/// Solves the node whose moves are `list`, `ply` plies below the root,
+/// reached by the move `last` (`None` at the root).
 ///
 /// At the root (`ply == 0`) it also fills Orman's histograms with one entry
 /// per child searched, and does not consult the transposition table, so
-/// that it always knows its winning move.
+/// that it always knows its winning move. Every node below the root probes
+/// the table (when it has enough moves) and notes its winning move in the
+/// search's [`History`](crate::solve::history::History).
 pub fn solve_node<'c, B: Bits + TtCheck>(
     ctx: &'c Context<'c, B>,
     list: &MoveList<B>,
     ply: usize,
+    last: Option<(u8, B)>,
     scope: &'c Scope<'c>,
 ) -> TopResult<B> {
-    if ply >= ctx.split_plies || list.len() < PARALLEL_MIN_MOVES {
-        let result = Searcher::new(ctx, scope, ply).solve_top(list);
-        // The first sequential ply is still near the root: keep its winning moves for proofs.
-        if ply <= ctx.split_plies
-            && let Some(best) = result.best
-        {
-            ctx.record_win(list, best, ply);
-        }
-        return result;
-    }
     let key = (ply > 0 && list.len() >= ctx.tt_min_moves).then(|| TtKey::new(list.reach(), list.pieces()));
     let mut probe_stats = Stats::default();
     if let Some(key) = &key {
@@ -62,7 +61,32 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
             return TopResult { outcome, best: None, tries: 0, stats: probe_stats };
         }
     }
+    if ply >= ctx.split_plies || list.len() < PARALLEL_MIN_MOVES {
+        let hints = ctx.history.as_ref().map_or(Hints::none(), |history| history.hints(list, ply, last));
+        let mut result = Searcher::new(ctx, scope, ply).solve_top(list, hints);
+        if let Some(best) = result.best {
+            // The first sequential ply is still near the root: keep its winning moves for proofs.
+            if ply <= ctx.split_plies {
+                ctx.record_win(list, best, ply);
+            }
+            if let Some(history) = &ctx.history {
+                history.note_win(ply, last, best);
+            }
+        }
+        if let Some(key) = &key
+            && result.outcome != Outcome::Unknown
+        {
+            ctx.tt.store(key, result.outcome == Outcome::Win, 64 - result.stats.positions.leading_zeros());
+        }
+        result.stats.merge(&probe_stats);
+        return result;
+    }
     let mut moves = ctx.ordered_moves(list, ply);
+    if ply > 0
+        && let Some(history) = &ctx.history
+    {
+        history.promote(&mut moves, ply);
+    }
     if ply == 0 {
         // Equal root moves under the root's symmetries have equal values.
         moves.retain(|mv| ctx.root_searches(mv));
@@ -86,7 +110,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
                     let mut result = if child.is_empty() {
                         TopResult { outcome: Outcome::Loss, best: None, tries: 0, stats: Stats::default() }
                     } else {
-                        solve_node(ctx, &child, ply + 1, &node_scope)
+                        solve_node(ctx, &child, ply + 1, Some((piece, mask)), &node_scope)
                     };
                     result.stats.positions += 1;
                     if ply == 0 {
@@ -95,6 +119,11 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
                         if result.outcome == Outcome::Win {
                             result.stats.third_ply_tries.add(result.tries);
                         }
+                    }
+                    if result.outcome == Outcome::Loss
+                        && let Some(history) = &ctx.history
+                    {
+                        history.note_win(ply, last, (piece, mask));
                     }
                     let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
                     state.stats.merge(&result.stats);

@@ -14,6 +14,7 @@ mod small;
 pub use local::{LOCAL_MAX, LocalBuffers};
 
 use crate::bitboard::Bits;
+use crate::solve::history::{HINTS, Hints};
 use crate::solve::movelist::MoveList;
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
@@ -53,6 +54,8 @@ pub struct Searcher<'c, B: Bits> {
     unflushed: u64,
     win_move: Option<(u8, B)>,
     top_tries: u64,
+    /// Moves the top node tries first.
+    hints: Hints<B>,
 }
 
 impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
@@ -72,11 +75,14 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             unflushed: 0,
             win_move: None,
             top_tries: 0,
+            hints: Hints::none(),
         }
     }
 
-    /// Solves the node whose moves are `top` and gives its buffers back.
-    pub fn solve_top(mut self, top: &MoveList<B>) -> TopResult<B> {
+    /// Solves the node whose moves are `top`, trying the `hints` first, and
+    /// gives its buffers back.
+    pub fn solve_top(mut self, top: &MoveList<B>, hints: Hints<B>) -> TopResult<B> {
+        self.hints = hints;
         self.lists[0].clone_from(top);
         let outcome = if top.is_empty() { Outcome::Loss } else { self.search(0) };
         self.ctx.flush_positions(self.unflushed);
@@ -188,6 +194,12 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         (Outcome::Loss, tries)
     }
 
+    /// The place of `placement` among the hints, if `ply` is the top node and it is one.
+    #[inline]
+    fn hint_rank(&self, ply: usize, placement: (u8, B)) -> Option<usize> {
+        if ply == 0 { self.hints.rank(placement) } else { None }
+    }
+
     /// Fills `orders[ply]` with the node's moves as `(sort key, piece, index)`, sorted.
     fn sort_moves(&mut self, ply: usize, depth: usize) {
         let list = &self.lists[ply];
@@ -199,9 +211,12 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             for index in seg.start..seg.end {
                 let mask = list.masks()[index as usize];
                 let key = keys.next().unwrap_or(0);
-                let key = match self.local.killer_rank(ply, (seg.piece, mask)) {
-                    Some(rank) if self.ctx.local_kernel => rank as u32,
-                    _ => key.saturating_add(2),
+                // The top node's hints, then the killers, then the strategy's order.
+                let hint = if ply == 0 { self.hints.rank((seg.piece, mask)) } else { None };
+                let key = match (hint, self.local.killer_rank(ply, (seg.piece, mask))) {
+                    (Some(rank), _) => rank as u32,
+                    (None, Some(rank)) if self.ctx.local_kernel => (HINTS + rank) as u32,
+                    _ => key.saturating_add(HINTS as u32 + 2),
                 };
                 order.push((key, seg.piece, index));
             }

@@ -31,6 +31,7 @@
 
 use crate::bitboard::Bits;
 use crate::solve::Outcome;
+use crate::solve::history::HINTS;
 use crate::solve::moveset::MoveSet;
 use crate::solve::tt::{TtCheck, TtKey};
 use crate::solve::universe::Universe;
@@ -233,9 +234,12 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 // A few replies: their conflict graph, looked up, decides.
                 2..=SMALL_MAX => !small_wins(universe, child, replies),
                 _ => {
-                    // The move that last won at this ply goes first.
+                    // The top node's hints go first, then the moves that last won at this ply.
                     let mask = universe.mask(m);
-                    let rank = killer.iter().position(|&k| k == mask).unwrap_or(replies) as OrderKey;
+                    let rank = match self.hint_rank(ply, universe.placement(m)) {
+                        Some(rank) => rank,
+                        None => killer.iter().position(|&k| k == mask).map_or(HINTS + replies, |rank| HINTS + rank),
+                    } as OrderKey;
                     keys.push(rank << 16 | m as OrderKey);
                     false
                 }
