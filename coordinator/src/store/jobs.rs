@@ -481,7 +481,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         solutions_up_to_symmetry: (fixed / columns.symmetries.max(1)) as u64,
         paused: columns.paused,
         priority: columns.priority,
-        progress: super::progress::latest(tx, job)?,
+        progress: super::progress::latest_for(tx, job, columns.state, columns.value.0)?,
         score: columns.score,
     })
 }

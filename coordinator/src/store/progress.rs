@@ -67,8 +67,26 @@ fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>
 }
 
 /// The job's latest sample, with its rate since the one before.
-pub(super) fn latest(conn: &Connection, job: i64) -> Result<Option<ProgressRow>, StoreError> {
+fn latest(conn: &Connection, job: i64) -> Result<Option<ProgressRow>, StoreError> {
     Ok(read_rows(conn, job, 2)?.pop())
+}
+
+/// The job's latest sample as a view of the job in `state`, whose root has
+/// the value `root`, shows it: a job that ended shows its final figures even
+/// if its last sample is not written yet (it follows the commit that ends
+/// the job, and a reader's status can come between the two).
+pub(super) fn latest_for(
+    conn: &Connection,
+    job: i64,
+    state: JobState,
+    root: Outcome,
+) -> Result<Option<ProgressRow>, StoreError> {
+    Ok(latest(conn, job)?.map(|mut row| {
+        if state.is_finished() {
+            row.tree = ended_stats(row.tree, root);
+        }
+        row
+    }))
 }
 
 /// The figures of a job that ended, from its tree's last ones: nothing is

@@ -380,3 +380,25 @@ fn a_job_that_ends_with_no_tree_loaded_gets_a_final_sample() {
     let last = row.progress.unwrap();
     assert_eq!((last.tree.proof_number, last.tree.disproof_number, last.tree.in_flight), (Some(0), None, 0));
 }
+
+/// The CI's flaky failure: a reader's status came between the commit that
+/// ended a job and its last sample, and showed a done loss with the
+/// mid-search numbers of the sample before.
+#[test]
+fn a_done_jobs_status_shows_final_figures_whatever_its_last_sample_holds() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    let unit = store.lease(worker, 1, 60.0).unwrap().remove(0);
+    assert!(!done(&mut store, worker, unit.unit, Outcome::Loss));
+    // What the reader sees before the last sample is written: the one before.
+    store
+        .conn
+        .execute(
+            "UPDATE progress SET proof_number = 5, disproof_number = 7, in_flight = 1 WHERE job = ?1",
+            [job.0 as i64],
+        )
+        .unwrap();
+    let row = store.job(job).unwrap();
+    assert_eq!(row.state, JobState::Done);
+    let last = row.progress.unwrap();
+    assert_eq!((last.tree.proof_number, last.tree.disproof_number, last.tree.in_flight), (Some(0), None, 0));
+}
