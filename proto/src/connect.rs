@@ -8,6 +8,11 @@ use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
 
 use crate::address::is_tls;
 
+/// The largest response a client accepts. gRPC's default is 4 MiB, and a
+/// proof or export of a job the proof-number manager expanded passes it (an
+/// expanded 8x5 solve's proof came to 4.5 MB); the coordinator sends any size.
+pub const MAX_RESPONSE_BYTES: usize = 1 << 30;
+
 /// Why no endpoint could be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {

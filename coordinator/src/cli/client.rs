@@ -30,7 +30,8 @@ pub async fn connect(args: &ClientArgs) -> anyhow::Result<Client> {
                  (--coordinator or GOLOMB_COORDINATOR names another)"
             )
         })?;
-    Ok(JobsClient::with_interceptor(channel, SendToken::new(token.as_deref())?))
+    Ok(JobsClient::with_interceptor(channel, SendToken::new(token.as_deref())?)
+        .max_decoding_message_size(golomb_proto::connect::MAX_RESPONSE_BYTES))
 }
 
 /// A refused call as an error that says what the coordinator said, or, when
