@@ -20,16 +20,35 @@ fn solve_on(
     order: MoveOrder,
     threads: usize,
 ) -> SolveReport<Bitboard> {
+    solve_with(game, pos, SolveConfig { order, ..SolveConfig::default() }, threads)
+}
+
+fn solve_with(
+    game: &Game<Bitboard>,
+    pos: &Position<Bitboard>,
+    config: SolveConfig,
+    threads: usize,
+) -> SolveReport<Bitboard> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let tt = TranspositionTable::new(16);
-    let config = SolveConfig { order, ..SolveConfig::default() };
     pool.install(|| solve(game, pos, &config, &tt, &Progress::default()))
+}
+
+/// The default configuration, but every node near the root (not only the
+/// big ones of 8x8) looks its children up in the table first.
+fn with_cutoffs() -> SolveConfig {
+    SolveConfig { cutoff_min_moves: 1, ..SolveConfig::default() }
 }
 
 /// Solves with the kernel and with the plain search; checks that they agree
 /// and that the kernel's winning move wins.
 fn check(game: &Game<Bitboard>, pos: &Position<Bitboard>, threads: usize) -> Outcome {
-    let fast = solve_on(game, pos, MoveOrder::Best, threads);
+    check_with(game, pos, SolveConfig::default(), threads)
+}
+
+/// [`check`] with the kernel run under `config`.
+fn check_with(game: &Game<Bitboard>, pos: &Position<Bitboard>, config: SolveConfig, threads: usize) -> Outcome {
+    let fast = solve_with(game, pos, config, threads);
     let plain = solve_on(game, pos, MoveOrder::Pieces, 1);
     assert_eq!(fast.outcome, plain.outcome, "{pos:?}");
     if fast.outcome == Outcome::Win {
@@ -45,6 +64,7 @@ fn symmetric_empty_boards_solve_like_the_plain_search() {
         let g = game(w, h);
         check(&g, &Position::empty(), 1);
         check(&g, &Position::empty(), 2);
+        check_with(&g, &Position::empty(), with_cutoffs(), 2);
     }
 }
 
@@ -68,7 +88,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
-    fn kernel_equals_plain_search_on_medium_positions((w, h, choices) in medium_position(), threads in 1usize..=2) {
+    fn kernel_equals_plain_search_on_medium_positions(
+        (w, h, choices) in medium_position(),
+        threads in 1usize..=2,
+        cutoffs in any::<bool>(),
+    ) {
         let g = game(w, h);
         let mut pos = Position::empty();
         for c in choices {
@@ -78,14 +102,13 @@ proptest! {
             }
             pos.play(&g, moves[c % moves.len()]).unwrap();
         }
-        check(&g, &pos, threads);
+        check_with(&g, &pos, if cutoffs { with_cutoffs() } else { SolveConfig::default() }, threads);
     }
 }
 
-fn proof_of(game: &Game<Bitboard>, moves: &str) -> ProofFile {
+fn proof_of(game: &Game<Bitboard>, moves: &str, config: SolveConfig) -> ProofFile {
     let (pos, line) = game.play_line(Position::empty(), moves).unwrap();
     let tt = TranspositionTable::new(8);
-    let config = SolveConfig::default();
     let report = solve(game, &pos, &config, &tt, &Progress::default());
     let line = game.line_name(&line);
     let source = proof::ProofSource { game, config: &config, tt: &tt, known: &report.winning_moves };
@@ -107,12 +130,14 @@ fn proof_of(game: &Game<Bitboard>, moves: &str) -> ProofFile {
 #[test]
 fn proofs_of_roots_searched_up_to_symmetry_verify() {
     // 4x4 is lost: every opening, including those the search skipped as images of others, has an answer.
-    let lost = proof_of(&game(4, 4), "");
-    assert_eq!(lost.value, Outcome::Loss);
-    verify(&game(4, 4), &lost).unwrap();
-    for (w, h) in [(5, 5), (4, 6)] {
-        let p = proof_of(&game(w, h), "");
-        assert_eq!(p.value, Outcome::Win);
-        verify(&game(w, h), &p).unwrap();
+    for config in [SolveConfig::default(), with_cutoffs()] {
+        let lost = proof_of(&game(4, 4), "", config.clone());
+        assert_eq!(lost.value, Outcome::Loss);
+        verify(&game(4, 4), &lost).unwrap();
+        for (w, h) in [(5, 5), (4, 6)] {
+            let p = proof_of(&game(w, h), "", config.clone());
+            assert_eq!(p.value, Outcome::Win);
+            verify(&game(w, h), &p).unwrap();
+        }
     }
 }

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
+use golomb_engine::solve::CUTOFF_MIN_MOVES;
 use golomb_engine::solve::order::{MoveOrder, SORT_PLIES};
 use golomb_engine::solve::search::TT_MIN_MOVES;
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
@@ -43,6 +44,10 @@ pub struct BenchArgs {
     /// Nodes with fewer moves than this skip the transposition table.
     #[arg(long, default_value_t = TT_MIN_MOVES)]
     pub tt_min_moves: usize,
+    /// Nodes near the root with at least this many moves look their
+    /// children up in the table before searching (order best, with the history).
+    #[arg(long, default_value_t = CUTOFF_MIN_MOVES)]
+    pub cutoff_min_moves: usize,
     /// Give up on a position after this many seconds (it then counts as unsolved).
     #[arg(long, default_value_t = 60.0)]
     pub max_seconds: f64,
@@ -211,6 +216,7 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             order,
             sort_plies: args.sort_plies,
             tt_min_moves: args.tt_min_moves,
+            cutoff_min_moves: args.cutoff_min_moves,
             time_budget: Some(Duration::from_secs_f64(args.max_seconds)),
             ..SolveConfig::default()
         };

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use golomb_engine::solve::CUTOFF_MIN_MOVES;
 use golomb_engine::solve::order::{MoveOrder, SORT_PLIES};
 use golomb_engine::solve::search::TT_MIN_MOVES;
 use golomb_engine::solve::stats::{Histogram, Stats};
@@ -47,6 +48,10 @@ pub struct SolveArgs {
     /// Nodes with fewer moves than this skip the transposition table.
     #[arg(long, default_value_t = TT_MIN_MOVES)]
     pub tt_min_moves: usize,
+    /// Nodes near the root with at least this many moves look their
+    /// children up in the table before searching (order best, with the history).
+    #[arg(long, default_value_t = CUTOFF_MIN_MOVES)]
+    pub cutoff_min_moves: usize,
     /// Keep the order's own sorting near the root instead of trying the
     /// moves that won at sibling nodes first (order best; for Orman's Table 1).
     #[arg(long)]
@@ -186,6 +191,7 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, tt_mb: usize) -
         split_plies: args.split_plies,
         sort_plies: args.sort_plies,
         tt_min_moves: args.tt_min_moves,
+        cutoff_min_moves: args.cutoff_min_moves,
         history: !args.no_history,
         position_budget: args.max_positions,
         time_budget: args.max_seconds.map(Duration::from_secs_f64),

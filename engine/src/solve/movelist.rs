@@ -102,6 +102,25 @@ impl<B: Bits> MoveList<B> {
         }
     }
 
+    /// The table key parts `(reach, pieces)` of the child reached by playing
+    /// `mask` of `piece`, without building its list.
+    #[inline]
+    pub fn child_key(&self, piece: u8, mask: B) -> (B, u64) {
+        let mut reach = B::EMPTY;
+        let mut pieces = 0;
+        for seg in self.segments.iter().filter(|seg| seg.piece != piece) {
+            // Branch-free, so that it vectorises: a conflicting move adds nothing.
+            let seg_reach = self.masks[seg.start as usize..seg.end as usize]
+                .iter()
+                .fold(B::EMPTY, |acc, &m| acc | if m.is_disjoint(mask) { m } else { B::EMPTY });
+            if seg_reach != B::EMPTY {
+                pieces |= 1 << seg.piece;
+            }
+            reach |= seg_reach;
+        }
+        (reach, pieces)
+    }
+
     /// How many moves the child reached by `mask` of `piece` would have.
     #[inline]
     pub fn count_child(&self, piece: u8, mask: B) -> usize {

@@ -10,7 +10,12 @@
 //!
 //! Below the root, a node's move order puts first the moves that won at its
 //! siblings, and every winning move found here is noted for the next
-//! siblings ([`History`](crate::solve::history::History)).
+//! siblings ([`History`](crate::solve::history::History)). A node of at
+//! least [`CUTOFF_MIN_MOVES`](crate::solve::CUTOFF_MIN_MOVES) moves first
+//! looks each child up in the table, and
+//! wins at once if one is stored as lost (an enhanced transposition cutoff:
+//! the same position is often reached by another order of the same moves,
+//! in an earlier sibling).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -61,14 +66,27 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
             return TopResult { outcome, best: None, tries: 0, stats: probe_stats };
         }
     }
+    if ply > 0
+        && ctx.history.is_some()
+        && list.len() >= ctx.cutoff_min_moves
+        && let Some(best) = known_refutation(ctx, list, &mut probe_stats)
+    {
+        // An answer found in the table counts as one try.
+        ctx.record_win(list, best, ply);
+        if let Some(history) = &ctx.history {
+            history.note_win(ply, last, best);
+        }
+        if let Some(key) = &key {
+            ctx.tt.store(key, true, 1);
+        }
+        return TopResult { outcome: Outcome::Win, best: Some(best), tries: 1, stats: probe_stats };
+    }
     if ply >= ctx.split_plies || list.len() < PARALLEL_MIN_MOVES {
         let hints = ctx.history.as_ref().map_or(Hints::none(), |history| history.hints(list, ply, last));
         let mut result = Searcher::new(ctx, scope, ply).solve_top(list, hints);
         if let Some(best) = result.best {
             // The first sequential ply is still near the root: keep its winning moves for proofs.
-            if ply <= ctx.split_plies {
-                ctx.record_win(list, best, ply);
-            }
+            ctx.record_win(list, best, ply);
             if let Some(history) = &ctx.history {
                 history.note_win(ply, last, best);
             }
@@ -159,4 +177,16 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         ctx.tt.store(key, outcome == Outcome::Win, 64 - stats.positions.leading_zeros());
     }
     TopResult { outcome, best, tries, stats }
+}
+
+/// A move of `list` whose child the table holds as lost for its mover (the
+/// first in list order), looked up without building the children's lists.
+fn known_refutation<B: Bits + TtCheck>(ctx: &Context<'_, B>, list: &MoveList<B>, stats: &mut Stats) -> Option<(u8, B)> {
+    list.moves().find(|&(piece, mask)| {
+        let (reach, pieces) = list.child_key(piece, mask);
+        stats.tt_probes += 1;
+        let lost = ctx.tt.probe(&TtKey::new(reach, pieces)) == Some(false);
+        stats.tt_hits += u64::from(lost);
+        lost
+    })
 }
