@@ -157,6 +157,7 @@ impl TranspositionTable {
 }
 
 /// The size of a transparent huge page on x86-64 and most Linux targets.
+#[cfg(target_os = "linux")]
 const HUGE_PAGE: usize = 2 << 20;
 
 /// Asks Linux to back the table with transparent huge pages where it can.
