@@ -69,6 +69,17 @@ fn symmetric_empty_boards_solve_like_the_plain_search() {
 }
 
 #[test]
+fn cutoffs_near_the_root_fire_and_keep_the_value() {
+    let g = game(6, 6);
+    let with = solve_with(&g, &Position::empty(), with_cutoffs(), 1);
+    let without = solve_with(&g, &Position::empty(), SolveConfig { cutoff_min_moves: usize::MAX, ..with_cutoffs() }, 1);
+    assert!(with.stats.cutoffs > 0, "no node near the root was cut off");
+    assert_eq!(without.stats.cutoffs, 0);
+    assert_eq!(with.outcome, without.outcome);
+    assert_eq!(with.outcome, check(&g, &Position::empty(), 1));
+}
+
+#[test]
 fn positions_with_a_symmetric_move_set_solve_like_the_plain_search() {
     // Central moves keep some of the board's symmetries.
     for (w, h, moves) in [(5, 5, "X:c2,b3,c3,d3,c4"), (6, 6, "I:a3,b3,c3,d3,e3"), (5, 6, "I:c1,c2,c3,c4,c5")] {

@@ -45,7 +45,9 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = TT_MIN_MOVES)]
     pub tt_min_moves: usize,
     /// Nodes near the root with at least this many moves look their
-    /// children up in the table before searching (order best, with the history).
+    /// children up in the table before searching (order best, with the
+    /// history). Like --sort-plies and --tt-min-moves, not with --suite,
+    /// which runs the defaults.
     #[arg(long, default_value_t = CUTOFF_MIN_MOVES)]
     pub cutoff_min_moves: usize,
     /// Give up on a position after this many seconds (it then counts as unsolved).

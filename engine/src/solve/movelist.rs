@@ -237,6 +237,7 @@ mod tests {
             let slow: Vec<u32> = child.moves().map(|(piece, mask)| child.count_child(piece, mask) as u32).collect();
             assert_eq!(counts, slow);
             assert_eq!((child.reach(), child.pieces()), (fresh.reach(), fresh.pieces()));
+            assert_eq!(root.child_key(p.piece, p.mask), (child.reach(), child.pieces()));
         }
     }
 }

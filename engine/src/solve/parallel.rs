@@ -10,8 +10,9 @@
 //!
 //! Below the root, a node's move order puts first the moves that won at its
 //! siblings, and every winning move found here is noted for the next
-//! siblings ([`History`](crate::solve::history::History)). A node of at
-//! least [`CUTOFF_MIN_MOVES`](crate::solve::CUTOFF_MIN_MOVES) moves first
+//! siblings ([`History`](crate::solve::history::History)). With the history
+//! on, a node below the root with at least `cutoff_min_moves` moves
+//! ([`CUTOFF_MIN_MOVES`](crate::solve::CUTOFF_MIN_MOVES) by default) first
 //! looks each child up in the table, and
 //! wins at once if one is stored as lost (an enhanced transposition cutoff:
 //! the same position is often reached by another order of the same moves,
@@ -46,8 +47,9 @@ struct NodeState<B> {
 /// At the root (`ply == 0`) it also fills Orman's histograms with one entry
 /// per child searched, and does not consult the transposition table, so
 /// that it always knows its winning move. Every node below the root probes
-/// the table (when it has enough moves) and notes its winning move in the
-/// search's [`History`](crate::solve::history::History).
+/// the table (when it has enough moves), may win by a child found lost in
+/// the table (a cutoff, counted in [`Stats::cutoffs`]), and notes its
+/// winning move in the search's [`History`](crate::solve::history::History).
 pub fn solve_node<'c, B: Bits + TtCheck>(
     ctx: &'c Context<'c, B>,
     list: &MoveList<B>,
@@ -72,12 +74,14 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         && let Some(best) = known_refutation(ctx, list, &mut probe_stats)
     {
         // An answer found in the table counts as one try.
+        probe_stats.cutoffs = 1;
         ctx.record_win(list, best, ply);
         if let Some(history) = &ctx.history {
             history.note_win(ply, last, best);
         }
         if let Some(key) = &key {
-            ctx.tt.store(key, true, 1);
+            // Its work: the probes it took.
+            ctx.tt.store(key, true, 64 - probe_stats.tt_probes.leading_zeros());
         }
         return TopResult { outcome: Outcome::Win, best: Some(best), tries: 1, stats: probe_stats };
     }
@@ -185,8 +189,8 @@ fn known_refutation<B: Bits + TtCheck>(ctx: &Context<'_, B>, list: &MoveList<B>,
     list.moves().find(|&(piece, mask)| {
         let (reach, pieces) = list.child_key(piece, mask);
         stats.tt_probes += 1;
-        let lost = ctx.tt.probe(&TtKey::new(reach, pieces)) == Some(false);
-        stats.tt_hits += u64::from(lost);
-        lost
+        let found = ctx.tt.probe(&TtKey::new(reach, pieces));
+        stats.tt_hits += u64::from(found.is_some());
+        found == Some(false)
     })
 }

@@ -51,6 +51,10 @@ pub struct Stats {
     pub tt_probes: u64,
     /// Probes that found the position.
     pub tt_hits: u64,
+    /// Nodes near the root won without a search because a child was in the
+    /// table as lost (enhanced transposition cutoffs).
+    #[serde(default)]
+    pub cutoffs: u64,
     /// For each move of the root's children (Orman's second ply), how many
     /// of its own moves (third ply) were tried before a win was found.
     pub third_ply_tries: Histogram,
@@ -64,6 +68,7 @@ impl Stats {
         self.positions += other.positions;
         self.tt_probes += other.tt_probes;
         self.tt_hits += other.tt_hits;
+        self.cutoffs += other.cutoffs;
         self.third_ply_tries.merge(&other.third_ply_tries);
         self.positions_per_child.merge(&other.positions_per_child);
     }
