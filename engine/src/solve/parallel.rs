@@ -73,33 +73,16 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         && list.len() >= ctx.cutoff_min_moves
         && let Some(best) = known_refutation(ctx, list, &mut probe_stats)
     {
-        // An answer found in the table counts as one try.
+        // An answer found in the table counts as one try; its work is the probes it took.
         probe_stats.cutoffs = 1;
-        ctx.record_win(list, best, ply);
-        if let Some(history) = &ctx.history {
-            history.note_win(ply, last, best);
-        }
-        if let Some(key) = &key {
-            // Its work: the probes it took.
-            ctx.tt.store(key, true, 64 - probe_stats.tt_probes.leading_zeros());
-        }
+        keep_result(ctx, list, (ply, last), key.as_ref(), Outcome::Win, Some(best), probe_stats.tt_probes);
         return TopResult { outcome: Outcome::Win, best: Some(best), tries: 1, stats: probe_stats };
     }
     if ply >= ctx.split_plies || list.len() < PARALLEL_MIN_MOVES {
         let hints = ctx.history.as_ref().map_or(Hints::none(), |history| history.hints(list, ply, last));
         let mut result = Searcher::new(ctx, scope, ply).solve_top(list, hints);
-        if let Some(best) = result.best {
-            // The first sequential ply is still near the root: keep its winning moves for proofs.
-            ctx.record_win(list, best, ply);
-            if let Some(history) = &ctx.history {
-                history.note_win(ply, last, best);
-            }
-        }
-        if let Some(key) = &key
-            && result.outcome != Outcome::Unknown
-        {
-            ctx.tt.store(key, result.outcome == Outcome::Win, 64 - result.stats.positions.leading_zeros());
-        }
+        // The first sequential ply is still near the root: its winning moves go into proofs.
+        keep_result(ctx, list, (ply, last), key.as_ref(), result.outcome, result.best, result.stats.positions);
         result.stats.merge(&probe_stats);
         return result;
     }
@@ -181,6 +164,32 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         ctx.tt.store(key, outcome == Outcome::Win, 64 - stats.positions.leading_zeros());
     }
     TopResult { outcome, best, tries, stats }
+}
+
+/// Keeps what a node below the root decided without a parallel search: its
+/// winning move (for proofs, and in the history, as the move that answered
+/// `last` at `ply`), and its value in the table under `key` with the work
+/// it took (`cost`, positions or probes). An unknown result keeps nothing.
+fn keep_result<B: Bits + TtCheck>(
+    ctx: &Context<'_, B>,
+    list: &MoveList<B>,
+    (ply, last): (usize, Option<(u8, B)>),
+    key: Option<&TtKey>,
+    outcome: Outcome,
+    best: Option<(u8, B)>,
+    cost: u64,
+) {
+    if let Some(best) = best {
+        ctx.record_win(list, best, ply);
+        if let Some(history) = &ctx.history {
+            history.note_win(ply, last, best);
+        }
+    }
+    if let Some(key) = key
+        && outcome != Outcome::Unknown
+    {
+        ctx.tt.store(key, outcome == Outcome::Win, 64 - cost.leading_zeros());
+    }
 }
 
 /// A move of `list` whose child the table holds as lost for its mover (the
