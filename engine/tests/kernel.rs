@@ -80,6 +80,17 @@ fn cutoffs_near_the_root_fire_and_keep_the_value() {
 }
 
 #[test]
+fn small_nodes_use_the_searchers_own_tables_and_keep_the_value() {
+    let g = game(6, 6);
+    for threads in [1, 2] {
+        let report = solve_with(&g, &Position::empty(), SolveConfig::default(), threads);
+        assert!(report.stats.near_hits > 0, "no node found itself in a searcher's own table");
+        assert!(report.stats.near_probes > report.stats.near_hits);
+        assert_eq!(report.outcome, check(&g, &Position::empty(), threads));
+    }
+}
+
+#[test]
 fn positions_with_a_symmetric_move_set_solve_like_the_plain_search() {
     // Central moves keep some of the board's symmetries.
     for (w, h, moves) in [(5, 5, "X:c2,b3,c3,d3,c4"), (6, 6, "I:a3,b3,c3,d3,e3"), (5, 6, "I:c1,c2,c3,c4,c5")] {

@@ -51,6 +51,13 @@ pub struct Stats {
     pub tt_probes: u64,
     /// Probes that found the position.
     pub tt_hits: u64,
+    /// Probes of the searchers' own small tables, which hold the nodes of
+    /// at most 64 moves (not counted in `tt_probes`).
+    #[serde(default)]
+    pub near_probes: u64,
+    /// Probes of the searchers' own tables that found the position.
+    #[serde(default)]
+    pub near_hits: u64,
     /// Nodes near the root won without a search because a child was in the
     /// table as lost (enhanced transposition cutoffs).
     #[serde(default)]
@@ -68,6 +75,8 @@ impl Stats {
         self.positions += other.positions;
         self.tt_probes += other.tt_probes;
         self.tt_hits += other.tt_hits;
+        self.near_probes += other.near_probes;
+        self.near_hits += other.near_hits;
         self.cutoffs += other.cutoffs;
         self.third_ply_tries.merge(&other.third_ply_tries);
         self.positions_per_child.merge(&other.positions_per_child);

@@ -96,6 +96,12 @@ pub struct TranspositionTable {
     bucket_mask: u64,
 }
 
+impl std::fmt::Debug for TranspositionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranspositionTable").field("bytes", &self.bytes()).finish()
+    }
+}
+
 impl TranspositionTable {
     /// Bytes per bucket: two entries of two words.
     const BUCKET_BYTES: usize = 32;
