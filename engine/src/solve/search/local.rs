@@ -398,7 +398,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             && outcome != Outcome::Unknown
         {
             let work = 64 - (self.stats.positions - before).leading_zeros();
-            let table = if near { &self.local.near } else { &self.ctx.tt };
+            let table = if near { &self.local.near } else { self.ctx.tt };
             table.store(key, outcome == Outcome::Win, work);
         }
         outcome
