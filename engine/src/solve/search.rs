@@ -11,7 +11,7 @@
 mod local;
 mod small;
 
-pub use local::{LOCAL_MAX, LocalBuffers};
+pub use local::{LOCAL_MAX, LocalBuffers, NEAR_MAX, NEAR_TT_MB};
 
 use crate::bitboard::Bits;
 use crate::solve::history::{HINTS, Hints};
