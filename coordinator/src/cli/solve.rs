@@ -131,13 +131,16 @@ impl Report for SolveOutput {
             s.tt_hits,
             100.0 * s.tt_hits as f64 / s.tt_probes.max(1) as f64
         )?;
-        writeln!(
-            out,
-            "tt own:       {} probes, {} hits ({:.1}%) (each thread's table of the nodes of at most 64 moves)",
-            s.near_probes,
-            s.near_hits,
-            100.0 * s.near_hits as f64 / s.near_probes.max(1) as f64
-        )?;
+        if s.near_probes > 0 {
+            writeln!(
+                out,
+                "tt own:       {} probes, {} hits ({:.1}%) (each thread's table of the nodes of at most {} moves)",
+                s.near_probes,
+                s.near_hits,
+                100.0 * s.near_hits as f64 / s.near_probes.max(1) as f64,
+                golomb_engine::solve::search::NEAR_MAX
+            )?;
+        }
         write_histogram(
             out,
             "moves tried by each reply's answerer before a win (Orman's Table 1)",

@@ -2,7 +2,9 @@
 //!
 //! [`solve`] runs a depth-first negamax with early exit ([`search`]) under a
 //! parallel layer near the root ([`parallel`]), sharing one lock-free
-//! transposition table ([`tt`]). Move ordering is a strategy
+//! transposition table ([`tt`]); with the default order each thread also
+//! keeps the smallest nodes in a small table of its own
+//! ([`search::NEAR_MAX`]). Move ordering is a strategy
 //! ([`order::MoveOrder`]). Every search can be interrupted: by a cancel
 //! flag, a position budget or a time budget. An interrupted search answers
 //! [`Outcome::Unknown`] with its statistics, never a wrong value.
@@ -284,7 +286,8 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             Buffers {
                 lists: (0..plies).map(|_| MoveList::with_capacity(capacity)).collect(),
                 orders: vec![Vec::with_capacity(capacity); plies],
-                local: search::LocalBuffers::new(plies),
+                // Only the local kernel uses the searcher's own table.
+                local: search::LocalBuffers::new(plies, if self.local_kernel { search::NEAR_TT_MB } else { 0 }),
                 rows: Vec::new(),
                 keys: Vec::with_capacity(capacity),
             }

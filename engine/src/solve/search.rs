@@ -95,7 +95,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         self.ctx.return_buffers(Buffers {
             lists: std::mem::take(&mut self.lists),
             orders: std::mem::take(&mut self.orders),
-            local: std::mem::replace(&mut self.local, LocalBuffers::placeholder()),
+            local: std::mem::replace(&mut self.local, LocalBuffers::new(0, 0)),
             rows: std::mem::take(&mut self.rows),
             keys: std::mem::take(&mut self.keys),
         });

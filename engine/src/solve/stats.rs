@@ -51,8 +51,10 @@ pub struct Stats {
     pub tt_probes: u64,
     /// Probes that found the position.
     pub tt_hits: u64,
-    /// Probes of the searchers' own small tables, which hold the nodes of
-    /// at most 64 moves (not counted in `tt_probes`).
+    /// Probes of the searchers' own small tables, which hold the local
+    /// kernel's nodes of at most
+    /// [`NEAR_MAX`](crate::solve::search::NEAR_MAX) moves (not counted in
+    /// `tt_probes`).
     #[serde(default)]
     pub near_probes: u64,
     /// Probes of the searchers' own tables that found the position.

@@ -1,5 +1,6 @@
-//! The transposition table: a fixed-size array of lock-free entries shared by
-//! all search threads.
+//! The transposition table: a fixed-size array of lock-free entries, shared
+//! by all search threads (and, small, one per thread for the local kernel's
+//! smallest nodes).
 //!
 //! The value of a position in Golomb's game depends only on the set of
 //! placements still legal, and that set is fixed by two things: the cells

@@ -23,7 +23,8 @@
 //! node's moves (a piece with two placements in a pocket that nothing else
 //! reaches, say) lead to the same position, and are common in endgames.
 //!
-//! A searched node of at least [`LOCAL_TT_MIN`] moves looks itself up in a
+//! A searched node below the searcher's top with at least [`LOCAL_TT_MIN`]
+//! moves (and the solve's `tt_min_moves`) looks itself up in a
 //! transposition table before searching, and stores its value after. Nodes
 //! of at most [`NEAR_MAX`] moves use a small table of the searcher's own
 //! ([`NEAR_TT_MB`]), which stays in the processor's cache; larger ones the
@@ -92,23 +93,15 @@ pub struct LocalBuffers<B> {
 }
 
 impl<B: Bits> LocalBuffers<B> {
-    /// Buffers for searches of at most `plies` plies, with a table of [`NEAR_TT_MB`] MiB.
-    pub fn new(plies: usize) -> Self {
-        Self::with_table(plies, NEAR_TT_MB)
-    }
-
-    /// Buffers that hold nothing, to stand in for ones given back.
-    pub fn placeholder() -> Self {
-        Self::with_table(0, 0)
-    }
-
-    fn with_table(plies: usize, megabytes: usize) -> Self {
+    /// Buffers for searches of at most `plies` plies, with an own table of
+    /// `table_mb` MiB ([`NEAR_TT_MB`] for the local kernel).
+    pub fn new(plies: usize, table_mb: usize) -> Self {
         LocalBuffers {
             keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
             killers: vec![[B::EMPTY; 2]; plies],
             refuters: vec![[(0, 0); 2]; plies],
             stamp: 0,
-            near: TranspositionTable::new(megabytes),
+            near: TranspositionTable::new(table_mb),
             narrow: Vec::new(),
             middle: Vec::new(),
             wide: Vec::new(),
