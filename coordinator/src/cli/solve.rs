@@ -137,7 +137,7 @@ impl Report for SolveOutput {
                 "tt own:       {} probes, {} hits ({:.1}%) (each thread's table of the nodes of at most {} moves)",
                 s.near_probes,
                 s.near_hits,
-                100.0 * s.near_hits as f64 / s.near_probes.max(1) as f64,
+                100.0 * s.near_hits as f64 / s.near_probes as f64,
                 golomb_engine::solve::search::NEAR_MAX
             )?;
         }

@@ -47,9 +47,9 @@ impl Histogram {
 pub struct Stats {
     /// Positions visited (every node generated, leaves included).
     pub positions: u64,
-    /// Transposition table probes.
+    /// Probes of the shared transposition table.
     pub tt_probes: u64,
-    /// Probes that found the position.
+    /// Probes of the shared table that found the position.
     pub tt_hits: u64,
     /// Probes of the searchers' own small tables, which hold the local
     /// kernel's nodes of at most
