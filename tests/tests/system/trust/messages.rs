@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use golomb_tests::{Cluster, golomb_command, output_within};
 
-use crate::{LEASE_SECONDS, stderr};
+use super::{LEASE_SECONDS, stderr};
 
 #[test]
 fn overlong_moves_are_refused_as_too_long() {

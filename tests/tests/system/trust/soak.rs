@@ -5,8 +5,8 @@
 //! must pass `PRAGMA integrity_check`.
 //!
 //! ```sh
-//! cargo test -p golomb-tests --test trust -- --ignored --nocapture soak
-//! GOLOMB_SOAK_SECONDS=600 GOLOMB_SOAK_SEED=42 cargo test -p golomb-tests --test trust -- --ignored --nocapture soak
+//! cargo test -p golomb-tests --test system -- --ignored --nocapture soak
+//! GOLOMB_SOAK_SECONDS=600 GOLOMB_SOAK_SEED=42 cargo test -p golomb-tests --test system -- --ignored --nocapture soak
 //! ```
 
 use std::collections::HashMap;
@@ -96,7 +96,7 @@ fn ended(status: &Value) -> bool {
 }
 
 #[test]
-#[ignore = "minutes long: cargo test -p golomb-tests --test trust -- --ignored --nocapture soak"]
+#[ignore = "minutes long: cargo test -p golomb-tests --test system -- --ignored --nocapture soak"]
 fn soak_under_kills_and_pauses() {
     let chaos =
         Duration::from_secs(std::env::var("GOLOMB_SOAK_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(120));

@@ -5,7 +5,7 @@
 //! long:
 //!
 //! ```sh
-//! tests/soak.sh          # or: cargo test -p golomb-tests --test trust -- --ignored --nocapture soak
+//! tests/soak.sh          # or: cargo test -p golomb-tests --test system -- --ignored --nocapture soak
 //! ```
 
 use std::net::TcpStream;

@@ -1,0 +1,20 @@
+//! The system tests, one test binary with a module per topic: real
+//! coordinator and worker processes on loopback, the real `golomb` command,
+//! and the workspace's source checks.
+//!
+//! ```sh
+//! cargo test -p golomb-tests --test system              # all of them
+//! cargo test -p golomb-tests --test system -- trust::   # one topic
+//! ```
+
+mod cluster;
+mod first_hour;
+mod hands;
+mod hands_cluster;
+mod manager;
+mod ops;
+mod play;
+mod tls;
+mod trust;
+mod unsafe_code;
+mod web;
