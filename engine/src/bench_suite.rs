@@ -17,11 +17,11 @@
 
 use std::time::Instant;
 
-use crate::bitboard::Bitboard;
-use crate::board::Board;
 use crate::game::Game;
-use crate::pieces::PieceSet;
-use crate::position::Position;
+use crate::game::bitboard::Bitboard;
+use crate::game::board::Board;
+use crate::game::pieces::PieceSet;
+use crate::game::position::Position;
 use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
 
 /// One position of the suite.

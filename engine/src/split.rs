@@ -14,9 +14,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::position::Position;
 use crate::game::{Game, PlacementId};
-use crate::position::Position;
 
 /// The deepest cut a job may ask for.
 pub const MAX_SPLIT_DEPTH: u32 = 4;
@@ -253,9 +253,9 @@ pub fn rank_bytes(rank: &[u16]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
 
     fn game(w: usize, h: usize) -> Game<Bitboard> {
         Game::new(Board::new(w, h).unwrap(), PieceSet::of_order(5)).unwrap()

@@ -12,9 +12,9 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::position::Player;
 use crate::game::{Game, PlacementId};
-use crate::position::Player;
 
 use super::rules::{HandsGame, opponent};
 use super::setup::{Hands, Setup};

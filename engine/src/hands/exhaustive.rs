@@ -3,7 +3,7 @@
 //! the reference the solver is tested against and the proof checker's own
 //! search ([`super::verify`]), sharing nothing with the solver but the rules.
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
 
 use super::rules::{HandsGame, HandsPosition};
 

@@ -27,10 +27,10 @@
 //!        | { }                            // the checker solves this position itself
 //! ```
 
-use crate::bitboard::Bits;
 use crate::game::PlacementId;
-use crate::notation::join_line;
-use crate::position::Player;
+use crate::game::bitboard::Bits;
+use crate::game::notation::join_line;
+use crate::game::position::Player;
 
 use super::rules::{HandsGame, HandsPosition};
 use super::setup::set_name;

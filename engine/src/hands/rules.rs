@@ -16,10 +16,10 @@
 
 use std::ops::ControlFlow;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::notation::LineError;
+use crate::game::position::{IllegalMove, Player, Position};
 use crate::game::{Game, PlacementId};
-use crate::notation::LineError;
-use crate::position::{IllegalMove, Player, Position};
 
 use super::setup::{HandName, Setup, SetupError};
 
@@ -259,10 +259,10 @@ impl<'g, B: Bits> HandsGame<'g, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
     use crate::hands::setup::Hands;
-    use crate::pieces::PieceSet;
 
     fn game() -> Game<Bitboard> {
         Game::new(Board::new(5, 4).unwrap(), PieceSet::of_order(4)).unwrap()

@@ -16,11 +16,11 @@
 //! away from the edge, then one of those placements, then the deal of the
 //! remaining pieces.
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::notation::NotationError;
+use crate::game::pieces::PieceSet;
+use crate::game::position::Player;
 use crate::game::{Game, PlacementId};
-use crate::notation::NotationError;
-use crate::pieces::PieceSet;
-use crate::position::Player;
 
 use super::rng::SplitMix64;
 
@@ -358,8 +358,8 @@ fn random_neutral<B: Bits>(game: &Game<B>, rng: &mut SplitMix64) -> Result<Place
 mod tests {
     use super::*;
     use crate::GameSpec;
-    use crate::bitboard::{Bitboard, WideBitboard};
-    use crate::board::Board;
+    use crate::game::bitboard::{Bitboard, WideBitboard};
+    use crate::game::board::Board;
 
     fn pentominoes() -> Game<Bitboard> {
         Game::new(Board::new(8, 8).unwrap(), PieceSet::of_order(5)).unwrap()

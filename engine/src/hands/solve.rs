@@ -22,9 +22,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use crate::bitboard::Bits;
 use crate::game::PlacementId;
-use crate::position::Player;
+use crate::game::bitboard::Bits;
+use crate::game::position::Player;
 use crate::solve::movelist::MoveList;
 
 use super::rules::{HandsGame, HandsPosition, opponent};

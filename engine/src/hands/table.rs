@@ -15,7 +15,7 @@
 //! the entry with more pieces left (deeper subtrees cost more to redo), the
 //! second is always replaced.
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
 
 /// The state a value depends on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -124,7 +124,7 @@ impl<B: Bits> ScoreTable<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
+    use crate::game::bitboard::Bitboard;
 
     #[test]
     fn stores_and_finds_whole_keys() {

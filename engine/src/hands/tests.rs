@@ -6,11 +6,11 @@
 
 use proptest::prelude::*;
 
-use crate::bitboard::{Bitboard, Bits};
-use crate::board::{Board, BoardSpec};
+use crate::game::bitboard::{Bitboard, Bits};
+use crate::game::board::{Board, BoardSpec};
+use crate::game::pieces::PieceSet;
+use crate::game::position::{Player, Position};
 use crate::game::{Game, PlacementId};
-use crate::pieces::PieceSet;
-use crate::position::{Player, Position};
 use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable};
 
 use super::draft::solve_draft;

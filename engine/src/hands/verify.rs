@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::notation::join_line;
+use crate::game::position::Player;
 use crate::game::{Game, PlacementId};
-use crate::notation::join_line;
-use crate::position::Player;
 
 use super::proof::{BoundNode, HandsProofFile, RULES};
 use super::rules::{HandsGame, HandsPosition, opponent};

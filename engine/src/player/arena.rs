@@ -2,8 +2,8 @@
 //! many games alternating the first player ([`play_match`]), the Delphi
 //! program's "simulation mode".
 
-use crate::bitboard::Bits;
 use crate::game::PlacementId;
+use crate::game::bitboard::Bits;
 
 use super::{GameResult, Player, Side, Table};
 
@@ -109,10 +109,10 @@ pub fn play_match<B: Bits>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
     use crate::game::Game;
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
     use crate::player::Rules;
     use crate::player::heuristic::{Heuristic, HeuristicConfig};
     use crate::player::random::RandomPlayer;

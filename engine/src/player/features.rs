@@ -8,9 +8,9 @@
 //! connected), so one pass over the legal placements tells which pieces fit
 //! in which chain.
 
-use crate::bitboard::Bits;
 use crate::game::Game;
-use crate::position::Position;
+use crate::game::bitboard::Bits;
+use crate::game::position::Position;
 
 use super::rules::{Rules, Side};
 
@@ -156,9 +156,9 @@ pub fn find_chains<B: Bits>(game: &Game<B>, pos: &Position<B>) -> (Vec<B>, Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::{Board, BoardSpec};
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::{Board, BoardSpec};
+    use crate::game::pieces::PieceSet;
 
     fn game(size: &str, blocked: &str, order: usize) -> Game<Bitboard> {
         let board = Board::from_spec(&BoardSpec::parse(size, blocked).unwrap()).unwrap();
@@ -226,10 +226,10 @@ mod tests {
 #[cfg(test)]
 mod measure {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
     use crate::hands::rng::SplitMix64 as Rng;
-    use crate::pieces::PieceSet;
 
     #[test]
     #[ignore = "a measurement: run by hand"]

@@ -22,8 +22,8 @@
 
 use std::ops::ControlFlow;
 
-use crate::bitboard::Bits;
 use crate::game::PlacementId;
+use crate::game::bitboard::Bits;
 
 use super::features::Features;
 use super::{Choice, Player, Rules, Side, State, Table};
@@ -263,11 +263,11 @@ impl<B: Bits> Player<B> for Heuristic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::{Board, BoardSpec};
     use crate::game::Game;
-    use crate::pieces::PieceSet;
-    use crate::position::Position;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::{Board, BoardSpec};
+    use crate::game::pieces::PieceSet;
+    use crate::game::position::Position;
 
     fn game(size: &str, blocked: &str, order: usize) -> Game<Bitboard> {
         let board = Board::from_spec(&BoardSpec::parse(size, blocked).unwrap()).unwrap();

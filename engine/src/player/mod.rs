@@ -26,7 +26,7 @@ pub mod random;
 pub mod rules;
 pub mod solver;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
 use crate::game::{Game, PlacementId};
 
 pub use rules::{GameResult, PlayError, Rules, Side, State};

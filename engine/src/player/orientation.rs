@@ -8,9 +8,9 @@
 //! [`pictures`] draws them numbered side by side, the anchor marked `@`, as
 //! the Delphi program showed them below the board.
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::shape::Shape;
 use crate::game::{Game, PlacementId};
-use crate::shape::Shape;
 
 /// A piece, orientation and anchor that do not make a placement on the board.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -175,9 +175,9 @@ pub fn pictures<B: Bits>(game: &Game<B>, piece: usize, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::{Board, BoardSpec};
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::{Board, BoardSpec};
+    use crate::game::pieces::PieceSet;
 
     fn game() -> Game<Bitboard> {
         let board = Board::from_spec(&BoardSpec::parse("8x8", "h8").unwrap()).unwrap();

@@ -1,7 +1,7 @@
 //! The random player: any legal move, uniformly, from a seeded stream. A
 //! baseline for self-play and a cheap opponent for tests.
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
 
 use super::{Choice, Player, State, Table};
 use crate::hands::rng::SplitMix64 as Rng;

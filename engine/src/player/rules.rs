@@ -11,12 +11,12 @@
 
 use std::ops::ControlFlow;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::position::{IllegalMove, Position};
 use crate::game::{Game, PlacementId};
 use crate::hands::Setup;
-use crate::position::{IllegalMove, Position};
 
-pub use crate::position::Player as Side;
+pub use crate::game::position::Player as Side;
 
 impl Side {
     /// The other side.
@@ -255,9 +255,9 @@ impl Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
 
     fn game() -> Game<Bitboard> {
         Game::new(Board::new(4, 4).unwrap(), PieceSet::of_order(4)).unwrap()

@@ -9,8 +9,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::bitboard::Bits;
 use crate::game::PlacementId;
+use crate::game::bitboard::Bits;
 use crate::hands::{HandsConfig, HandsGame};
 use crate::solve::tt::TtCheck;
 use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
@@ -193,10 +193,10 @@ pub fn rate_moves<B: Bits + TtCheck>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
     use crate::game::Game;
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
 
     #[test]
     fn plays_the_winning_move_and_says_so_on_a_small_board() {
@@ -225,11 +225,11 @@ mod tests {
 #[cfg(test)]
 mod hands_tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
     use crate::game::Game;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
     use crate::hands::{Hands, Setup};
-    use crate::pieces::PieceSet;
 
     #[test]
     fn hands_moves_are_rated_by_the_score_solver_and_the_best_is_played() {

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::notation::join_line;
+use crate::game::position::Position;
 use crate::game::{Game, PlacementId};
-use crate::notation::join_line;
-use crate::position::Position;
 use crate::proof::{FORMAT, ProofFile, ProofNode, VERSION};
 use crate::solve::Outcome;
 use crate::solve::stats::Histogram;

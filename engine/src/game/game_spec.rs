@@ -3,9 +3,9 @@
 //! becomes an [`AnyGame`]; the command line, job specs, the coordinator and
 //! proof files all go through it, each adding its own words to the error.
 
-use crate::board::{Board, BoardError, BoardSpec};
+use crate::game::board::{Board, BoardError, BoardSpec};
+use crate::game::pieces::{PieceSet, PieceSetError, PieceSetSpec};
 use crate::game::{AnyGame, GameError};
-use crate::pieces::{PieceSet, PieceSetError, PieceSetSpec};
 
 /// A game named by text: `8x8`, `d4,e5`, `pentominoes`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

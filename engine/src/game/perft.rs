@@ -7,9 +7,9 @@
 
 use rayon::prelude::*;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::position::Position;
 use crate::game::{Game, PlacementId};
-use crate::position::Position;
 
 /// A perft count and the work it took.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -117,9 +117,9 @@ pub fn perft_naive<B: Bits>(game: &Game<B>, pos: &mut Position<B>, depth: u32) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::{Bitboard, WideBitboard};
-    use crate::board::Board;
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::{Bitboard, WideBitboard};
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
 
     #[test]
     fn perft_agrees_with_naive_recursion() {

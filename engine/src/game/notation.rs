@@ -6,10 +6,10 @@
 //! parsed move gives its canonical text and parsing printed text gives the
 //! same move back. Every error names the offending token.
 
-use crate::bitboard::Bits;
-use crate::board::BoardError;
+use crate::game::bitboard::Bits;
+use crate::game::board::BoardError;
+use crate::game::position::{IllegalMove, Position};
 use crate::game::{Game, PlacementId};
-use crate::position::{IllegalMove, Position};
 
 /// A move token that does not name a placement.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -225,9 +225,9 @@ fn piece_letter(id: u8) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::{Board, BoardSpec};
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::{Board, BoardSpec};
+    use crate::game::pieces::PieceSet;
 
     fn game() -> Game<Bitboard> {
         let board = Board::from_spec(&BoardSpec::parse("8x8", "h8").unwrap()).unwrap();

@@ -1,5 +1,5 @@
 //! Tilings as an exact-cover problem, for the generic solver in
-//! [`crate::exact_cover`]: one primary item per free cell, one item per
+//! [`crate::puzzles::exact_cover`]: one primary item per free cell, one item per
 //! piece (primary when each piece is used exactly once, secondary when at
 //! most once), and one option per placement.
 
@@ -7,8 +7,8 @@ use std::ops::ControlFlow;
 
 use super::tables::TileBits;
 use super::{Each, Tiler, TilingCount};
-use crate::exact_cover::{ExactCover, ItemId};
 use crate::game::PlacementId;
+use crate::puzzles::exact_cover::{ExactCover, ItemId};
 
 impl<B: TileBits> Tiler<'_, B> {
     /// The exact-cover matrix of this tiling problem, and the game placement of each option.

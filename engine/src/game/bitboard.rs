@@ -1,6 +1,6 @@
 //! Sets of board cells as bit vectors.
 //!
-//! Cell `i` of a board is bit `i` (see [`crate::board::Board::cell`] for the
+//! Cell `i` of a board is bit `i` (see [`crate::game::board::Board::cell`] for the
 //! numbering). [`Bitboard`] is the single-`u64` hot path used for boards of up
 //! to 64 cells (8x8); [`WideBitboard`] holds up to 256 cells (16x16) with the
 //! same API. Code that works for both is generic over [`Bits`].

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::bitboard::{Bitboard, Bits, WideBitboard};
-use crate::board::Board;
-use crate::pieces::{MAX_PIECES, PieceSet};
+use crate::game::bitboard::{Bitboard, Bits, WideBitboard};
+use crate::game::board::Board;
+use crate::game::pieces::{MAX_PIECES, PieceSet};
 
 /// Index of a placement in [`Game::placements`].
 pub type PlacementId = u32;
@@ -197,7 +197,7 @@ macro_rules! with_game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::BoardSpec;
+    use crate::game::board::BoardSpec;
 
     fn game(size: &str, blocked: &str, order: usize) -> Game<WideBitboard> {
         let board = Board::from_spec(&BoardSpec::parse(size, blocked).unwrap()).unwrap();

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::shape::Transform;
+use crate::game::shape::Transform;
 
 /// The largest number of columns (one letter each).
 pub const MAX_WIDTH: usize = 26;

@@ -3,7 +3,7 @@
 //! that no two stars touch, not even diagonally.
 //!
 //! The puzzle is an exact cover with multiplicities for
-//! [`crate::exact_cover`]: rows, columns and regions are primary items that
+//! [`crate::puzzles::exact_cover`]: rows, columns and regions are primary items that
 //! must each be covered `k` times; every 2x2 window is a secondary item
 //! (two stars touch exactly when some 2x2 window holds both); each cell is an
 //! option covering its row, column, region and the windows that contain it.
@@ -11,7 +11,7 @@
 use std::fmt;
 use std::ops::ControlFlow;
 
-use crate::exact_cover::{ExactCover, ExactCoverError, ItemId};
+use crate::puzzles::exact_cover::{ExactCover, ExactCoverError, ItemId};
 
 /// A puzzle file or a star count that cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

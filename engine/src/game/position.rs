@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
 use crate::game::{Game, Placement, PlacementId};
 
 /// The two players.
@@ -187,9 +187,9 @@ impl<B: Bits> Game<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitboard::Bitboard;
-    use crate::board::Board;
-    use crate::pieces::PieceSet;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
 
     #[test]
     fn play_checks_and_keeps_the_position_on_error() {

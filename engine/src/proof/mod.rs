@@ -1,5 +1,7 @@
 //! Proofs: the winning moves a search found, as a tree that an independent
-//! checker can re-verify ([`crate::verify`]).
+//! checker can re-verify. This module holds the proof file format and
+//! builds the tree from a search ([`build_tree`]); [`verify`] is the
+//! checker. The crate root re-exports it as `golomb_engine::verify`.
 //!
 //! The file format is JSON, `"format": "golomb-proof"`, `"version": 1`:
 //!
@@ -20,18 +22,20 @@
 //!        | { "value": "loss" }                            // checker solves it: must be a loss
 //! ```
 //!
-//! Moves are written in the notation of [`crate::notation`]. A `win` node's
+//! Moves are written in the notation of [`crate::game::notation`]. A `win` node's
 //! `after` must be a `loss` node and a reply's `after` a `win` node.
 //!
 //! Proofs of the hands rules (`"rules": "hands"`, a score with a tree for
 //! each bound) have their own format and checker: [`crate::hands::proof`].
 
+pub mod verify;
+
 use rayon::prelude::*;
 
-use crate::bitboard::Bits;
+use crate::game::bitboard::Bits;
+use crate::game::notation::join_line;
+use crate::game::position::Position;
 use crate::game::{Game, PlacementId};
-use crate::notation::join_line;
-use crate::position::Position;
 use crate::solve::movelist::MoveList;
 use crate::solve::tt::TtCheck;
 use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable, WinningMoves, solve};

@@ -7,7 +7,7 @@
 //! frontier between filled and empty cells short, which is what makes
 //! "fill the first empty cell" fast.
 
-use crate::bitboard::{Bitboard, Bits, WideBitboard};
+use crate::game::bitboard::{Bitboard, Bits, WideBitboard};
 use crate::game::{Game, PlacementId};
 
 /// Bitboards the tiler can shift, for its flood fills.
@@ -258,8 +258,8 @@ const fn gcd(a: u32, b: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Board;
-    use crate::pieces::PieceSet;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
 
     #[test]
     fn wide_shifts_match_narrow_ones() {

@@ -6,7 +6,7 @@
 //! cell it is (the tables lay the board out so that cell is the lowest set
 //! bit), and drops a branch as soon as an empty region has a size the pieces
 //! cannot fill. [`Tiler::exact_cover`] states the same problem for the
-//! generic [`crate::exact_cover`] solver, as an independent check.
+//! generic [`crate::puzzles::exact_cover`] solver, as an independent check.
 
 mod count;
 mod cover;

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::shape::Shape;
+use crate::game::shape::Shape;
 
 /// The most pieces a piece set may hold (one bit each in a `u64`).
 pub const MAX_PIECES: usize = 64;
