@@ -15,4 +15,4 @@ export GOLOMB_SOAK_SECONDS="${1:-${GOLOMB_SOAK_SECONDS:-120}}"
 if [ -n "${2:-}" ]; then
     export GOLOMB_SOAK_SEED="$2"
 fi
-exec cargo test -p golomb-tests --test trust -- --ignored --nocapture soak
+exec cargo test -p golomb-tests --test system -- --ignored --nocapture soak

@@ -353,6 +353,7 @@ async fn work(
                             unit_ids: response.units.iter().map(|u| u.unit_id).collect(),
                             lease_tokens: response.units.iter().map(|u| u.lease_token.clone()).collect(),
                             split: false,
+                            ..Default::default()
                         };
                         if !back.unit_ids.is_empty()
                             && let Err(status) = client.give_back(back).await
@@ -572,13 +573,19 @@ fn collect(
                 ..Default::default()
             })
         }
-        UnitOutcome::TooLong => {
-            tracing::info!("unit {} ran past its time: giving it back to be split", unit.unit_id);
+        UnitOutcome::TooLong { decided, stats } => {
+            tracing::info!(
+                "unit {} ran past its time: giving it back to be split, {} children decided",
+                unit.unit_id,
+                decided.len()
+            );
             Report::GiveBack(pb::GiveBackRequest {
                 worker_id,
                 unit_ids: vec![unit.unit_id],
                 lease_tokens: vec![unit.lease_token.clone()],
                 split: true,
+                decided,
+                stats: Some(stats),
             })
         }
         UnitOutcome::Stopped if draining => Report::GiveBack(pb::GiveBackRequest {
@@ -586,6 +593,7 @@ fn collect(
             unit_ids: vec![unit.unit_id],
             lease_tokens: vec![unit.lease_token.clone()],
             split: false,
+            ..Default::default()
         }),
         UnitOutcome::Stopped => return,
     };

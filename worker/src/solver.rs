@@ -6,12 +6,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use golomb_engine::hands::{self, HandsConfig, HandsGame};
-use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::solve::partial::decided_children;
+use golomb_engine::solve::{Carry, Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
 use golomb_engine::{Bits, Player};
-use golomb_proto::pb;
 use golomb_proto::spec::{HANDS_RULES, HandsSpec, hands_setup};
+use golomb_proto::{convert, pb};
 
 /// How a unit ended.
 #[derive(Clone, Debug)]
@@ -45,8 +46,14 @@ pub enum UnitOutcome {
     },
     /// Stopped from outside (cancelled or shutting down): nothing to report.
     Stopped,
-    /// Ran past the unit's time limit: give it back to be split.
-    TooLong,
+    /// Ran past the unit's time limit: give it back to be split, with the
+    /// children its search decided (kept by the coordinator) and its cost.
+    TooLong {
+        /// Children of the unit's position the search decided, in notation.
+        decided: Vec<pb::DecidedChild>,
+        /// Positions and time the search took.
+        stats: pb::UnitStats,
+    },
     /// The unit could not be solved here (a bad game or position).
     Failed(String),
 }
@@ -127,6 +134,52 @@ fn solve_hands<B: Bits>(game: &Game<B>, unit: &pb::Unit, tt_mb: usize, progress:
     }
 }
 
+/// How many budgets a unit may run when its progress says it will finish
+/// within that many: a unit that is nearly done is not split (its children
+/// would each cost a round trip and a search of their own, without the
+/// order the unit's search had learned). On the 7x7 classify at a 0.3 s
+/// budget, see docs/cluster.md.
+pub const GRACE: f64 = 4.0;
+
+/// Stops a unit's search (`progress.cancel`, with `over` set first) once it
+/// has run its `budget`, unless the share of its root's moves already
+/// searched says it will finish within [`GRACE`] budgets; never later than
+/// that. Returns when the search is `finished`.
+fn watch_budget(budget: Duration, progress: &Progress, over: &AtomicBool, finished: &AtomicBool) {
+    let start = Instant::now();
+    let step = (budget / 20).clamp(Duration::from_millis(2), Duration::from_millis(50));
+    while !finished.load(Relaxed) {
+        std::thread::sleep(step);
+        let ran = start.elapsed().as_secs_f64();
+        let budget = budget.as_secs_f64();
+        if ran < budget {
+            continue;
+        }
+        let (done, total) = (progress.root_done.load(Relaxed), progress.root_total.load(Relaxed));
+        let share = if total == 0 { 0.0 } else { done as f64 / total as f64 };
+        let projected = if share > 0.0 { ran / share } else { f64::INFINITY };
+        if ran >= GRACE * budget || projected > GRACE * budget {
+            over.store(true, Relaxed);
+            progress.cancel.store(true, Relaxed);
+            return;
+        }
+    }
+}
+
+/// The names under which a unit's search continues its parent unit's
+/// history of winning moves and leaves its own to its children: hashes of
+/// the parent's line (the unit's line less its last move) and of its own.
+fn carry(line: &str) -> Carry {
+    let hash = |text: &str| {
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(text, &mut hasher);
+        std::hash::Hasher::finish(&hasher)
+    };
+    let line = line.trim_end_matches(';');
+    let parent = line.rsplit_once(';').map_or("", |(parent, _)| parent);
+    Carry { from: hash(parent), to: hash(line) }
+}
+
 /// The game and table of the units most recently solved.
 struct Cached {
     key: (String, String, String, String),
@@ -177,34 +230,50 @@ impl UnitSolver {
             return with_game!(&*game, g => solve_hands(g, unit, tt_mb, progress));
         }
         // Whatever the coordinator sends, a bad number fails the unit, never the worker.
-        let time_budget = match unit.split_after_seconds {
+        let budget = match unit.split_after_seconds {
             0.0 => None,
             s => match Duration::try_from_secs_f64(s) {
                 Ok(budget) => Some(budget),
                 Err(_) => return UnitOutcome::Failed(format!("bad split_after_seconds {s}: not a number of seconds")),
             },
         };
-        let config = SolveConfig { time_budget, ..SolveConfig::default() };
+        let config = SolveConfig { carry: Some(carry(&unit.moves)), ..SolveConfig::default() };
         with_game!(&*game, g => {
             let pos = match g.play_line(Position::empty(), &unit.moves) {
                 Ok((pos, _)) => pos,
                 Err(err) => return UnitOutcome::Failed(format!("bad unit position: {err}")),
             };
-            let report = solve(g, &pos, &config, &tt, progress);
+            let (over, finished) = (AtomicBool::new(false), AtomicBool::new(false));
+            let report = std::thread::scope(|scope| {
+                if let Some(budget) = budget {
+                    let (over, finished) = (&over, &finished);
+                    scope.spawn(move || watch_budget(budget, progress, over, finished));
+                }
+                let report = solve(g, &pos, &config, &tt, progress);
+                finished.store(true, Relaxed);
+                report
+            });
+            let stats = pb::UnitStats {
+                positions: report.stats.positions,
+                seconds: report.elapsed.as_secs_f64(),
+                threads: report.threads as u32,
+                tt_hits: report.stats.tt_hits,
+                tt_probes: report.stats.tt_probes,
+            };
             match report.outcome {
-                Outcome::Unknown if progress.cancel.load(std::sync::atomic::Ordering::Relaxed) => UnitOutcome::Stopped,
-                Outcome::Unknown => UnitOutcome::TooLong,
-                value => UnitOutcome::Solved {
-                    value,
-                    best: report.best.map(|id| g.move_name(id)),
-                    stats: pb::UnitStats {
-                        positions: report.stats.positions,
-                        seconds: report.elapsed.as_secs_f64(),
-                        threads: report.threads as u32,
-                        tt_hits: report.stats.tt_hits,
-                        tt_probes: report.stats.tt_probes,
-                    },
-                },
+                Outcome::Unknown if !over.load(Relaxed) => UnitOutcome::Stopped,
+                Outcome::Unknown => {
+                    let decided = decided_children(g, &pos, &report, &tt)
+                        .into_iter()
+                        .map(|d| pb::DecidedChild {
+                            r#move: g.move_name(d.placement),
+                            value: convert::value(d.outcome),
+                            winning_move: d.best.map(|id| g.move_name(id)).unwrap_or_default(),
+                        })
+                        .collect();
+                    UnitOutcome::TooLong { decided, stats }
+                }
+                value => UnitOutcome::Solved { value, best: report.best.map(|id| g.move_name(id)), stats },
             }
         })
     }

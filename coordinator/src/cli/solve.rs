@@ -205,6 +205,7 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, tt_mb: usize) -
         history: !args.no_history,
         position_budget: args.max_positions,
         time_budget: args.max_seconds.map(Duration::from_secs_f64),
+        carry: None,
     };
     let pool = thread_pool(args.threads)?;
     let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;

@@ -11,7 +11,7 @@ use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
 use golomb_proto::{SpecError, ValidSpec, convert, pb};
 
 use crate::store::hands::for_player;
-use crate::store::{ChildRow, NewNode, SplitTarget};
+use crate::store::{ChildRow, DecidedAt, NewNode, SplitTarget};
 
 /// The most nodes one job's split may make.
 pub const MAX_NODES: usize = 2_000_000;
@@ -260,5 +260,70 @@ fn child_result<B: Bits>(
         replies: row.replies,
         index: row.index,
         score: None,
+    })
+}
+
+/// The most children one give-back may report decided (more than any position has moves).
+pub const MAX_DECIDED: usize = 1 << 16;
+
+/// Checks what a worker says it decided below a unit it gives back to be
+/// split, and names each decided child by its place in `children` (the
+/// split's own children, merged under the board's symmetries).
+///
+/// Every reported move must be a legal move of the unit's position, every
+/// value a win or a loss, and every win must carry a winning move that is
+/// legal in the child (mapped onto the merged child's own position when
+/// the worker named another move of the same class). A report that fails
+/// any check is refused whole, with the field that failed.
+pub fn decided_children(
+    target: &SplitTarget,
+    children: &[(String, NewNode)],
+    reported: &[pb::DecidedChild],
+) -> Result<Vec<DecidedAt>, String> {
+    use golomb_engine::solve::Outcome;
+    if reported.len() > MAX_DECIDED.min(children.len()) {
+        return Err(format!("decided: {} children reported, the position has {}", reported.len(), children.len()));
+    }
+    if reported.is_empty() {
+        return Ok(Vec::new());
+    }
+    let game = target.spec.game.build().map_err(|e| e.to_string())?;
+    with_game!(&game, g => {
+        let (pos, _) = g.play_line(Position::empty(), &target.line).map_err(|e| e.to_string())?;
+        let by_key: std::collections::HashMap<&str, usize> =
+            children.iter().enumerate().map(|(i, (_, node))| (node.key.as_str(), i)).collect();
+        let mut out: Vec<DecidedAt> = Vec::with_capacity(reported.len());
+        for (i, d) in reported.iter().enumerate() {
+            let field = format!("decided[{i}]");
+            let id = g.parse_move(&d.r#move).map_err(|e| format!("{field}.move: {e}"))?;
+            let (mine, _) = g.play_line(pos, &d.r#move).map_err(|e| format!("{field}.move: {e}"))?;
+            let key = position_key(g, &mine);
+            let &index = by_key.get(key.as_str()).ok_or_else(|| format!("{field}.move: not a child of the unit"))?;
+            let value = convert::outcome(d.value);
+            let best = match value {
+                Outcome::Unknown => return Err(format!("{field}.value: a decided child is a win or a loss")),
+                Outcome::Loss => None,
+                Outcome::Win => {
+                    let best = g.parse_move(&d.winning_move).map_err(|e| format!("{field}.winning_move: {e}"))?;
+                    g.play_line(mine, &d.winning_move).map_err(|e| format!("{field}.winning_move: {e}"))?;
+                    // The split names the child by its own move: map the answer onto that position.
+                    let (theirs, _) = g
+                        .play_line(pos, &children[index].0)
+                        .map_err(|e| format!("{field}: the split's own child does not play: {e}"))?;
+                    let best = if g.move_name(id) == children[index].0 {
+                        best
+                    } else {
+                        let s = split::symmetry_between(g, &mine, &theirs)
+                            .ok_or_else(|| format!("{field}.move: no symmetry maps it onto its class"))?;
+                        g.symmetric_placement(s, best)
+                    };
+                    Some(g.move_name(best))
+                }
+            };
+            if out.iter().all(|o| o.index != index) {
+                out.push(DecidedAt { index, value, best });
+            }
+        }
+        Ok(out)
     })
 }

@@ -9,7 +9,7 @@ use golomb_proto::{JobId, PROTOCOL_VERSION, SpecError, UnitId, WorkerId, convert
 use tonic::{Request, Response, Status};
 
 use super::{Shared, plan};
-use crate::store::{Completion, HeartbeatUnit, HeldUnit, Reported};
+use crate::store::{Completion, HeartbeatUnit, HeldUnit, Reported, SplitCost};
 
 /// The most positions one report may claim (2^53): sums over millions of
 /// units stay exact and within SQLite's integers, whatever a peer sends.
@@ -200,13 +200,21 @@ impl pb::work_server::Work for WorkService {
     }
 
     async fn give_back(&self, request: Request<pb::GiveBackRequest>) -> Result<Response<pb::GiveBackResponse>, Status> {
-        let r = request.into_inner();
+        let mut r = request.into_inner();
         let units = held_units(&r)?;
         let worker = WorkerId(r.worker_id);
         if !r.split {
             self.0.store(move |s| s.give_back(worker, &units)).await?;
             return Ok(Response::new(pb::GiveBackResponse {}));
         }
+        if r.decided.len() > plan::MAX_DECIDED || (!r.decided.is_empty() && units.len() != 1) {
+            return Err(Status::invalid_argument("decided: children are reported for a split of one unit only"));
+        }
+        let stats = r.stats.unwrap_or_default();
+        let cost = SplitCost {
+            positions: stats.positions.min(MAX_POSITIONS),
+            seconds: if stats.seconds.is_finite() { stats.seconds.clamp(0.0, 1e9) } else { 0.0 },
+        };
         for held in units {
             let unit = held.unit;
             let key = held.clone();
@@ -220,20 +228,28 @@ impl pb::work_server::Work for WorkService {
                 self.0.store(move |s| s.give_back(worker, &back)).await?;
                 continue;
             }
-            let children = tokio::task::spawn_blocking(move || plan::unit_children(&target))
-                .await
-                .map_err(|e| Status::internal(e.to_string()))?;
-            let children = match children {
-                Ok(children) => children,
-                Err(err) => {
+            let reported = std::mem::take(&mut r.decided);
+            let planned = tokio::task::spawn_blocking(move || {
+                let children = plan::unit_children(&target).map_err(|e| Err(e.to_string()))?;
+                let decided = plan::decided_children(&target, &children, &reported).map_err(Ok)?;
+                Ok::<_, Result<String, String>>((children, decided))
+            })
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?;
+            let (children, decided) = match planned {
+                Ok(planned) => planned,
+                Err(Ok(refused)) => {
+                    return Err(Status::invalid_argument(format!("unit {unit}: {refused}")));
+                }
+                Err(Err(err)) => {
                     // Our own stored position no longer parses: leave the unit to expire, report the rest.
                     tracing::error!("cannot split unit {unit}: {err}");
                     continue;
                 }
             };
-            let count = children.len();
-            if self.0.store(move |s| s.split_unit(worker, &held, &children)).await? {
-                tracing::info!("unit {unit} ran too long: split into {count} children");
+            let (count, kept) = (children.len(), decided.len());
+            if self.0.store(move |s| s.split_unit(worker, &held, &children, &decided, cost)).await? {
+                tracing::info!("unit {unit} ran too long: split into {count} children, {kept} of them decided");
             }
         }
         Ok(Response::new(pb::GiveBackResponse {}))

@@ -59,7 +59,7 @@ pub use progress::ProgressRow;
 pub use schema::SCHEMA_VERSION;
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, ResultsPage, TreeNode};
-pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported, SplitTarget};
+pub use units::{Completion, DecidedAt, HeartbeatUnit, HeldUnit, LeasedUnit, Reported, SplitCost, SplitTarget};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 
 /// A unit that failed or lost its lease this many times is marked failed.

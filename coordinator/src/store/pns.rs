@@ -9,8 +9,11 @@
 //! φ = min δ(child) and δ = Σ φ(child); a won node has (0, ∞), a lost one
 //! (∞, 0). The next unit is the **most-proving node**: from the root, go to
 //! the child of least δ until a leaf. For `classify` the root's children
-//! must all be decided: the root goes to the child that is closest to being
-//! decided either way (least min(φ, δ)).
+//! must all be decided: the root goes to a child it has already expanded before
+//! it starts another (a classify finishes the openings it started, so it
+//! decides them at a steady rate), and among those to the child closest to
+//! being decided either way (least min(φ, δ), then least δ: a new child
+//! with fewer replies first).
 //!
 //! **In flight.** A leased leaf keeps its numbers (they still say what is
 //! left to do above it) but is *saturated*: it cannot be chosen again. A
@@ -289,8 +292,13 @@ impl PnTree {
                         .filter(|&c| !self.nodes[c as usize].saturated && !self.decided(c))
                         .min_by_key(|&c| {
                             let child = &self.nodes[c as usize];
-                            let key = if at_classify_root { child.phi.min(child.delta) } else { child.delta };
-                            (key, child.phi)
+                            if at_classify_root {
+                                // Finish what was started: a child being expanded goes before a new one.
+                                let fresh = child.kind == NodeKind::Frontier;
+                                (u64::from(fresh), child.phi.min(child.delta), child.delta)
+                            } else {
+                                (0, child.delta, child.phi)
+                            }
                         });
                     match best {
                         Some(c) => n = c,

@@ -165,7 +165,7 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
     let children: Vec<(String, NewNode)> =
         vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
     let held = HeldUnit { unit: units[0].unit, lease_token: units[0].lease_token.clone() };
-    assert!(store.split_unit(worker, &held, &children).unwrap());
+    assert!(store.split_unit(worker, &held, &children, &[], SplitCost::default()).unwrap());
     assert_eq!(store.job(job).unwrap().units.split, 1);
     let next = store.lease(worker, 10, 60.0).unwrap();
     assert_eq!(next.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a1", "a2", "b", "c"], "children first");
@@ -188,6 +188,29 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
     let row = store.job(job).unwrap();
     assert!(row.error.unwrap().contains("boom"));
     assert_eq!((row.units.failed, row.units.pending, row.units.cancelled), (1, 0, 2), "the failed job's units stop");
+}
+
+#[test]
+fn a_split_keeps_the_children_its_worker_decided_and_what_its_search_cost() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    let units = store.lease(worker, 1, 60.0).unwrap();
+    let children: Vec<(String, NewNode)> =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
+    let held = HeldUnit { unit: units[0].unit, lease_token: units[0].lease_token.clone() };
+    let decided = [DecidedAt { index: 0, value: Win, best: Some("x".into()) }];
+    let cost = SplitCost { positions: 12_345, seconds: 1.5 };
+    assert!(store.split_unit(worker, &held, &children, &decided, cost).unwrap());
+    let next = store.lease(worker, 10, 60.0).unwrap();
+    assert_eq!(
+        next.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(),
+        ["a2", "b", "c"],
+        "the decided child is never handed out"
+    );
+    done(&mut store, worker, next[0].unit, Win);
+    let (_, rows) = store.results(job).unwrap();
+    assert_eq!(rows[0].value, Loss, "a: the kept win and the solved one");
+    assert!(rows[0].positions >= 12_345, "the split unit's search counts on its node: {}", rows[0].positions);
+    assert_eq!(store.job(job).unwrap().units.done, 2, "the kept child's unit is done, and the solved one");
 }
 
 #[test]

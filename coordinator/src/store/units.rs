@@ -132,6 +132,27 @@ pub struct SplitTarget {
     pub depth: u32,
 }
 
+/// A child of a split unit that the unit's worker decided before its budget ran out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecidedAt {
+    /// The child's place in the split's children list.
+    pub index: usize,
+    /// Its value for its side to move.
+    pub value: Outcome,
+    /// For a win, its winning move, in the child's own line's position.
+    pub best: Option<String>,
+}
+
+/// What the search of a unit given back to be split cost: kept on the unit,
+/// so that its node's figures and the job's count the work.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SplitCost {
+    /// Positions searched.
+    pub positions: u64,
+    /// Solver seconds.
+    pub seconds: f64,
+}
+
 /// Records a disagreeing result next to the recorded one.
 fn record_conflict(tx: &Transaction<'_>, c: &Completion, value: &str, recorded: &str) -> Result<(), StoreError> {
     tx.execute(
@@ -478,11 +499,15 @@ impl Store {
 
     /// Replaces a unit that ran too long by its children (`children[i].children` unused):
     /// new positions become pending units, known ones are linked (and revived if pruned).
+    /// The children its worker `decided` are recorded as done by it (their
+    /// units never wait), and the unit keeps what its search `cost`.
     pub fn split_unit(
         &mut self,
         worker: WorkerId,
         held: &HeldUnit,
         children: &[(String, NewNode)],
+        decided: &[DecidedAt],
+        cost: SplitCost,
     ) -> Result<bool, StoreError> {
         let unit = held.unit;
         let tx = self.write()?;
@@ -501,8 +526,13 @@ impl Store {
             return Ok(false);
         };
         tx.execute(
-            "UPDATE units SET state = :split, deadline = NULL, finished = :now WHERE id = :unit",
-            named_params! { ":unit": unit.0 as i64, ":now": now(), ":split": UnitState::Split },
+            "UPDATE units SET state = :split, deadline = NULL, finished = :now, positions = :positions,
+                    seconds = :seconds, progress = 0
+             WHERE id = :unit",
+            named_params! {
+                ":unit": unit.0 as i64, ":now": now(), ":split": UnitState::Split,
+                ":positions": cost.positions.min(i64::MAX as u64) as i64, ":seconds": cost.seconds,
+            },
         )?;
         let mut lost = Vec::new();
         let mut leaves = Vec::with_capacity(children.len());
@@ -556,11 +586,37 @@ impl Store {
         for id in lost {
             decide(&tx, id, Outcome::Loss, None)?;
         }
+        let mut kept = Vec::new();
+        for d in decided {
+            let Some(leaf) = leaves.get(d.index) else { continue };
+            let id = leaf.id;
+            let open: bool = tx.query_row("SELECT value IS NULL FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
+            if !open {
+                continue;
+            }
+            // The child's unit is done by the worker that decided it: it never waits in the queue.
+            tx.execute(
+                "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, finished = :now,
+                        deadline = NULL, progress = 0, error = NULL
+                 WHERE node = :node AND state IN (:pending, :cancelled)",
+                named_params! {
+                    ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": d.best,
+                    ":worker": worker.0 as i64, ":now": now(), ":pending": UnitState::Pending,
+                    ":cancelled": UnitState::Cancelled,
+                },
+            )?;
+            decide(&tx, id, d.value, d.best.as_deref())?;
+            kept.push(id);
+        }
         settle(&tx, node)?;
         finish_if_answered(&tx, job)?;
         tx.commit()?;
         if let Some(tree) = self.trees.get_mut(job) {
             tree.expand(node, &leaves);
+            for id in kept {
+                let value: Value = self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
+                tree.decide(id, value.0);
+            }
             // Reviving known nodes may have put units that were pruned while held back in the queue.
             for below in tree.busy_below(&known) {
                 let state: Option<UnitState> =

@@ -17,7 +17,6 @@
 //! the top plies (tens of thousands in an 8x8 opening) take the lock. `--no-history` (on
 //! `golomb solve`) turns it off, to reproduce Orman's Table 1.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::bitboard::Bits;
@@ -70,10 +69,11 @@ pub struct History<B> {
 
 #[derive(Default)]
 struct Tables<B> {
-    /// How many nodes of a ply each move won.
-    wins: HashMap<PlyMove<B>, u32>,
+    /// How many nodes of a ply each move won (a fast hash: a history
+    /// carried across a worker's units is looked up at every root).
+    wins: foldhash::HashMap<PlyMove<B>, u32>,
     /// The last two answers (most recent first) to a move, by the answer's ply.
-    counters: HashMap<PlyMove<B>, [Move<B>; 2]>,
+    counters: foldhash::HashMap<PlyMove<B>, [Move<B>; 2]>,
 }
 
 impl<B: Bits> History<B> {
@@ -102,7 +102,8 @@ impl<B: Bits> History<B> {
         if tables.wins.is_empty() {
             return;
         }
-        moves.sort_by_key(|&(piece, mask)| {
+        // One look-up per move, not per comparison.
+        moves.sort_by_cached_key(|&(piece, mask)| {
             std::cmp::Reverse(tables.wins.get(&(ply, piece, mask)).copied().unwrap_or(0))
         });
     }

@@ -79,7 +79,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         return TopResult { outcome: Outcome::Win, best: Some(best), tries: 1, stats: probe_stats };
     }
     if ply >= ctx.split_plies || list.len() < PARALLEL_MIN_MOVES {
-        let hints = ctx.history.as_ref().map_or(Hints::none(), |history| history.hints(list, ply, last));
+        let hints = ctx.history.as_ref().map_or(Hints::none(), |history| history.hints(list, ctx.depth + ply, last));
         let mut result = Searcher::new(ctx, scope, ply).solve_top(list, hints);
         // The first sequential ply is still near the root: its winning moves go into proofs.
         keep_result(ctx, list, (ply, last), key.as_ref(), result.outcome, result.best, result.stats.positions);
@@ -87,10 +87,10 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         return result;
     }
     let mut moves = ctx.ordered_moves(list, ply);
-    if ply > 0
-        && let Some(history) = &ctx.history
-    {
-        history.promote(&mut moves, ply);
+    // At the root too: a worker's search starts with what the searches of
+    // its earlier units of the game found (an empty history changes nothing).
+    if let Some(history) = &ctx.history {
+        history.promote(&mut moves, ctx.depth + ply);
     }
     if ply == 0 {
         // Equal root moves under the root's symmetries have equal values.
@@ -128,7 +128,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
                     if result.outcome == Outcome::Loss
                         && let Some(history) = &ctx.history
                     {
-                        history.note_win(ply, last, (piece, mask));
+                        history.note_win(ctx.depth + ply, last, (piece, mask));
                     }
                     let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
                     state.stats.merge(&result.stats);
@@ -182,7 +182,7 @@ fn keep_result<B: Bits + TtCheck>(
     if let Some(best) = best {
         ctx.record_win(list, best, ply);
         if let Some(history) = &ctx.history {
-            history.note_win(ply, last, best);
+            history.note_win(ctx.depth + ply, last, best);
         }
     }
     if let Some(key) = key

@@ -26,7 +26,10 @@
 //! work to compute (work = log2 of the positions searched below it). The
 //! second is always replaced.
 
+use std::any::Any;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 
 use crate::bitboard::{Bitboard, Bits, WideBitboard};
 
@@ -91,10 +94,21 @@ fn scramble(data: u64) -> u64 {
     Bitboard(data).hash64()
 }
 
+/// How many searches' carried values (histories of winning moves) a table keeps.
+pub const CARRIED_MAX: usize = 4096;
+
 /// A shared, fixed-size, lock-free table of solved positions.
 pub struct TranspositionTable {
     words: Vec<AtomicU64>,
     bucket_mask: u64,
+    /// The searchers' own small tables, kept between searches that share
+    /// this table (a worker's units of one game): what a search learned
+    /// about small nodes is not thrown away with it, and no new table is
+    /// zeroed for every search.
+    own: Mutex<Vec<TranspositionTable>>,
+    /// What searches of this table's game pass on to the searches of their
+    /// children (the move history near the root), by the name it was left under.
+    carried: Mutex<HashMap<u64, Arc<dyn Any + Send + Sync>>>,
 }
 
 impl std::fmt::Debug for TranspositionTable {
@@ -115,7 +129,12 @@ impl TranspositionTable {
         // Advice first, so that the writes below already fault in huge pages.
         advise_huge_pages(&mut words);
         words.resize_with(buckets * 4, || AtomicU64::new(0));
-        TranspositionTable { words, bucket_mask: buckets as u64 - 1 }
+        TranspositionTable {
+            words,
+            bucket_mask: buckets as u64 - 1,
+            own: Mutex::new(Vec::new()),
+            carried: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The table's size in bytes.
@@ -123,11 +142,45 @@ impl TranspositionTable {
         self.words.len() * 8
     }
 
-    /// Forgets every entry.
+    /// Forgets every entry, the kept own tables' too.
     pub fn clear(&self) {
         for w in &self.words {
             w.store(0, Relaxed);
         }
+        self.own.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.carried.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// The value of type `T` that the search named `from` left here (a new
+    /// one if none did, or if it is of another type), now also left under
+    /// `to`: the searches of a tree's parts share one. At most
+    /// [`CARRIED_MAX`] names are kept; past that all are forgotten.
+    pub(crate) fn carried<T: Any + Send + Sync + Default>(&self, from: u64, to: u64) -> Arc<T> {
+        let mut carried = self.carried.lock().unwrap_or_else(|e| e.into_inner());
+        let value = carried
+            .get(&from)
+            .and_then(|kept| kept.clone().downcast::<T>().ok())
+            .unwrap_or_else(|| Arc::new(T::default()));
+        if carried.len() >= CARRIED_MAX && !carried.contains_key(&to) {
+            carried.clear();
+        }
+        carried.insert(to, value.clone());
+        value
+    }
+
+    /// A searcher's own table of `megabytes` MiB: one a search of the same
+    /// game left here (with what it holds), or a new one.
+    pub(crate) fn take_own(&self, megabytes: usize) -> TranspositionTable {
+        let mut own = self.own.lock().unwrap_or_else(|e| e.into_inner());
+        match own.iter().position(|t| t.bytes() == megabytes << 20) {
+            Some(i) => own.swap_remove(i),
+            None => TranspositionTable::new(megabytes),
+        }
+    }
+
+    /// Keeps a searcher's own table for the next search that shares this table.
+    pub(crate) fn keep_own(&self, table: TranspositionTable) {
+        self.own.lock().unwrap_or_else(|e| e.into_inner()).push(table);
     }
 
     #[inline]

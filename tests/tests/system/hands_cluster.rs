@@ -197,6 +197,7 @@ fn a_hands_unit_is_never_split_and_an_impossible_score_is_refused() {
             unit_ids: vec![unit.unit_id],
             lease_tokens: vec![unit.lease_token.clone()],
             split: true,
+            ..Default::default()
         };
         client.give_back(split).await.unwrap();
         let status = cluster.status(job);

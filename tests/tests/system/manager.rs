@@ -129,6 +129,7 @@ fn two_workers_never_hold_the_same_node() {
                     unit_ids: back.iter().map(|u| u.unit_id).collect(),
                     lease_tokens: back.iter().map(|u| u.lease_token.clone()).collect(),
                     split: false,
+                    ..Default::default()
                 };
                 client.give_back(request).await.unwrap();
             }
@@ -136,4 +137,84 @@ fn two_workers_never_hold_the_same_node() {
     });
     let status = cluster.status(job);
     assert_eq!(count(&status, "units", "leased"), 8, "{status}");
+}
+
+/// A legal move at `line` on `board` (pentominoes), in notation.
+fn some_move(board: &str, line: &str) -> String {
+    use golomb_engine::{Bitboard, Board, BoardSpec, Game, PieceSet, PieceSetSpec, Position};
+    let spec = BoardSpec::parse(board, "").expect("a board");
+    let board = Board::new(spec.width, spec.height).expect("a board");
+    let pieces = PieceSet::for_game(PieceSetSpec::parse("pentominoes").expect("pieces")).expect("pieces");
+    let game = Game::<Bitboard>::new(board, pieces).expect("a game");
+    let (pos, _) = game.play_line(Position::empty(), line).expect("a line");
+    game.move_name(game.legal_moves(&pos)[0])
+}
+
+/// A split keeps the children its worker decided before its budget ran out
+/// (the coordinator logs how many), and the job's values still equal local
+/// solves and its proof verifies; a give-back whose decided children name
+/// an illegal move, or a win without its winning move, is refused with the
+/// field that failed, and the unit is handed out again.
+#[test]
+fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
+    use golomb_proto::{PROTOCOL_VERSION, pb};
+    let cluster = Cluster::start(None, LEASE_SECONDS);
+    let (board, root) = ("7x6", "X:b2,a3,b3,c3,b4");
+    let args =
+        ["--board", board, "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.005"];
+    let job = cluster.submit(&args);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let refusals: Vec<String> = runtime.block_on(async {
+        let mut client = cluster.work_client().await;
+        let register = pb::RegisterRequest {
+            protocol_version: PROTOCOL_VERSION,
+            name: "liar".into(),
+            host: "test".into(),
+            threads: 1,
+        };
+        let me = client.register(register).await.expect("registers").into_inner().worker_id;
+        let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 1 }).await.unwrap().into_inner().units;
+        let unit = &units[0];
+        let legal = some_move(board, &unit.moves);
+        let split = |decided: pb::DecidedChild| pb::GiveBackRequest {
+            worker_id: me,
+            unit_ids: vec![unit.unit_id],
+            lease_tokens: vec![unit.lease_token.clone()],
+            split: true,
+            decided: vec![decided],
+            stats: None,
+        };
+        let bad = [
+            pb::DecidedChild { r#move: "garbage".into(), value: pb::Value::Loss as i32, winning_move: String::new() },
+            pb::DecidedChild { r#move: legal.clone(), value: pb::Value::Win as i32, winning_move: String::new() },
+            pb::DecidedChild { r#move: legal, value: pb::Value::Unknown as i32, winning_move: String::new() },
+        ];
+        let mut refusals = Vec::new();
+        for decided in bad {
+            let status = client.give_back(split(decided)).await.expect_err("a bad report is refused");
+            assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+            refusals.push(status.message().to_string());
+        }
+        let back = pb::GiveBackRequest {
+            worker_id: me,
+            unit_ids: vec![unit.unit_id],
+            lease_tokens: vec![unit.lease_token.clone()],
+            ..Default::default()
+        };
+        client.give_back(back).await.expect("a plain give-back");
+        refusals
+    });
+    assert!(refusals[0].contains("decided[0].move"), "{refusals:?}");
+    assert!(refusals[1].contains("decided[0].winning_move"), "{refusals:?}");
+    assert!(refusals[2].contains("decided[0].value"), "{refusals:?}");
+    let _workers = [cluster.worker("w1", 1), cluster.worker("w2", 1)];
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert!(count(&status, "units", "split") >= 1, "{status}");
+    check_classify(&cluster.results(job), board, root, |i, value| value == "loss" || i % 10 == 0);
+    let log = cluster.coordinator_log();
+    let kept: u64 =
+        log.lines().filter_map(|line| line.split("children, ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum();
+    assert!(kept > 0, "some split kept children its worker decided:\n{log}");
+    assert!(cluster.verify_proof(job).contains("verified"));
 }

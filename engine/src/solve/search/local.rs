@@ -93,15 +93,20 @@ pub struct LocalBuffers<B> {
 }
 
 impl<B: Bits> LocalBuffers<B> {
-    /// Buffers for searches of at most `plies` plies, with an own table of
+    /// Buffers for searches of at most `plies` plies, with a new own table of
     /// `table_mb` MiB ([`NEAR_TT_MB`] for the local kernel).
     pub fn new(plies: usize, table_mb: usize) -> Self {
+        Self::with_table(plies, TranspositionTable::new(table_mb))
+    }
+
+    /// Buffers for searches of at most `plies` plies around the own table `near`.
+    pub fn with_table(plies: usize, near: TranspositionTable) -> Self {
         LocalBuffers {
             keys: vec![Vec::with_capacity(LOCAL_MAX); plies],
             killers: vec![[B::EMPTY; 2]; plies],
             refuters: vec![[(0, 0); 2]; plies],
             stamp: 0,
-            near: TranspositionTable::new(table_mb),
+            near,
             narrow: Vec::new(),
             middle: Vec::new(),
             wide: Vec::new(),
@@ -111,6 +116,11 @@ impl<B: Bits> LocalBuffers<B> {
 }
 
 impl<B: Bits> LocalBuffers<B> {
+    /// The own table, to keep for the next search of the same game.
+    pub fn into_table(self) -> TranspositionTable {
+        self.near
+    }
+
     /// The rank (0 or 1) of `placement` among the killers of `ply`, if it is one.
     pub fn killer_rank(&self, ply: usize, placement: (u8, B)) -> Option<usize> {
         self.killers[ply].iter().position(|&k| k == placement.1)

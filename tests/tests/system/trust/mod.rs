@@ -219,7 +219,7 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
         for (worker_id, units) in [(me, &mine), (other, &theirs)] {
             let unit_ids = units.iter().map(|u| u.unit_id).collect();
             let lease_tokens = units.iter().map(|u| u.lease_token.clone()).collect();
-            let request = pb::GiveBackRequest { worker_id, unit_ids, lease_tokens, split: false };
+            let request = pb::GiveBackRequest { worker_id, unit_ids, lease_tokens, split: false, ..Default::default() };
             let _ = client.give_back(request).await;
         }
         accepted
