@@ -144,12 +144,15 @@ pub const GRACE: f64 = 4.0;
 /// Stops a unit's search (`progress.cancel`, with `over` set first) once it
 /// has run its `budget`, unless the share of its root's moves already
 /// searched says it will finish within [`GRACE`] budgets; never later than
-/// that. Returns when the search is `finished`.
+/// that. Returns when the search is `finished` (unpark it then).
 fn watch_budget(budget: Duration, progress: &Progress, over: &AtomicBool, finished: &AtomicBool) {
     let start = Instant::now();
     let step = (budget / 20).clamp(Duration::from_millis(2), Duration::from_millis(50));
-    while !finished.load(Relaxed) {
-        std::thread::sleep(step);
+    loop {
+        std::thread::park_timeout(step);
+        if finished.load(Relaxed) {
+            return;
+        }
         let ran = start.elapsed().as_secs_f64();
         let budget = budget.as_secs_f64();
         if ran < budget {
@@ -245,12 +248,16 @@ impl UnitSolver {
             };
             let (over, finished) = (AtomicBool::new(false), AtomicBool::new(false));
             let report = std::thread::scope(|scope| {
-                if let Some(budget) = budget {
+                let watcher = budget.map(|budget| {
                     let (over, finished) = (&over, &finished);
-                    scope.spawn(move || watch_budget(budget, progress, over, finished));
-                }
+                    scope.spawn(move || watch_budget(budget, progress, over, finished))
+                });
                 let report = solve(g, &pos, &config, &tt, progress);
                 finished.store(true, Relaxed);
+                // Wake the watcher at once: a small unit must not wait out its sleep.
+                if let Some(watcher) = watcher {
+                    watcher.thread().unpark();
+                }
                 report
             });
             let stats = pb::UnitStats {
