@@ -14,8 +14,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use golomb_coordinator::manager::{InFlight, NodeKind, PnLeaf, PnTree};
 use golomb_coordinator::store::NodeId;
-use golomb_coordinator::store::pns::{InFlight, NodeKind, PnLeaf, PnTree};
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::split::{children, position_key};
 use golomb_engine::{Bits, Board, BoardSpec, Game, PieceSet, Position, WideBitboard};

@@ -4,6 +4,9 @@
 //!   scheduler's use of the engine (splitting jobs and long units, results
 //!   in the root's terms, proofs of cluster jobs);
 //! - [`store`]: the SQLite store, the only place with SQL;
+//! - [`manager`]: the proof-number manager's in-memory tree of a game job
+//!   (which unit to hand out next), with no SQL: the store keeps it in step
+//!   with its tables;
 //! - `http`: the web status page, its JSON under `/api/...` and `/metrics`
 //!   (`serve --http`), read through the same `Jobs` service and printed with
 //!   the CLI's report types;
@@ -13,5 +16,6 @@
 
 pub mod cli;
 mod http;
+pub mod manager;
 pub mod server;
 pub mod store;

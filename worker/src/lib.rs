@@ -7,8 +7,12 @@
 //! number may join or leave at any time.
 
 mod busy;
+mod connect;
+mod delivery;
+mod heartbeat;
 pub mod memory;
 mod run;
+mod shared;
 mod solver;
 
 pub use busy::BusyClock;

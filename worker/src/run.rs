@@ -9,6 +9,11 @@
 //! Reports that cannot be delivered (the coordinator is away) wait in an outbox and are sent again, so a
 //! coordinator restart loses no result. The channel reconnects by itself;
 //! calls that fail for transport reasons are retried with backoff.
+//!
+//! This module is the main loop and the solver thread's feed; beside it,
+//! `connect` holds the channel, refusals, backoff and registering,
+//! `delivery` the outbox, `heartbeat` the heartbeat task, and `shared` the
+//! state they all read.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -16,20 +21,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use golomb_engine::solve::{Outcome, Progress};
-use golomb_proto::auth::SendToken;
-use golomb_proto::pb::work_client::WorkClient;
-use golomb_proto::{PROTOCOL_VERSION, convert, pb};
+use golomb_engine::solve::Progress;
+use golomb_proto::pb;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tonic::Code;
-use tonic::service::interceptor::InterceptedService;
-use tonic::transport::Channel;
 
 use crate::busy::BusyClock;
+use crate::connect::{Backoff, Client, Refusal, connect, refusal, register};
+use crate::delivery::{Report, collect, deliver, forget_other_databases, publish_waiting};
+use crate::heartbeat::heartbeat_loop;
+use crate::shared::{Running, Shared, note_drain};
 use crate::solver::{UnitOutcome, UnitSolver};
-
-type Client = WorkClient<InterceptedService<Channel, SendToken>>;
 
 /// How to run a worker.
 #[derive(Clone, Debug)]
@@ -63,145 +65,8 @@ pub struct WorkerSummary {
     pub drained: bool,
 }
 
-/// A unit leased and not yet reported (queued or being solved), by its lease token.
-struct Running {
-    unit_id: u64,
-    progress: Arc<Progress>,
-    /// Set by the solver thread when it starts the unit (a drain finishes started units only).
-    started: AtomicBool,
-}
-
-/// What the worker still has to tell the coordinator.
-enum Report {
-    Complete(pb::CompleteRequest),
-    GiveBack(pb::GiveBackRequest),
-}
-
-/// State shared with the heartbeat task and the solver thread.
-struct Shared {
-    worker_id: AtomicU64,
-    /// The coordinator's database identity, from registration.
-    coordinator_id: Mutex<String>,
-    /// Units leased and not yet reported: queued or being solved, by lease token.
-    running: Mutex<HashMap<String, Running>>,
-    /// Units solved whose results wait in the outbox, by lease token: their
-    /// leases are kept alive too, so a result held back by a coordinator
-    /// that cannot write for a while is still accepted when it can.
-    waiting: Mutex<Vec<(String, u64, u64)>>,
-    /// Milliseconds between heartbeats, as the coordinator last asked.
-    heartbeat_ms: AtomicU64,
-    busy: BusyClock,
-    /// Set when the coordinator no longer knows this worker (it lost its database).
-    unknown: AtomicBool,
-    /// Set when the coordinator asks this worker to drain: lease nothing
-    /// more, finish the unit being solved, give back the queued one, exit.
-    draining: AtomicBool,
-}
-
-impl Shared {
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn coordinator_id(&self) -> String {
-        self.coordinator_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// Whether an answer came from another database than the one we registered
-    /// with (the coordinator was restarted on another file, and may even have
-    /// given our worker id to someone else): then register again, which drops
-    /// the old database's units.
-    fn database_changed(&self, coordinator_id: &str) -> bool {
-        let known = self.coordinator_id.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let changed = !coordinator_id.is_empty() && !known.is_empty() && known != coordinator_id;
-        if changed {
-            self.unknown.store(true, Relaxed);
-        }
-        changed
-    }
-}
-
-/// What a refused call means for the worker.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Refusal {
-    /// The coordinator is away, overloaded or failing inside (a full disk, a
-    /// locked database): try again later, keeping what we have.
-    Transient,
-    /// The coordinator no longer knows this worker: register again.
-    Unknown,
-    /// This one call can never succeed (a lease no longer held, bad input): drop it.
-    Final,
-    /// Nothing will succeed (a bad token, another protocol): stop the worker.
-    Fatal,
-}
-
-/// Sorts a refusal by what can change it.
-fn refusal(status: &tonic::Status) -> Refusal {
-    match status.code() {
-        Code::Unauthenticated | Code::PermissionDenied | Code::Unimplemented => Refusal::Fatal,
-        Code::NotFound if status.message().contains("no worker") => Refusal::Unknown,
-        Code::NotFound | Code::FailedPrecondition | Code::InvalidArgument | Code::AlreadyExists | Code::OutOfRange => {
-            Refusal::Final
-        }
-        _ => Refusal::Transient,
-    }
-}
-
-/// The lease token a report is about (every report names exactly one lease or a list).
-fn report_tokens(report: &Report) -> Vec<&str> {
-    match report {
-        Report::Complete(r) => vec![r.lease_token.as_str()],
-        Report::GiveBack(r) => r.lease_tokens.iter().map(String::as_str).collect(),
-    }
-}
-
 /// Units leased beyond the one being solved, so the pool never waits for a lease.
 const QUEUED: usize = 1;
-
-/// Waits that double from 250 ms up to 10 s while the coordinator keeps refusing.
-#[derive(Debug)]
-struct Backoff(Duration);
-
-impl Default for Backoff {
-    fn default() -> Backoff {
-        Backoff(Duration::from_millis(250))
-    }
-}
-
-impl Backoff {
-    fn next(&mut self) -> Duration {
-        let wait = self.0;
-        self.0 = (self.0 * 2).min(Duration::from_secs(10));
-        wait
-    }
-}
-
-/// Tells the heartbeat task which solved units wait in the outbox.
-fn publish_waiting(shared: &Shared, outbox: &VecDeque<Report>) {
-    let waiting = outbox
-        .iter()
-        .filter_map(|r| match r {
-            Report::Complete(c) => Some((c.lease_token.clone(), c.unit_id, c.stats.map_or(0, |s| s.positions))),
-            Report::GiveBack(_) => None,
-        })
-        .collect();
-    *shared.waiting.lock().unwrap_or_else(|e| e.into_inner()) = waiting;
-}
-
-/// After registering with a coordinator whose database changed: stops the
-/// units leased from the old one and drops their reports, which the new one
-/// would refuse (their leases name the old database).
-fn forget_other_databases(shared: &Shared, outbox: &mut VecDeque<Report>) {
-    let prefix = format!("{}.", shared.coordinator_id());
-    for r in shared.running().iter().filter(|(token, _)| !token.starts_with(&prefix)).map(|(_, r)| r) {
-        r.progress.cancel.store(true, Relaxed);
-    }
-    let before = outbox.len();
-    outbox.retain(|report| report_tokens(report).iter().all(|t| t.starts_with(&prefix)));
-    if outbox.len() < before {
-        tracing::warn!("dropped {} results of units leased from another database", before - outbox.len());
-    }
-}
 
 /// Runs a worker until `shutdown` is cancelled: then it stops leasing, gives
 /// its units back, delivers what it can, and returns its summary.
@@ -210,13 +75,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
     if let Some(mib) = config.tt_mb {
         crate::memory::check_tt_mb(mib)?;
     }
-    let url = golomb_proto::address::coordinator_url(&config.coordinator)?;
-    let endpoint = golomb_proto::connect::endpoint(&url, config.tls_ca.as_deref())?
-        .connect_timeout(Duration::from_secs(5))
-        .timeout(Duration::from_secs(20))
-        .http2_keep_alive_interval(Duration::from_secs(10))
-        .keep_alive_timeout(Duration::from_secs(10));
-    let mut client = WorkClient::with_interceptor(endpoint.connect_lazy(), SendToken::new(config.token.as_deref())?);
+    let mut client = connect(&config)?;
     let pool =
         rayon::ThreadPoolBuilder::new().num_threads(config.threads).thread_name(|i| format!("solver-{i}")).build()?;
     let shared = Arc::new(Shared {
@@ -406,75 +265,6 @@ async fn work(
     Ok(())
 }
 
-/// Notes a drain the coordinator asked for (once, in the log).
-fn note_drain(shared: &Shared, drain: bool) {
-    if drain && !shared.draining.swap(true, Relaxed) {
-        tracing::info!("the coordinator asks this worker to drain: finishing the current unit, then exiting");
-    }
-}
-
-/// Registers (again), retrying while the coordinator is away; returns the
-/// heartbeat interval, or `None` if shut down first. A refusal is an error.
-async fn register(
-    client: &mut Client,
-    config: &WorkerConfig,
-    shared: &Shared,
-    shutdown: &CancellationToken,
-) -> anyhow::Result<Option<Duration>> {
-    let host = crate::host_name();
-    let mut backoff = Duration::from_millis(200);
-    let mut first_failure = true;
-    loop {
-        let request = pb::RegisterRequest {
-            protocol_version: PROTOCOL_VERSION,
-            name: config.name.clone(),
-            host: host.clone(),
-            threads: config.threads as u32,
-        };
-        match client.register(request).await {
-            Ok(response) => {
-                let response = response.into_inner();
-                shared.worker_id.store(response.worker_id, Relaxed);
-                let mut known = shared.coordinator_id.lock().unwrap_or_else(|e| e.into_inner());
-                if !known.is_empty() && *known != response.coordinator_id {
-                    tracing::warn!(
-                        "the coordinator at {} now runs on another database: the units of the old one are dropped",
-                        config.coordinator
-                    );
-                }
-                *known = response.coordinator_id;
-                tracing::info!("registered with {} as worker {}", config.coordinator, response.worker_id);
-                let heartbeat = response.heartbeat_seconds;
-                let every =
-                    Duration::from_secs_f64(if heartbeat.is_finite() { heartbeat.clamp(0.1, 60.0) } else { 1.0 });
-                shared.heartbeat_ms.store(every.as_millis() as u64, Relaxed);
-                return Ok(Some(every));
-            }
-            Err(status) if refusal(&status) == Refusal::Transient => {
-                let why = crate::status_text(&status);
-                if first_failure {
-                    tracing::warn!(
-                        "cannot reach the coordinator at {} ({why}); check that `golomb serve` runs there and \
-                         listens on that address (`--listen`; the default 127.0.0.1:7117 is this machine only), \
-                         that the port is open between the two machines, and that --coordinator or \
-                         GOLOMB_COORDINATOR names it; retrying until it answers",
-                        config.coordinator
-                    );
-                    first_failure = false;
-                } else {
-                    tracing::warn!("cannot reach {} ({why}); retrying in {:?}", config.coordinator, backoff);
-                }
-            }
-            Err(status) => bail!("the coordinator refused this worker: {}", status.message()),
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(backoff) => {}
-            _ = shutdown.cancelled() => return Ok(None),
-        }
-        backoff = (backoff * 2).min(Duration::from_secs(5));
-    }
-}
-
 /// The solver thread: solves queued units one at a time on the pool until the queue closes.
 fn solve_units(
     todo: std::sync::mpsc::Receiver<pb::Unit>,
@@ -502,190 +292,6 @@ fn solve_units(
         shared.running().remove(&unit.lease_token);
         if done.send((unit, outcome)).is_err() {
             return;
-        }
-    }
-}
-
-/// Turns a finished unit into the report the coordinator needs (a stopped
-/// unit needs none, unless the worker is draining: then it goes back).
-fn collect(
-    (unit, outcome): (pb::Unit, UnitOutcome),
-    outbox: &mut VecDeque<Report>,
-    summary: &mut WorkerSummary,
-    draining: bool,
-) {
-    let worker_id = 0; // filled in when delivered
-    let report = match outcome {
-        UnitOutcome::Solved { value, best, stats } => {
-            summary.units += 1;
-            summary.positions += stats.positions;
-            tracing::debug!("unit {} ({}): {:?} in {:.2} s", unit.unit_id, unit.moves, value, stats.seconds);
-            Report::Complete(pb::CompleteRequest {
-                worker_id,
-                unit_id: unit.unit_id,
-                job_id: unit.job_id,
-                lease_token: unit.lease_token.clone(),
-                value: convert::value(value),
-                winning_move: if value == Outcome::Win { best.unwrap_or_default() } else { String::new() },
-                stats: Some(stats),
-                ..Default::default()
-            })
-        }
-        UnitOutcome::Scored { score, best, stats } => {
-            summary.units += 1;
-            summary.positions += stats.positions;
-            tracing::debug!("unit {} ({}): score {score:+} in {:.2} s", unit.unit_id, unit.moves, stats.seconds);
-            Report::Complete(pb::CompleteRequest {
-                worker_id,
-                unit_id: unit.unit_id,
-                job_id: unit.job_id,
-                lease_token: unit.lease_token.clone(),
-                score: Some(score),
-                winning_move: best.unwrap_or_default(),
-                stats: Some(stats),
-                ..Default::default()
-            })
-        }
-        UnitOutcome::Counted { solutions, fixed, stats } => {
-            summary.units += 1;
-            summary.positions += stats.positions;
-            Report::Complete(pb::CompleteRequest {
-                worker_id,
-                unit_id: unit.unit_id,
-                job_id: unit.job_id,
-                lease_token: unit.lease_token.clone(),
-                counted: true,
-                solutions,
-                fixed,
-                stats: Some(stats),
-                ..Default::default()
-            })
-        }
-        UnitOutcome::Failed(error) => {
-            tracing::warn!("unit {} ({}) failed: {error}", unit.unit_id, unit.moves);
-            Report::Complete(pb::CompleteRequest {
-                worker_id,
-                unit_id: unit.unit_id,
-                job_id: unit.job_id,
-                lease_token: unit.lease_token.clone(),
-                value: convert::value(Outcome::Unknown),
-                error,
-                ..Default::default()
-            })
-        }
-        UnitOutcome::TooLong { decided, stats } => {
-            tracing::info!(
-                "unit {} ran past its time: giving it back to be split, {} children decided",
-                unit.unit_id,
-                decided.len()
-            );
-            Report::GiveBack(pb::GiveBackRequest {
-                worker_id,
-                unit_ids: vec![unit.unit_id],
-                lease_tokens: vec![unit.lease_token.clone()],
-                split: true,
-                decided,
-                stats: Some(stats),
-            })
-        }
-        UnitOutcome::Stopped if draining => Report::GiveBack(pb::GiveBackRequest {
-            worker_id,
-            unit_ids: vec![unit.unit_id],
-            lease_tokens: vec![unit.lease_token.clone()],
-            split: false,
-            ..Default::default()
-        }),
-        UnitOutcome::Stopped => return,
-    };
-    outbox.push_back(report);
-}
-
-/// Sends the outbox in order; returns `false` if the coordinator is away (the rest stays queued).
-async fn deliver(
-    client: &mut Client,
-    config: &WorkerConfig,
-    shared: &Shared,
-    outbox: &mut VecDeque<Report>,
-) -> anyhow::Result<bool> {
-    while let Some(report) = outbox.front_mut() {
-        let worker_id = shared.worker_id.load(Relaxed);
-        let sent = match report {
-            Report::Complete(request) => {
-                request.worker_id = worker_id;
-                client.complete(request.clone()).await.map(|r| {
-                    if r.into_inner().conflict {
-                        tracing::error!("unit {}: our result disagrees with the one recorded", request.unit_id);
-                    }
-                })
-            }
-            Report::GiveBack(request) => {
-                request.worker_id = worker_id;
-                client.give_back(request.clone()).await.map(|_| ())
-            }
-        };
-        match sent.map_err(|status| (refusal(&status), status)) {
-            Ok(()) => {}
-            Err((Refusal::Transient, status)) => {
-                tracing::warn!(
-                    "cannot deliver a result to {} ({}); keeping it and trying again",
-                    config.coordinator,
-                    crate::status_text(&status)
-                );
-                return Ok(false);
-            }
-            Err((Refusal::Fatal, status)) => bail!("the coordinator refused us: {}", status.message()),
-            Err((Refusal::Unknown, status)) => {
-                tracing::warn!("the coordinator no longer knows this worker ({}): registering again", status.message());
-                shared.unknown.store(true, Relaxed);
-                return Ok(false);
-            }
-            Err((Refusal::Final, status)) => {
-                tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
-            }
-        }
-        outbox.pop_front();
-    }
-    Ok(true)
-}
-
-/// Extends the leases of the running units every `every`, and stops the ones the coordinator names.
-async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, shutdown: CancellationToken) {
-    loop {
-        let every = Duration::from_millis(shared.heartbeat_ms.load(Relaxed));
-        tokio::select! {
-            _ = tokio::time::sleep(every) => {}
-            _ = shutdown.cancelled() => return,
-        }
-        let mut units: Vec<pb::UnitProgress> = shared
-            .running()
-            .iter()
-            .map(|(token, r)| pb::UnitProgress {
-                unit_id: r.unit_id,
-                positions: r.progress.positions.load(Relaxed),
-                lease_token: token.clone(),
-            })
-            .collect();
-        let waiting = shared.waiting.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        units.extend(waiting.into_iter().map(|(lease_token, unit_id, positions)| pb::UnitProgress {
-            unit_id,
-            positions,
-            lease_token,
-        }));
-        let request =
-            pb::HeartbeatRequest { worker_id: shared.worker_id.load(Relaxed), units, busy: shared.busy.share() };
-        match client.heartbeat(request).await {
-            Ok(response) => {
-                let response = response.into_inner();
-                shared.database_changed(&response.coordinator_id);
-                note_drain(&shared, response.drain);
-                let stop = response.stop_units;
-                for r in shared.running().values().filter(|r| stop.contains(&r.unit_id)) {
-                    tracing::info!("unit {} is no longer needed: stopping it", r.unit_id);
-                    r.progress.cancel.store(true, Relaxed);
-                }
-            }
-            Err(status) if refusal(&status) == Refusal::Unknown => shared.unknown.store(true, Relaxed),
-            Err(status) => tracing::debug!("heartbeat failed: {status}"),
         }
     }
 }

@@ -11,10 +11,11 @@
 //! - `jobs`: creating, finding, reading and cancelling jobs;
 //! - `tree`: the job trees: values flowing up, pruning, and the read side
 //!   (results, proofs);
-//! - `units`: leases, heartbeats, results, give-backs, splits, expiry;
-//! - [`pns`]: the proof-number manager's in-memory tree of a game job;
-//! - `schedule`: which units go out next (the manager for games, a queue
-//!   for tiling counts and hands games), and keeping the trees in step with the tables;
+//! - `units`: leases, heartbeats, results, give-backs, expiry;
+//! - `split`: replacing a unit that ran past its budget by its children;
+//! - `schedule`: which units go out next (the proof-number manager of
+//!   [`crate::manager`] for games, a queue for tiling counts and hands
+//!   games), and keeping the manager's trees in step with the tables;
 //! - [`hands`]: hands games' scores, combined at the root when every unit is done;
 //! - `progress`: each job's progress over time;
 //! - `workers`: registering, listing and draining workers;
@@ -34,11 +35,11 @@ mod export;
 pub mod hands;
 mod jobs;
 mod metrics;
-pub mod pns;
 mod problems;
 mod progress;
 mod schedule;
 pub mod schema;
+mod split;
 mod state;
 mod tree;
 mod units;
@@ -50,16 +51,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use golomb_proto::{JobId, SpecError, UnitId, WorkerId};
 use rusqlite::{Connection, OptionalExtension};
 
+pub use crate::manager::PnStats;
 pub use export::DecidedNode;
 pub use jobs::{JobRow, NewNode, UnitCounts};
 pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
-pub use pns::PnStats;
 pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;
 pub use schema::SCHEMA_VERSION;
+pub use split::{DecidedAt, SplitCost, SplitTarget};
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, ResultsPage, TreeNode};
-pub use units::{Completion, DecidedAt, HeartbeatUnit, HeldUnit, LeasedUnit, Reported, SplitCost, SplitTarget};
+pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 
 /// A unit that failed or lost its lease this many times is marked failed.

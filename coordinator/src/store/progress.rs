@@ -9,9 +9,9 @@ use rusqlite::{Connection, OptionalExtension, named_params};
 
 use golomb_engine::solve::Outcome;
 
-use super::pns::PnStats;
 use super::state::{JobState, Value};
 use super::{Store, StoreError, now};
+use crate::manager::PnStats;
 
 /// One sample of a job's progress.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]

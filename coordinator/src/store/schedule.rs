@@ -1,5 +1,5 @@
 //! Which units go out next: game jobs by their proof-number manager
-//! ([`super::pns`]), tiling counts and hands games by their queue (every
+//! ([`crate::manager`]), tiling counts and hands games by their queue (every
 //! unit of those is needed, and none is split); jobs by priority, then
 //! oldest first, paused ones skipped.
 //!
@@ -19,9 +19,9 @@ use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
 use super::StoreError;
 use super::jobs::job_spec;
-use super::pns::{NodeKind, PnLeaf, PnTree};
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::units::LeasedUnit;
+use crate::manager::{NodeKind, PnLeaf, PnTree};
 
 /// The manager trees of the running game jobs, by job id.
 #[derive(Default)]

@@ -7,6 +7,9 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::convert::{outcome_from_name, outcome_name};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
+/// Node ids are defined by the proof-number manager, which knows no SQL; their SQL text is here.
+pub use crate::manager::NodeId;
+
 /// Where a job is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum JobState {
@@ -120,16 +123,6 @@ macro_rules! sql_text_enum {
 
 sql_text_enum!(JobState, "job state");
 sql_text_enum!(UnitState, "unit state");
-
-/// A node of a job's tree in the store (a position a few plies below a root).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub i64);
-
-impl fmt::Display for NodeId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 impl ToSql for NodeId {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {

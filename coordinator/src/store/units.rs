@@ -1,17 +1,16 @@
 //! Units: leasing them to workers, heartbeats, results (a value, a tiling
-//! count or a failure), give-backs, splitting a long unit, and expiring
-//! lost leases.
+//! count or a failure), give-backs, and expiring lost leases (splitting a
+//! long unit is in `split`).
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 
-use super::jobs::{NewNode, job_spec};
-use super::pns::{NodeKind, PnLeaf};
-use super::schedule::{known_leaf, lease_units};
+use super::jobs::job_spec;
+use super::schedule::lease_units;
 use super::state::{NodeId, UnitState, Value};
-use super::tree::{count_open, decide, fail_job_if_needed, finish_if_answered, revive, settle};
+use super::tree::{decide, fail_job_if_needed, finish_if_answered};
 use super::{MAX_ATTEMPTS, Store, StoreError, begin, hands, now, workers};
 
 /// A unit handed to a worker.
@@ -117,40 +116,6 @@ struct UnitRecord {
     hands: bool,
     /// A hands unit's recorded score (first player's view).
     score: Option<i64>,
-}
-
-/// What splitting a unit needs: its job's spec, and its node's line, rank and depth.
-#[derive(Clone, Debug)]
-pub struct SplitTarget {
-    /// The job's spec.
-    pub spec: JobSpec,
-    /// The node's moves from the empty board.
-    pub line: String,
-    /// The node's rank bytes.
-    pub rank: Vec<u8>,
-    /// The node's depth below the root.
-    pub depth: u32,
-}
-
-/// A child of a split unit that the unit's worker decided before its budget ran out.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DecidedAt {
-    /// The child's place in the split's children list.
-    pub index: usize,
-    /// Its value for its side to move.
-    pub value: Outcome,
-    /// For a win, its winning move, in the child's own line's position.
-    pub best: Option<String>,
-}
-
-/// What the search of a unit given back to be split cost: kept on the unit,
-/// so that its node's figures and the job's count the work.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SplitCost {
-    /// Positions searched.
-    pub positions: u64,
-    /// Solver seconds.
-    pub seconds: f64,
 }
 
 /// Records a disagreeing result next to the recorded one.
@@ -297,7 +262,7 @@ fn complete_value(
 impl Store {
     /// Leases up to `max` units for `worker` until `now + lease_seconds`:
     /// jobs by priority then age, paused ones skipped; in a game job its
-    /// most-proving leaves ([`super::pns`]), in a tiling count its next
+    /// most-proving leaves ([`crate::manager`]), in a tiling count its next
     /// shares. A draining worker gets none.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
         let Store { conn, db_id, fault_file, trees } = self;
@@ -473,161 +438,6 @@ impl Store {
         let spec = job_spec(&tx, found_job)?;
         tx.commit()?;
         Ok((spec, line))
-    }
-
-    /// What splitting a unit a worker holds needs; `None` if it does not hold it.
-    pub fn unit_to_split(&self, worker: WorkerId, held: &HeldUnit) -> Result<Option<SplitTarget>, StoreError> {
-        let tx = self.conn.unchecked_transaction()?;
-        let found: Option<(i64, String, Vec<u8>, u32)> = tx
-            .query_row(
-                "SELECT u.job, n.line, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node
-                 WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token",
-                named_params! {
-                    ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased,
-                    ":token": held.lease_token,
-                },
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-            .optional()?;
-        let out = match found {
-            Some((job, line, rank, depth)) => Some(SplitTarget { spec: job_spec(&tx, job)?, line, rank, depth }),
-            None => None,
-        };
-        tx.commit()?;
-        Ok(out)
-    }
-
-    /// Replaces a unit that ran too long by its children (`children[i].children` unused):
-    /// new positions become pending units, known ones are linked (and revived if pruned).
-    /// The children its worker `decided` are recorded as done by it (their
-    /// units never wait), and the unit keeps what its search `cost`.
-    pub fn split_unit(
-        &mut self,
-        worker: WorkerId,
-        held: &HeldUnit,
-        children: &[(String, NewNode)],
-        decided: &[DecidedAt],
-        cost: SplitCost,
-    ) -> Result<bool, StoreError> {
-        let unit = held.unit;
-        let tx = self.write()?;
-        let found: Option<(i64, NodeId)> = tx
-            .query_row(
-                "SELECT job, node FROM units
-                 WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token",
-                named_params! {
-                    ":unit": unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased,
-                    ":token": held.lease_token,
-                },
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((job, node)) = found else {
-            return Ok(false);
-        };
-        tx.execute(
-            "UPDATE units SET state = :split, deadline = NULL, finished = :now, positions = :positions,
-                    seconds = :seconds, progress = 0
-             WHERE id = :unit",
-            named_params! {
-                ":unit": unit.0 as i64, ":now": now(), ":split": UnitState::Split,
-                ":positions": cost.positions.min(i64::MAX as u64) as i64, ":seconds": cost.seconds,
-            },
-        )?;
-        let mut lost = Vec::new();
-        let mut leaves = Vec::with_capacity(children.len());
-        let mut known = Vec::new();
-        for (ord, (mv, child)) in children.iter().enumerate() {
-            let existing: Option<NodeId> = tx
-                .query_row(
-                    "SELECT id FROM nodes WHERE job = :job AND key = :key",
-                    named_params! { ":job": job, ":key": child.key },
-                    |r| r.get(0),
-                )
-                .optional()?;
-            let id = match existing {
-                Some(id) => {
-                    revive(&tx, id)?;
-                    leaves.push(known_leaf(&tx, id)?);
-                    known.push(id);
-                    id
-                }
-                None => {
-                    tx.execute(
-                        "INSERT INTO nodes (job, key, line, depth, rank, replies)
-                         VALUES (:job, :key, :line, :depth, :rank, :replies)",
-                        named_params! {
-                            ":job": job, ":key": child.key, ":line": child.line, ":depth": child.depth,
-                            ":rank": child.rank, ":replies": child.replies,
-                        },
-                    )?;
-                    let id = NodeId(tx.last_insert_rowid());
-                    if child.replies > 0 {
-                        tx.execute(
-                            "INSERT INTO units (job, node, rank, state) VALUES (:job, :node, :rank, :pending)",
-                            named_params! {
-                                ":job": job, ":node": id, ":rank": child.rank, ":pending": UnitState::Pending,
-                            },
-                        )?;
-                    } else {
-                        lost.push(id);
-                    }
-                    let kind = if child.replies > 0 { NodeKind::Frontier } else { NodeKind::Lost };
-                    leaves.push(PnLeaf { id, depth: child.depth, replies: child.replies, kind, busy: false });
-                    id
-                }
-            };
-            tx.execute(
-                "INSERT INTO edges (parent, ord, child, move) VALUES (:parent, :ord, :child, :move)",
-                named_params! { ":parent": node, ":ord": ord as i64, ":child": id, ":move": mv },
-            )?;
-        }
-        count_open(&tx, node)?;
-        for id in lost {
-            decide(&tx, id, Outcome::Loss, None)?;
-        }
-        let mut kept = Vec::new();
-        for d in decided {
-            let Some(leaf) = leaves.get(d.index) else { continue };
-            let id = leaf.id;
-            let open: bool = tx.query_row("SELECT value IS NULL FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
-            if !open {
-                continue;
-            }
-            // The child's unit is done by the worker that decided it: it never waits in the queue.
-            tx.execute(
-                "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, finished = :now,
-                        deadline = NULL, progress = 0, error = NULL
-                 WHERE node = :node AND state IN (:pending, :cancelled)",
-                named_params! {
-                    ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": d.best,
-                    ":worker": worker.0 as i64, ":now": now(), ":pending": UnitState::Pending,
-                    ":cancelled": UnitState::Cancelled,
-                },
-            )?;
-            decide(&tx, id, d.value, d.best.as_deref())?;
-            kept.push(id);
-        }
-        settle(&tx, node)?;
-        finish_if_answered(&tx, job)?;
-        tx.commit()?;
-        if let Some(tree) = self.trees.get_mut(job) {
-            tree.expand(node, &leaves);
-            for id in kept {
-                let value: Value = self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
-                tree.decide(id, value.0);
-            }
-            // Reviving known nodes may have put units that were pruned while held back in the queue.
-            for below in tree.busy_below(&known) {
-                let state: Option<UnitState> =
-                    self.conn.query_row("SELECT state FROM units WHERE node = ?1", [below], |r| r.get(0)).optional()?;
-                if state != Some(UnitState::Leased) {
-                    tree.set_busy(below, false);
-                }
-            }
-        }
-        self.after_change(job);
-        Ok(true)
     }
 
     /// Returns units whose lease ran out to the queue, or fails them after

@@ -1,0 +1,189 @@
+//! The proof-number manager's tests, on in-memory trees (no SQLite).
+
+use super::*;
+
+fn leaf(id: i64, depth: u32, replies: u32, kind: NodeKind) -> PnLeaf {
+    PnLeaf { id: NodeId(id), depth, replies, kind, busy: false }
+}
+
+/// A game tree given as children lists; leaves are won or lost for the side to move.
+#[derive(Clone, Debug)]
+struct Game {
+    children: Vec<Vec<usize>>,
+    leaf_value: Vec<Outcome>,
+}
+
+impl Game {
+    fn value(&self, n: usize) -> Outcome {
+        if self.children[n].is_empty() {
+            return self.leaf_value[n];
+        }
+        if self.children[n].iter().any(|&c| self.value(c) == Outcome::Loss) { Outcome::Win } else { Outcome::Loss }
+    }
+
+    /// A random tree from a seed: up to `size` nodes, some children shared (a DAG).
+    fn random(seed: u64, size: usize) -> Game {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let mut children = vec![Vec::new()];
+        let mut depth = vec![0usize];
+        let mut leaf_value = vec![Outcome::Loss];
+        let mut n = 0;
+        while n < children.len() && children.len() < size {
+            if depth[n] < 5 && (n == 0 || next() % 3 != 0) {
+                let k = 1 + (next() % 4) as usize;
+                for _ in 0..k {
+                    // Now and then, share a node of the next depth made earlier.
+                    let shared = (0..children.len()).find(|&m| depth[m] == depth[n] + 1 && next() % 5 == 0);
+                    let c = shared.unwrap_or_else(|| {
+                        children.push(Vec::new());
+                        depth.push(depth[n] + 1);
+                        leaf_value.push(if next() % 2 == 0 { Outcome::Win } else { Outcome::Loss });
+                        children.len() - 1
+                    });
+                    if !children[n].contains(&c) && c != n {
+                        children[n].push(c);
+                    }
+                }
+            }
+            n += 1;
+        }
+        // Only nodes without children are leaves; shared nodes keep their lists.
+        Game { children, leaf_value }
+    }
+}
+
+#[test]
+fn a_leaf_root_is_handed_out_once() {
+    let mut tree = PnTree::new(NodeId(1), false, &[leaf(1, 0, 5, NodeKind::Frontier)], &[]);
+    assert_eq!(tree.stats().proof_number, Some(1));
+    assert_eq!(tree.stats().disproof_number, Some(5));
+    assert_eq!(tree.select(), Some(NodeId(1)));
+    assert_eq!(tree.select(), None, "in flight: not handed out twice");
+    tree.set_busy(NodeId(1), false);
+    assert_eq!(tree.select(), Some(NodeId(1)), "given back: handed out again");
+}
+
+#[test]
+fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves() {
+    let nodes = [
+        leaf(1, 0, 3, NodeKind::Expanded),
+        leaf(2, 1, 9, NodeKind::Frontier),
+        leaf(3, 1, 2, NodeKind::Frontier),
+        leaf(4, 1, 5, NodeKind::Frontier),
+    ];
+    let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3)), (NodeId(1), NodeId(4))];
+    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    assert_eq!(tree.stats().proof_number, Some(2), "φ(root) = least δ of the children");
+    assert_eq!(tree.stats().disproof_number, Some(3), "δ(root) = Σ φ of the children");
+    assert_eq!(tree.select(), Some(NodeId(3)));
+    assert_eq!(tree.select(), Some(NodeId(4)));
+    assert_eq!(tree.select(), Some(NodeId(2)));
+    assert_eq!(tree.select(), None);
+    assert_eq!(tree.stats().in_flight, 3);
+    tree.decide(NodeId(4), Outcome::Loss);
+    assert_eq!(tree.stats().proof_number, Some(0), "a lost child wins the root");
+    assert_eq!(tree.stats().frontier, 0, "a decided root needs nothing more");
+}
+
+#[test]
+fn classify_hands_out_every_child_even_after_the_root_is_decided() {
+    let nodes =
+        [leaf(1, 0, 2, NodeKind::Expanded), leaf(2, 1, 4, NodeKind::Frontier), leaf(3, 1, 7, NodeKind::Frontier)];
+    let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3))];
+    let mut tree = PnTree::new(NodeId(1), true, &nodes, &edges);
+    let first = tree.select().unwrap();
+    tree.decide(first, Outcome::Loss);
+    let second = tree.select().unwrap();
+    assert_ne!(first, second);
+    assert_eq!(tree.select(), None);
+    tree.decide(second, Outcome::Win);
+    assert_eq!(tree.select(), None);
+    assert_eq!(tree.stats().frontier, 0);
+}
+
+#[test]
+fn a_classify_root_the_store_decided_still_hands_out_its_children() {
+    let nodes = [leaf(1, 0, 2, NodeKind::Won), leaf(2, 1, 4, NodeKind::Lost), leaf(3, 1, 7, NodeKind::Frontier)];
+    let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3))];
+    let mut tree = PnTree::new(NodeId(1), true, &nodes, &edges);
+    assert_eq!(tree.select(), Some(NodeId(3)), "a reload after a losing child must not stop the job");
+}
+
+#[test]
+fn a_revived_leaf_held_when_it_was_pruned_is_handed_out_again() {
+    // root -> a, b; a -> x, y. x is leased; y is lost, so a is won and x pruned (its unit cancelled).
+    let nodes = [
+        leaf(1, 0, 2, NodeKind::Expanded),
+        leaf(2, 1, 2, NodeKind::Expanded),
+        leaf(3, 1, 1, NodeKind::Frontier),
+        leaf(4, 2, 3, NodeKind::Frontier),
+        leaf(5, 2, 3, NodeKind::Frontier),
+    ];
+    let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3)), (NodeId(2), NodeId(4)), (NodeId(2), NodeId(5))];
+    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    tree.set_busy(NodeId(4), true);
+    tree.decide(NodeId(5), Outcome::Loss);
+    // b is split; one of its children is x's position, whose unit the store revived (waiting).
+    let x = PnLeaf { id: NodeId(4), depth: 2, replies: 3, kind: NodeKind::Frontier, busy: false };
+    tree.set_busy(NodeId(3), true);
+    tree.expand(NodeId(3), &[x]);
+    assert_eq!(tree.select(), Some(NodeId(4)));
+}
+
+/// Plays the manager against random DAGs: it hands leaves out one at a
+/// time, each leaf's unit either returns its value or runs out of budget
+/// and is expanded; the root's numbers must come to say the true value.
+#[test]
+fn the_manager_reaches_the_true_value_on_random_trees() {
+    for seed in 1..300u64 {
+        let game = Game::random(seed, 60);
+        let truth = game.value(0);
+        let id = |n: usize| NodeId(n as i64 + 1);
+        let mut depth = vec![0u32; game.children.len()];
+        for n in 0..game.children.len() {
+            for &c in &game.children[n] {
+                depth[c] = depth[n] + 1;
+            }
+        }
+        let mut tree = PnTree::new(id(0), false, &[leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier)], &[]);
+        let mut leases = 0;
+        let mut held: Vec<NodeId> = Vec::new();
+        loop {
+            // Two workers: hold up to two leaves, answer the older.
+            while held.len() < 2 {
+                match tree.select() {
+                    Some(n) => held.push(n),
+                    None => break,
+                }
+            }
+            let Some(n) = (!held.is_empty()).then(|| held.remove(0)) else { break };
+            leases += 1;
+            assert!(leases < 10_000, "seed {seed}: no end");
+            let g = (n.0 - 1) as usize;
+            // A unit expands when it has children and its "budget" (every other lease) runs out.
+            if !game.children[g].is_empty() && (leases + seed as usize).is_multiple_of(2) {
+                let children: Vec<PnLeaf> = game.children[g]
+                    .iter()
+                    .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))
+                    .collect();
+                tree.expand(n, &children);
+            } else {
+                let value = game.value(g);
+                tree.decide(n, value);
+            }
+            held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+        }
+        let stats = tree.stats();
+        let decided = match truth {
+            Outcome::Win => stats.proof_number == Some(0),
+            _ => stats.disproof_number == Some(0),
+        };
+        assert!(decided, "seed {seed}: the root should be decided as {truth:?}: {stats:?}");
+    }
+}

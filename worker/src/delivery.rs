@@ -1,0 +1,198 @@
+//! Results on their way to the coordinator: a finished unit becomes a
+//! [`Report`] in the outbox, which is sent in order and kept while the
+//! coordinator is away, so a coordinator restart loses no result.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering::Relaxed;
+
+use anyhow::bail;
+use golomb_engine::solve::Outcome;
+use golomb_proto::{convert, pb};
+
+use crate::connect::{Client, Refusal, refusal};
+use crate::run::{WorkerConfig, WorkerSummary};
+use crate::shared::Shared;
+use crate::solver::UnitOutcome;
+
+/// What the worker still has to tell the coordinator.
+pub(crate) enum Report {
+    Complete(pb::CompleteRequest),
+    GiveBack(pb::GiveBackRequest),
+}
+
+/// The lease token a report is about (every report names exactly one lease or a list).
+fn report_tokens(report: &Report) -> Vec<&str> {
+    match report {
+        Report::Complete(r) => vec![r.lease_token.as_str()],
+        Report::GiveBack(r) => r.lease_tokens.iter().map(String::as_str).collect(),
+    }
+}
+
+/// Tells the heartbeat task which solved units wait in the outbox.
+pub(crate) fn publish_waiting(shared: &Shared, outbox: &VecDeque<Report>) {
+    let waiting = outbox
+        .iter()
+        .filter_map(|r| match r {
+            Report::Complete(c) => Some((c.lease_token.clone(), c.unit_id, c.stats.map_or(0, |s| s.positions))),
+            Report::GiveBack(_) => None,
+        })
+        .collect();
+    *shared.waiting.lock().unwrap_or_else(|e| e.into_inner()) = waiting;
+}
+
+/// After registering with a coordinator whose database changed: stops the
+/// units leased from the old one and drops their reports, which the new one
+/// would refuse (their leases name the old database).
+pub(crate) fn forget_other_databases(shared: &Shared, outbox: &mut VecDeque<Report>) {
+    let prefix = format!("{}.", shared.coordinator_id());
+    for r in shared.running().iter().filter(|(token, _)| !token.starts_with(&prefix)).map(|(_, r)| r) {
+        r.progress.cancel.store(true, Relaxed);
+    }
+    let before = outbox.len();
+    outbox.retain(|report| report_tokens(report).iter().all(|t| t.starts_with(&prefix)));
+    if outbox.len() < before {
+        tracing::warn!("dropped {} results of units leased from another database", before - outbox.len());
+    }
+}
+
+/// Turns a finished unit into the report the coordinator needs (a stopped
+/// unit needs none, unless the worker is draining: then it goes back).
+pub(crate) fn collect(
+    (unit, outcome): (pb::Unit, UnitOutcome),
+    outbox: &mut VecDeque<Report>,
+    summary: &mut WorkerSummary,
+    draining: bool,
+) {
+    let worker_id = 0; // filled in when delivered
+    let report = match outcome {
+        UnitOutcome::Solved { value, best, stats } => {
+            summary.units += 1;
+            summary.positions += stats.positions;
+            tracing::debug!("unit {} ({}): {:?} in {:.2} s", unit.unit_id, unit.moves, value, stats.seconds);
+            Report::Complete(pb::CompleteRequest {
+                worker_id,
+                unit_id: unit.unit_id,
+                job_id: unit.job_id,
+                lease_token: unit.lease_token.clone(),
+                value: convert::value(value),
+                winning_move: if value == Outcome::Win { best.unwrap_or_default() } else { String::new() },
+                stats: Some(stats),
+                ..Default::default()
+            })
+        }
+        UnitOutcome::Scored { score, best, stats } => {
+            summary.units += 1;
+            summary.positions += stats.positions;
+            tracing::debug!("unit {} ({}): score {score:+} in {:.2} s", unit.unit_id, unit.moves, stats.seconds);
+            Report::Complete(pb::CompleteRequest {
+                worker_id,
+                unit_id: unit.unit_id,
+                job_id: unit.job_id,
+                lease_token: unit.lease_token.clone(),
+                score: Some(score),
+                winning_move: best.unwrap_or_default(),
+                stats: Some(stats),
+                ..Default::default()
+            })
+        }
+        UnitOutcome::Counted { solutions, fixed, stats } => {
+            summary.units += 1;
+            summary.positions += stats.positions;
+            Report::Complete(pb::CompleteRequest {
+                worker_id,
+                unit_id: unit.unit_id,
+                job_id: unit.job_id,
+                lease_token: unit.lease_token.clone(),
+                counted: true,
+                solutions,
+                fixed,
+                stats: Some(stats),
+                ..Default::default()
+            })
+        }
+        UnitOutcome::Failed(error) => {
+            tracing::warn!("unit {} ({}) failed: {error}", unit.unit_id, unit.moves);
+            Report::Complete(pb::CompleteRequest {
+                worker_id,
+                unit_id: unit.unit_id,
+                job_id: unit.job_id,
+                lease_token: unit.lease_token.clone(),
+                value: convert::value(Outcome::Unknown),
+                error,
+                ..Default::default()
+            })
+        }
+        UnitOutcome::TooLong { decided, stats } => {
+            tracing::info!(
+                "unit {} ran past its time: giving it back to be split, {} children decided",
+                unit.unit_id,
+                decided.len()
+            );
+            Report::GiveBack(pb::GiveBackRequest {
+                worker_id,
+                unit_ids: vec![unit.unit_id],
+                lease_tokens: vec![unit.lease_token.clone()],
+                split: true,
+                decided,
+                stats: Some(stats),
+            })
+        }
+        UnitOutcome::Stopped if draining => Report::GiveBack(pb::GiveBackRequest {
+            worker_id,
+            unit_ids: vec![unit.unit_id],
+            lease_tokens: vec![unit.lease_token.clone()],
+            split: false,
+            ..Default::default()
+        }),
+        UnitOutcome::Stopped => return,
+    };
+    outbox.push_back(report);
+}
+
+/// Sends the outbox in order; returns `false` if the coordinator is away (the rest stays queued).
+pub(crate) async fn deliver(
+    client: &mut Client,
+    config: &WorkerConfig,
+    shared: &Shared,
+    outbox: &mut VecDeque<Report>,
+) -> anyhow::Result<bool> {
+    while let Some(report) = outbox.front_mut() {
+        let worker_id = shared.worker_id.load(Relaxed);
+        let sent = match report {
+            Report::Complete(request) => {
+                request.worker_id = worker_id;
+                client.complete(request.clone()).await.map(|r| {
+                    if r.into_inner().conflict {
+                        tracing::error!("unit {}: our result disagrees with the one recorded", request.unit_id);
+                    }
+                })
+            }
+            Report::GiveBack(request) => {
+                request.worker_id = worker_id;
+                client.give_back(request.clone()).await.map(|_| ())
+            }
+        };
+        match sent.map_err(|status| (refusal(&status), status)) {
+            Ok(()) => {}
+            Err((Refusal::Transient, status)) => {
+                tracing::warn!(
+                    "cannot deliver a result to {} ({}); keeping it and trying again",
+                    config.coordinator,
+                    crate::status_text(&status)
+                );
+                return Ok(false);
+            }
+            Err((Refusal::Fatal, status)) => bail!("the coordinator refused us: {}", status.message()),
+            Err((Refusal::Unknown, status)) => {
+                tracing::warn!("the coordinator no longer knows this worker ({}): registering again", status.message());
+                shared.unknown.store(true, Relaxed);
+                return Ok(false);
+            }
+            Err((Refusal::Final, status)) => {
+                tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
+            }
+        }
+        outbox.pop_front();
+    }
+    Ok(true)
+}
