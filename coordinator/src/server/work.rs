@@ -15,10 +15,30 @@ use crate::store::{Completion, HeartbeatUnit, HeldUnit, Reported, SplitCost};
 /// units stay exact and within SQLite's integers, whatever a peer sends.
 const MAX_POSITIONS: u64 = 1 << 53;
 
-/// The units of a give-back with their leases; a request whose lists differ in length is refused.
 /// The largest score difference a hands game can have: a piece set has at most 64 pieces.
 const MAX_SCORE: u32 = 64;
 
+/// The most threads a registering worker may claim.
+const MAX_THREADS: u32 = 1 << 16;
+
+/// The longest worker name or host name a registration may carry, in bytes
+/// (a DNS name is at most 253): they are stored, listed by `golomb workers`
+/// and shown on the web page.
+const MAX_NAME: usize = 255;
+
+/// Refuses a text field from the wire that is longer than `max` bytes or
+/// holds control characters (it reaches terminals, logs and pages).
+fn checked_text(field: &str, text: &str, max: usize) -> Result<(), Status> {
+    if text.len() > max {
+        return Err(Status::invalid_argument(format!("{field}: {} bytes, at most {max}", text.len())));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(Status::invalid_argument(format!("{field}: control characters are not allowed")));
+    }
+    Ok(())
+}
+
+/// The units of a give-back with their leases; a request whose lists differ in length is refused.
 fn held_units(r: &pb::GiveBackRequest) -> Result<Vec<HeldUnit>, Status> {
     if r.unit_ids.len() != r.lease_tokens.len() {
         return Err(Status::invalid_argument("a give-back needs one lease token per unit"));
@@ -76,6 +96,14 @@ impl pb::work_server::Work for WorkService {
         if r.threads == 0 {
             return Err(Status::invalid_argument("a worker needs at least one thread"));
         }
+        if r.threads > MAX_THREADS {
+            return Err(Status::invalid_argument(format!(
+                "threads: {} is more than a worker can have (at most {MAX_THREADS})",
+                r.threads
+            )));
+        }
+        checked_text("name", &r.name, MAX_NAME)?;
+        checked_text("host", &r.host, MAX_NAME)?;
         let (name, host) = (r.name.clone(), r.host.clone());
         let worker_id = self.0.store(move |s| s.register_worker(&name, &host, r.threads)).await?;
         tracing::info!("worker {worker_id} ({}, {} threads) registered", r.name, r.threads);
