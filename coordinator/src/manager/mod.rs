@@ -284,7 +284,27 @@ impl PnTree {
 
     /// The most-proving leaf that is not in flight, marked in flight; `None` if every needed leaf is.
     pub fn select(&mut self) -> Option<NodeId> {
-        let mut n = self.root;
+        self.select_from(self.root)
+    }
+
+    /// The most-proving leaf below `id` that is not in flight, marked in
+    /// flight: for a worker, below the node it last gave back to be split,
+    /// whose positions its table holds. `None` if `id` is unknown, decided,
+    /// no longer needed, or has nothing left to hand out.
+    pub fn select_below(&mut self, id: NodeId) -> Option<NodeId> {
+        let &start = self.index.get(&id)?;
+        if start == self.root {
+            return self.select();
+        }
+        if self.decided(start) || !self.needed(id) {
+            return None;
+        }
+        self.select_from(start)
+    }
+
+    /// The most-proving leaf at or below node `start` that is not in flight, marked in flight.
+    fn select_from(&mut self, start: u32) -> Option<NodeId> {
+        let mut n = start;
         if self.nodes[n as usize].saturated {
             return None;
         }

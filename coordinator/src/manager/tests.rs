@@ -154,10 +154,13 @@ fn the_manager_reaches_the_true_value_on_random_trees() {
         let mut tree = PnTree::new(id(0), false, &[leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier)], &[]);
         let mut leases = 0;
         let mut held: Vec<NodeId> = Vec::new();
+        // The node last expanded: on odd seeds, leaves come from below it first (a worker's home).
+        let mut home: Option<NodeId> = None;
         loop {
             // Two workers: hold up to two leaves, answer the older.
             while held.len() < 2 {
-                match tree.select() {
+                let below = home.filter(|_| seed % 2 == 1).and_then(|h| tree.select_below(h));
+                match below.or_else(|| tree.select()) {
                     Some(n) => held.push(n),
                     None => break,
                 }
@@ -173,6 +176,7 @@ fn the_manager_reaches_the_true_value_on_random_trees() {
                     .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))
                     .collect();
                 tree.expand(n, &children);
+                home = Some(n);
             } else {
                 let value = game.value(g);
                 tree.decide(n, value);
@@ -186,4 +190,31 @@ fn the_manager_reaches_the_true_value_on_random_trees() {
         };
         assert!(decided, "seed {seed}: the root should be decided as {truth:?}: {stats:?}");
     }
+}
+
+#[test]
+fn a_worker_gets_leaves_below_its_last_split_while_there_are_any() {
+    // root -> a (expanded: a1, a2), b; b has the fewest replies, so the job's most-proving leaf is b.
+    let nodes = [
+        leaf(1, 0, 2, NodeKind::Expanded),
+        leaf(2, 1, 2, NodeKind::Expanded),
+        leaf(3, 1, 1, NodeKind::Frontier),
+        leaf(4, 2, 9, NodeKind::Frontier),
+        leaf(5, 2, 8, NodeKind::Frontier),
+    ];
+    let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3)), (NodeId(2), NodeId(4)), (NodeId(2), NodeId(5))];
+    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    let mut global = tree.clone();
+    assert_eq!(global.select(), Some(NodeId(3)), "without a home, the most-proving leaf");
+    let first = tree.select_below(NodeId(2)).unwrap();
+    let second = tree.select_below(NodeId(2)).unwrap();
+    assert_eq!([first, second].into_iter().collect::<std::collections::BTreeSet<_>>().len(), 2);
+    assert!([first, second].iter().all(|n| [NodeId(4), NodeId(5)].contains(n)), "both below a");
+    assert_eq!(tree.select_below(NodeId(2)), None, "nothing left below a: the caller falls back");
+    assert_eq!(tree.select(), Some(NodeId(3)));
+    // Once a is decided, nothing is handed out below it.
+    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    tree.decide(NodeId(4), Outcome::Loss);
+    assert_eq!(tree.select_below(NodeId(2)), None, "a is won: its other child is not needed");
+    assert_eq!(tree.select_below(NodeId(99)), None, "an unknown node");
 }

@@ -29,6 +29,10 @@ pub(super) struct Trees {
     trees: HashMap<i64, PnTree>,
     /// When each job's tree was last loaded because it had nothing to hand out while units waited.
     checked: HashMap<i64, std::time::Instant>,
+    /// The node each worker last gave back to be split, by job and worker:
+    /// its next units come from below it while there are any, since its
+    /// transposition table holds their positions.
+    homes: HashMap<(i64, i64), NodeId>,
 }
 
 /// A tree with nothing to hand out while the job has waiting units is
@@ -45,6 +49,11 @@ impl Trees {
     /// Forgets a job's tree (it ended, or changed in a way that is simplest to reload).
     pub(super) fn forget(&mut self, job: i64) {
         self.trees.remove(&job);
+    }
+
+    /// Notes that `worker` gave `node` of `job` back to be split: its next units come from below it.
+    pub(super) fn set_home(&mut self, job: i64, worker: i64, node: NodeId) {
+        self.homes.insert((job, worker), node);
     }
 
     /// Forgets every tree.
@@ -279,9 +288,11 @@ pub(super) fn lease_units(
             tracing::warn!("job {job}: the manager had nothing to hand out while units wait: reloading its tree");
             trees.forget(job);
         }
+        let home = trees.homes.get(&(job, worker)).copied();
         let tree = trees.load(tx, job, root, goal)?;
         for _ in 0..want {
-            let Some(node) = tree.select() else { break };
+            // Below the worker's last split first, where its table already is; else the job's most-proving leaf.
+            let Some(node) = home.and_then(|h| tree.select_below(h)).or_else(|| tree.select()) else { break };
             match lease_node(tx, node, worker, deadline, prefix)? {
                 Some(row) => leased.push(row),
                 None => {

@@ -186,6 +186,7 @@ impl Store {
         settle(&tx, node)?;
         finish_if_answered(&tx, job)?;
         tx.commit()?;
+        self.trees.set_home(job, worker.0 as i64, node);
         if let Some(tree) = self.trees.get_mut(job) {
             tree.expand(node, &leaves);
             for id in kept {
