@@ -235,7 +235,14 @@ impl pb::work_server::Work for WorkService {
             self.0.store(move |s| s.give_back(worker, &units)).await?;
             return Ok(Response::new(pb::GiveBackResponse {}));
         }
-        if r.decided.len() > plan::MAX_DECIDED || (!r.decided.is_empty() && units.len() != 1) {
+        if r.decided.len() > plan::MAX_DECIDED {
+            return Err(Status::invalid_argument(format!(
+                "decided: {} children reported, at most {}",
+                r.decided.len(),
+                plan::MAX_DECIDED
+            )));
+        }
+        if !r.decided.is_empty() && units.len() != 1 {
             return Err(Status::invalid_argument("decided: children are reported for a split of one unit only"));
         }
         let stats = r.stats.unwrap_or_default();

@@ -27,7 +27,7 @@ use crate::solve::movelist::MoveList;
 use crate::solve::search::{Searcher, TopResult};
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
-use crate::solve::{Context, Outcome, Scope};
+use crate::solve::{Context, Outcome, Scope, TranspositionTable};
 
 /// Nodes with fewer moves than this are searched sequentially even near the root.
 const PARALLEL_MIN_MOVES: usize = 4;
@@ -71,7 +71,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     if ply > 0
         && ctx.history.is_some()
         && list.len() >= ctx.cutoff_min_moves
-        && let Some(best) = known_refutation(ctx, list, &mut probe_stats)
+        && let Some(best) = known_refutation(ctx.tt, list, &mut probe_stats)
     {
         // An answer found in the table counts as one try; its work is the probes it took.
         probe_stats.cutoffs = 1;
@@ -192,13 +192,18 @@ fn keep_result<B: Bits + TtCheck>(
     }
 }
 
-/// A move of `list` whose child the table holds as lost for its mover (the
-/// first in list order), looked up without building the children's lists.
-fn known_refutation<B: Bits + TtCheck>(ctx: &Context<'_, B>, list: &MoveList<B>, stats: &mut Stats) -> Option<(u8, B)> {
+/// A move of `list` whose child `tt` holds as lost for its mover (the
+/// first in list order), looked up without building the children's lists;
+/// the look-ups count in `stats`.
+pub(crate) fn known_refutation<B: Bits + TtCheck>(
+    tt: &TranspositionTable,
+    list: &MoveList<B>,
+    stats: &mut Stats,
+) -> Option<(u8, B)> {
     list.moves().find(|&(piece, mask)| {
         let (reach, pieces) = list.child_key(piece, mask);
         stats.tt_probes += 1;
-        let found = ctx.tt.probe(&TtKey::new(reach, pieces));
+        let found = tt.probe(&TtKey::new(reach, pieces));
         stats.tt_hits += u64::from(found.is_some());
         found == Some(false)
     })

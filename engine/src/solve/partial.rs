@@ -12,6 +12,8 @@ use crate::bitboard::Bits;
 use crate::game::{Game, PlacementId};
 use crate::position::Position;
 use crate::solve::movelist::MoveList;
+use crate::solve::parallel::known_refutation;
+use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
 use crate::solve::{Outcome, SolveReport, TranspositionTable};
 
@@ -55,10 +57,11 @@ pub fn decided_children<B: Bits + TtCheck>(
             Some(false) => decided.push(DecidedChild { placement, outcome: Outcome::Loss, best: None }),
             Some(true) => {
                 child.fill_child(&list, piece, mask);
-                let refutation = child.moves().find(|&(p, m)| {
-                    let (reach, pieces) = child.child_key(p, m);
-                    pieces == 0 || tt.probe(&TtKey::new(reach, pieces)) == Some(false)
-                });
+                // A move that leaves no reply wins; otherwise one whose child the table holds as lost.
+                let refutation = child
+                    .moves()
+                    .find(|&(p, m)| child.child_key(p, m).1 == 0)
+                    .or_else(|| known_refutation(tt, &child, &mut Stats::default()));
                 if let Some(best) = refutation.and_then(|(p, m)| game.find_placement(p as usize, m)) {
                     decided.push(DecidedChild { placement, outcome: Outcome::Win, best: Some(best) });
                 }
