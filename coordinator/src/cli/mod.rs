@@ -11,6 +11,7 @@ mod cancel;
 mod client;
 mod drain;
 mod export;
+mod import;
 mod info;
 pub(crate) mod job_report;
 mod moves;
@@ -91,6 +92,8 @@ pub enum Command {
     Drain(drain::DrainArgs),
     /// Write everything a job decided, with its spec and a proof, to a file `golomb verify` checks.
     Export(export::ExportArgs),
+    /// Take an export file into a stopped coordinator's database: the job continues there without redoing what it decided.
+    Import(import::ImportArgs),
     /// Count or draw the tilings of a board by a piece set.
     Tile(tile::TileArgs),
     /// Solve a star puzzle (k stars per row, column and region, none touching).
@@ -124,6 +127,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Priority(args) => pause::priority(&args, out),
         Command::Drain(args) => drain::run(&args, out),
         Command::Export(args) => export::run(&args, out),
+        Command::Import(args) => import::run(&args, out),
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),
         Command::Play(args) => play::run(&args, out),

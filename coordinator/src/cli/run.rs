@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::args::{ClientArgs, JobArgs};
 use super::client::{self, Client, refused, save_proof};
+use super::import;
 use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
 use super::output::{self, OutputFile, duration, plural, si};
 use crate::server::lock::DbLock;
@@ -30,6 +31,12 @@ pub struct RunArgs {
     /// The SQLite file; run the same command again with it to resume.
     #[arg(long, default_value = "golomb-run.db")]
     pub db: PathBuf,
+    /// Continue the job of this export file (`golomb export`, of a job
+    /// finished or still running, from any machine): its decided nodes are
+    /// taken into `--db` and only the rest is searched. The job is the file's:
+    /// the job options above are not used.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
     /// Solver threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -69,13 +76,24 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         golomb_worker::memory::check_tt_mb(mib)?;
     }
     let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;
+    let imported = match &args.resume {
+        Some(file) => {
+            let summary = import::import_into(file, &args.db, None)?;
+            eprintln!("{}", import::describe(&summary, file, &args.db));
+            Some(summary.job)
+        }
+        None => None,
+    };
     let existing = {
         // No coordinator may be serving this file while its leases are reset.
         let _lock = DbLock::acquire(&args.db)?;
         let mut store = Store::open(&args.db).with_context(|| format!("cannot open {}", args.db.display()))?;
         // Leases in this file belonged to an earlier run of this command, which is gone.
         store.requeue_leased()?;
-        store.find_job(&valid.spec)?
+        match imported {
+            Some(job) => Some(job),
+            None => store.find_job(&valid.spec)?,
+        }
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {

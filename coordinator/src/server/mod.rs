@@ -12,6 +12,7 @@
 
 mod connections;
 pub mod export;
+pub mod import;
 pub(crate) mod jobs;
 pub mod lock;
 mod plan;

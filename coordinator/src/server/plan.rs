@@ -11,7 +11,7 @@ use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
 use golomb_proto::{SpecError, ValidSpec, convert, pb};
 
 use crate::store::hands::for_player;
-use crate::store::{ChildRow, DecidedAt, NewNode, SplitTarget};
+use crate::store::{ChildRow, DecidedAt, NewNode, SplitTarget, TreeGame};
 
 /// The most nodes one job's split may make.
 pub const MAX_NODES: usize = 2_000_000;
@@ -325,4 +325,28 @@ pub fn decided_children(
         }
         Ok(out)
     })
+}
+
+/// The engine as the store's [`TreeGame`] for one job: children as a split
+/// makes them, moves mapped between equal positions by the board's symmetries.
+pub struct Engine<'a>(pub &'a JobSpec);
+
+impl TreeGame for Engine<'_> {
+    fn children(&self, target: &SplitTarget) -> Result<Vec<(String, NewNode)>, SpecError> {
+        unit_children(target)
+    }
+
+    fn map_move(&self, from: &str, to: &str, mv: &str) -> Result<String, String> {
+        let game = self.0.game.build().map_err(|e| e.to_string())?;
+        with_game!(&game, g => {
+            let (from, _) = g.play_line(Position::empty(), from).map_err(|e| e.to_string())?;
+            let (to, _) = g.play_line(Position::empty(), to).map_err(|e| e.to_string())?;
+            let id = g.parse_move(mv).map_err(|e| e.to_string())?;
+            let symmetry = split::symmetry_between(g, &from, &to)
+                .ok_or("the two lines do not reach positions equal under the board's symmetries")?;
+            let mapped = g.symmetric_placement(symmetry, id);
+            g.play_line(to, &g.move_name(mapped)).map_err(|e| format!("the mapped move does not play: {e}"))?;
+            Ok(g.move_name(mapped))
+        })
+    }
 }

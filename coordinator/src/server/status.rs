@@ -32,7 +32,7 @@ impl From<StoreError> for Status {
             | StoreError::Newer { .. }
             | StoreError::NotHolder(_)
             | StoreError::JobState { .. } => Status::failed_precondition(message),
-            StoreError::WrongReport(_) => Status::invalid_argument(message),
+            StoreError::WrongReport(_) | StoreError::Import { .. } => Status::invalid_argument(message),
             StoreError::Sqlite(_) | StoreError::StoredSpec { .. } => Status::internal(message),
         }
     }

@@ -264,6 +264,7 @@ impl pb::work_server::Work for WorkService {
                 continue;
             }
             let reported = std::mem::take(&mut r.decided);
+            let spec = target.spec.clone();
             let planned = tokio::task::spawn_blocking(move || {
                 let children = plan::unit_children(&target).map_err(|e| Err(e.to_string()))?;
                 let decided = plan::decided_children(&target, &children, &reported).map_err(Ok)?;
@@ -283,7 +284,7 @@ impl pb::work_server::Work for WorkService {
                 }
             };
             let (count, kept) = (children.len(), decided.len());
-            if self.0.store(move |s| s.split_unit(worker, &held, &children, &decided, cost)).await? {
+            if self.0.store(move |s| s.split_unit(worker, &held, &children, &decided, cost, &plan::Engine(&spec))).await? {
                 tracing::info!("unit {unit} ran too long: split into {count} children, {kept} of them decided");
             }
         }

@@ -3,7 +3,7 @@
 use golomb_engine::solve::Outcome;
 use golomb_proto::JobId;
 
-use super::state::Value;
+use super::state::{UnitState, Value};
 use super::{Store, StoreError};
 
 /// A decided node of a job's tree, with the work below it.
@@ -19,7 +19,7 @@ pub struct DecidedNode {
     pub best: Option<String>,
     /// Its number of legal moves.
     pub replies: u32,
-    /// Whether it was handed to workers as a unit (otherwise it was decided from its children).
+    /// Whether a worker solved it as a unit (otherwise its children decided it, after a split or at the start).
     pub unit: bool,
     /// Positions searched by the units at or below it.
     pub positions: u64,
@@ -50,10 +50,10 @@ impl Store {
         let nodes = tx
             .prepare(
                 "SELECT n.line, n.depth, n.value, n.best, n.replies, n.rank,
-                        EXISTS (SELECT 1 FROM units u WHERE u.node = n.id), n.score
+                        EXISTS (SELECT 1 FROM units u WHERE u.node = n.id AND u.state = ?2), n.score
                  FROM nodes n WHERE n.job = ?1 AND (n.value IS NOT NULL OR n.score IS NOT NULL) ORDER BY n.rank",
             )?
-            .query_map([id], |r| {
+            .query_map(rusqlite::params![id, UnitState::Done], |r| {
                 let rank: Vec<u8> = r.get(5)?;
                 let start = units.partition_point(|(u, _, _)| u.as_slice() < rank.as_slice());
                 let end = start + units[start..].partition_point(|(u, _, _)| u.starts_with(&rank));

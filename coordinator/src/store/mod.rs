@@ -33,6 +33,7 @@
 
 mod export;
 pub mod hands;
+mod import;
 mod jobs;
 mod metrics;
 mod problems;
@@ -53,12 +54,13 @@ use rusqlite::{Connection, OptionalExtension};
 
 pub use crate::manager::PnStats;
 pub use export::DecidedNode;
+pub use import::{ImportCounts, ImportEntry};
 pub use jobs::{JobRow, NewNode, UnitCounts};
 pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
 pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;
 pub use schema::SCHEMA_VERSION;
-pub use split::{DecidedAt, SplitCost, SplitTarget};
+pub use split::{DecidedAt, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, ResultsPage, TreeNode};
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported};
@@ -120,6 +122,15 @@ pub enum StoreError {
          or a score for a game that is not the hands game)"
     )]
     WrongReport(UnitId),
+    /// An export file's node that this database's tree refuses (its position
+    /// is not in the tree, or this database decided it the other way).
+    #[error("nodes[{entry}]: {what}")]
+    Import {
+        /// Its place in the file's `nodes`.
+        entry: usize,
+        /// What is wrong.
+        what: String,
+    },
     /// A job in a state the call does not apply to.
     #[error("job {job} is {state}: {what}")]
     JobState {

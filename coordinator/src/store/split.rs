@@ -5,7 +5,7 @@
 
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobSpec, WorkerId};
-use rusqlite::{OptionalExtension, named_params};
+use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::jobs::{NewNode, job_spec};
 use super::schedule::known_leaf;
@@ -37,6 +37,17 @@ pub struct DecidedAt {
     pub value: Outcome,
     /// For a win, its winning move, in the child's own line's position.
     pub best: Option<String>,
+}
+
+/// What the store needs of the game to grow a tree (it has no engine of its
+/// own): a node's children, and a move named in one line's position mapped
+/// onto another line reaching an equal position.
+pub trait TreeGame {
+    /// The children of a node about to be expanded, each with its move.
+    fn children(&self, target: &SplitTarget) -> Result<Vec<(String, NewNode)>, golomb_proto::SpecError>;
+    /// `mv`, legal in the position of `from`, as the same move in the position
+    /// of `to` (equal to it under a symmetry of the board, or a transposition).
+    fn map_move(&self, from: &str, to: &str, mv: &str) -> Result<String, String>;
 }
 
 /// What the search of a unit given back to be split cost: kept on the unit,
@@ -75,7 +86,9 @@ impl Store {
     /// Replaces a unit that ran too long by its children (`children[i].children` unused):
     /// new positions become pending units, known ones are linked (and revived if pruned).
     /// The children its worker `decided` are recorded as done by it (their
-    /// units never wait), and the unit keeps what its search `cost`.
+    /// units never wait), and the unit keeps what its search `cost`. A decided
+    /// child that is a node already, reached by another line, gets its
+    /// winning move mapped onto that node's own line by `game`.
     pub fn split_unit(
         &mut self,
         worker: WorkerId,
@@ -83,6 +96,7 @@ impl Store {
         children: &[(String, NewNode)],
         decided: &[DecidedAt],
         cost: SplitCost,
+        game: &dyn TreeGame,
     ) -> Result<bool, StoreError> {
         let unit = held.unit;
         let tx = self.write()?;
@@ -109,78 +123,40 @@ impl Store {
                 ":positions": cost.positions.min(i64::MAX as u64) as i64, ":seconds": cost.seconds,
             },
         )?;
-        let mut lost = Vec::new();
-        let mut leaves = Vec::with_capacity(children.len());
-        let mut known = Vec::new();
-        for (ord, (mv, child)) in children.iter().enumerate() {
-            let existing: Option<NodeId> = tx
-                .query_row(
-                    "SELECT id FROM nodes WHERE job = :job AND key = :key",
-                    named_params! { ":job": job, ":key": child.key },
-                    |r| r.get(0),
-                )
-                .optional()?;
-            let id = match existing {
-                Some(id) => {
-                    revive(&tx, id)?;
-                    leaves.push(known_leaf(&tx, id)?);
-                    known.push(id);
-                    id
-                }
-                None => {
-                    tx.execute(
-                        "INSERT INTO nodes (job, key, line, depth, rank, replies)
-                         VALUES (:job, :key, :line, :depth, :rank, :replies)",
-                        named_params! {
-                            ":job": job, ":key": child.key, ":line": child.line, ":depth": child.depth,
-                            ":rank": child.rank, ":replies": child.replies,
-                        },
-                    )?;
-                    let id = NodeId(tx.last_insert_rowid());
-                    if child.replies > 0 {
-                        tx.execute(
-                            "INSERT INTO units (job, node, rank, state) VALUES (:job, :node, :rank, :pending)",
-                            named_params! {
-                                ":job": job, ":node": id, ":rank": child.rank, ":pending": UnitState::Pending,
-                            },
-                        )?;
-                    } else {
-                        lost.push(id);
-                    }
-                    let kind = if child.replies > 0 { NodeKind::Frontier } else { NodeKind::Lost };
-                    leaves.push(PnLeaf { id, depth: child.depth, replies: child.replies, kind, busy: false });
-                    id
-                }
-            };
-            tx.execute(
-                "INSERT INTO edges (parent, ord, child, move) VALUES (:parent, :ord, :child, :move)",
-                named_params! { ":parent": node, ":ord": ord as i64, ":child": id, ":move": mv },
-            )?;
-        }
-        count_open(&tx, node)?;
-        for id in lost {
-            decide(&tx, id, Outcome::Loss, None)?;
-        }
+        let Expansion { leaves, known } = insert_children(&tx, job, node, children)?;
         let mut kept = Vec::new();
         for d in decided {
             let Some(leaf) = leaves.get(d.index) else { continue };
             let id = leaf.id;
-            let open: bool = tx.query_row("SELECT value IS NULL FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
+            let (open, line): (bool, String) =
+                tx.query_row("SELECT value IS NULL, line FROM nodes WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))?;
             if !open {
                 continue;
             }
+            // The worker's move is in the split's own child's position; a known node may have another line.
+            let own = &children[d.index].1.line;
+            let best = match &d.best {
+                Some(mv) if line != *own => match game.map_move(own, &line, mv) {
+                    Ok(mapped) => Some(mapped),
+                    Err(err) => {
+                        tracing::warn!("a decided child of unit {unit} is not kept: {err}");
+                        continue;
+                    }
+                },
+                other => other.clone(),
+            };
             // The child's unit is done by the worker that decided it: it never waits in the queue.
             tx.execute(
                 "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, finished = :now,
                         deadline = NULL, progress = 0, error = NULL
                  WHERE node = :node AND state IN (:pending, :cancelled)",
                 named_params! {
-                    ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": d.best,
+                    ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": best,
                     ":worker": worker.0 as i64, ":now": now(), ":pending": UnitState::Pending,
                     ":cancelled": UnitState::Cancelled,
                 },
             )?;
-            decide(&tx, id, d.value, d.best.as_deref())?;
+            decide(&tx, id, d.value, best.as_deref())?;
             kept.push(id);
         }
         settle(&tx, node)?;
@@ -205,4 +181,77 @@ impl Store {
         self.after_change(job);
         Ok(true)
     }
+}
+
+/// What expanding a node made: a manager leaf per child (in the children's
+/// order), and the children that were already in the tree.
+pub(super) struct Expansion {
+    /// One leaf per child, new or known.
+    pub(super) leaves: Vec<PnLeaf>,
+    /// The children that existed before (revived if they had been pruned).
+    pub(super) known: Vec<NodeId>,
+}
+
+/// Links `node` of `job` to its `children`: new positions become nodes with
+/// pending units (or lost leaves, with no reply), known ones are linked and
+/// revived; the node's count of open children is set.
+pub(super) fn insert_children(
+    tx: &Transaction<'_>,
+    job: i64,
+    node: NodeId,
+    children: &[(String, NewNode)],
+) -> Result<Expansion, StoreError> {
+        let mut lost = Vec::new();
+    let mut leaves = Vec::with_capacity(children.len());
+    let mut known = Vec::new();
+    for (ord, (mv, child)) in children.iter().enumerate() {
+        let existing: Option<NodeId> = tx
+            .query_row(
+                "SELECT id FROM nodes WHERE job = :job AND key = :key",
+                named_params! { ":job": job, ":key": child.key },
+                |r| r.get(0),
+            )
+            .optional()?;
+        let id = match existing {
+            Some(id) => {
+                revive(tx, id)?;
+                leaves.push(known_leaf(tx, id)?);
+                known.push(id);
+                id
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO nodes (job, key, line, depth, rank, replies)
+                     VALUES (:job, :key, :line, :depth, :rank, :replies)",
+                    named_params! {
+                        ":job": job, ":key": child.key, ":line": child.line, ":depth": child.depth,
+                        ":rank": child.rank, ":replies": child.replies,
+                    },
+                )?;
+                let id = NodeId(tx.last_insert_rowid());
+                if child.replies > 0 {
+                    tx.execute(
+                        "INSERT INTO units (job, node, rank, state) VALUES (:job, :node, :rank, :pending)",
+                        named_params! {
+                            ":job": job, ":node": id, ":rank": child.rank, ":pending": UnitState::Pending,
+                        },
+                    )?;
+                } else {
+                    lost.push(id);
+                }
+                let kind = if child.replies > 0 { NodeKind::Frontier } else { NodeKind::Lost };
+                leaves.push(PnLeaf { id, depth: child.depth, replies: child.replies, kind, busy: false });
+                id
+            }
+        };
+        tx.execute(
+            "INSERT INTO edges (parent, ord, child, move) VALUES (:parent, :ord, :child, :move)",
+            named_params! { ":parent": node, ":ord": ord as i64, ":child": id, ":move": mv },
+        )?;
+    }
+    count_open(tx, node)?;
+    for id in lost {
+        decide(tx, id, Outcome::Loss, None)?;
+    }
+    Ok(Expansion { leaves, known })
 }

@@ -1,0 +1,252 @@
+//! Taking decided nodes from an export file into a job (`golomb import`,
+//! `golomb run --resume`): each node is found in the job's tree by the keys
+//! of the positions along its line, expanding the nodes on the way that are
+//! still units, and recorded as decided; nodes the file says its children
+//! decided are only expanded, so that their children decide them again here
+//! and the job's proof keeps its shape.
+//!
+//! The caller has checked every line and move against the game
+//! (`server::import`); this side checks the file against the tree: a node
+//! that this database already decided the other way refuses the whole
+//! import, and nothing is written.
+
+use golomb_engine::solve::Outcome;
+use golomb_engine::split::Goal;
+use golomb_proto::JobId;
+use rusqlite::{OptionalExtension, Transaction, named_params};
+
+use super::jobs::job_spec;
+use super::split::{SplitTarget, TreeGame, insert_children};
+use super::state::{NodeId, UnitState, Value};
+use super::tree::{decide, finish_if_answered, settle};
+use super::{Store, StoreError, now};
+
+/// One decided node of an export file, checked against the game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportEntry {
+    /// Its place in the file's `nodes`, for messages.
+    pub index: usize,
+    /// The keys of the positions along its line below the job's root, its own last.
+    pub path: Vec<String>,
+    /// Its moves from the empty board, as the file gives them.
+    pub line: String,
+    /// Its value for the side to move.
+    pub value: Outcome,
+    /// For a win, a winning move in the position of `line`.
+    pub best: Option<String>,
+    /// Whether a worker solved it (otherwise its children decided it).
+    pub unit: bool,
+    /// Positions its unit searched (units only).
+    pub positions: u64,
+    /// Solver seconds of its unit (units only).
+    pub seconds: f64,
+}
+
+/// What an import did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    /// Nodes recorded as decided by this import.
+    pub decided: u64,
+    /// Nodes this database had already decided the same way.
+    pub known: u64,
+    /// Nodes left out because a node above them is decided here.
+    pub skipped: u64,
+    /// Nodes expanded into their children on the way.
+    pub expanded: u64,
+}
+
+/// A node of the job's tree as the import walks it.
+struct Found {
+    id: NodeId,
+    line: String,
+    rank: Vec<u8>,
+    depth: u32,
+    value: Option<Outcome>,
+}
+
+impl Store {
+    /// Records `entries` (sorted by depth, parents first) as decided nodes of
+    /// `job`, in one transaction: all of them or, on a conflict, none.
+    pub fn import_nodes(
+        &mut self,
+        job: JobId,
+        entries: &[ImportEntry],
+        game: &dyn TreeGame,
+    ) -> Result<ImportCounts, StoreError> {
+        let tx = self.write()?;
+        let job_id = job.0 as i64;
+        let spec = job_spec(&tx, job_id)?;
+        let root: Option<NodeId> =
+            tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job_id], |r| r.get(0)).optional()?.flatten();
+        let root = root.ok_or(StoreError::NoJob(job))?;
+        let mut counts = ImportCounts::default();
+        let walk = Walk { tx: &tx, job: job_id, spec: &spec, game };
+        for entry in entries {
+            let Some(node) = walk.find(root, entry, &mut counts)? else {
+                counts.skipped += 1;
+                continue;
+            };
+            match node.value {
+                Some(value) if value == entry.value => counts.known += 1,
+                Some(value) => {
+                    return Err(StoreError::Import {
+                        entry: entry.index,
+                        what: format!("the file says {}, this database says {}", name(entry.value), name(value)),
+                    });
+                }
+                None if entry.unit => {
+                    let best = match &entry.best {
+                        Some(mv) if node.line != entry.line => Some(
+                            game.map_move(&entry.line, &node.line, mv).map_err(|e| import_error(entry, e))?,
+                        ),
+                        other => other.clone(),
+                    };
+                    record_unit(&tx, node.id, entry, best.as_deref())?;
+                    decide(&tx, node.id, entry.value, best.as_deref())?;
+                    counts.decided += 1;
+                }
+                // Decided by its children here too: they follow in the file.
+                None => {
+                    if walk.expand(&node)? {
+                        counts.expanded += 1;
+                    }
+                }
+            }
+        }
+        finish_if_answered(&tx, job_id)?;
+        tx.commit()?;
+        // The manager's tree is rebuilt from the tables when next needed.
+        self.trees.forget(job_id);
+        self.after_change(job_id);
+        Ok(counts)
+    }
+}
+
+/// Walking one import's entries down the job's tree.
+struct Walk<'a, 't> {
+    tx: &'a Transaction<'t>,
+    job: i64,
+    spec: &'a golomb_proto::JobSpec,
+    game: &'a dyn TreeGame,
+}
+
+impl Walk<'_, '_> {
+    /// The node of `entry`, expanding units along its path; `None` when a
+    /// node above it is decided (the entry is not needed).
+    fn find(&self, root: NodeId, entry: &ImportEntry, counts: &mut ImportCounts) -> Result<Option<Found>, StoreError> {
+        let mut node = self.node(root)?.ok_or_else(|| StoreError::Import {
+            entry: entry.index,
+            what: "the job's root is missing from this database".into(),
+        })?;
+        // A classify root's children are all needed, whatever the root's value.
+        let classify = self.spec.goal == Goal::Classify;
+        for (ply, key) in entry.path.iter().enumerate() {
+            if node.value.is_some() && !(ply == 0 && classify) {
+                return Ok(None);
+            }
+            let below = match self.by_key(key)? {
+                Some(found) => found,
+                None => {
+                    if !self.expand(&node)? {
+                        return Err(StoreError::Import {
+                            entry: entry.index,
+                            what: format!("its line leaves this database's tree below `{}`", node.line),
+                        });
+                    }
+                    counts.expanded += 1;
+                    self.by_key(key)?.ok_or_else(|| StoreError::Import {
+                        entry: entry.index,
+                        what: format!("no child of `{}` is the position of its line", node.line),
+                    })?
+                }
+            };
+            node = below;
+        }
+        Ok(Some(node))
+    }
+
+    /// Expands `node` into its children if it is still a unit (not yet
+    /// expanded): its unit is marked split. Returns whether it expanded.
+    fn expand(&self, node: &Found) -> Result<bool, StoreError> {
+        let expanded: bool =
+            self.tx.query_row("SELECT EXISTS (SELECT 1 FROM edges WHERE parent = ?1)", [node.id], |r| r.get(0))?;
+        if expanded {
+            return Ok(false);
+        }
+        let target =
+            SplitTarget { spec: self.spec.clone(), line: node.line.clone(), rank: node.rank.clone(), depth: node.depth };
+        let children = self.game.children(&target).map_err(|error| StoreError::StoredSpec {
+            job: JobId(self.job as u64),
+            error,
+        })?;
+        self.tx.execute(
+            "UPDATE units SET state = :split, deadline = NULL, worker = NULL, progress = 0, finished = :now
+             WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
+            named_params! {
+                ":node": node.id, ":split": UnitState::Split, ":now": now(), ":pending": UnitState::Pending,
+                ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
+            },
+        )?;
+        insert_children(self.tx, self.job, node.id, &children)?;
+        settle(self.tx, node.id)?;
+        Ok(true)
+    }
+
+    fn by_key(&self, key: &str) -> Result<Option<Found>, StoreError> {
+        let id: Option<NodeId> = self
+            .tx
+            .query_row(
+                "SELECT id FROM nodes WHERE job = :job AND key = :key",
+                named_params! { ":job": self.job, ":key": key },
+                |r| r.get(0),
+            )
+            .optional()?;
+        match id {
+            Some(id) => self.node(id),
+            None => Ok(None),
+        }
+    }
+
+    fn node(&self, id: NodeId) -> Result<Option<Found>, StoreError> {
+        Ok(self
+            .tx
+            .query_row("SELECT line, rank, depth, value FROM nodes WHERE id = ?1", [id], |r| {
+                Ok(Found {
+                    id,
+                    line: r.get(0)?,
+                    rank: r.get(1)?,
+                    depth: r.get(2)?,
+                    value: r.get::<_, Option<Value>>(3)?.map(|v| v.0),
+                })
+            })
+            .optional()?)
+    }
+}
+
+/// Marks the unit of an imported unit node done, with the file's statistics
+/// (no worker: it was solved elsewhere).
+fn record_unit(tx: &Transaction<'_>, node: NodeId, entry: &ImportEntry, best: Option<&str>) -> Result<(), StoreError> {
+    tx.execute(
+        "UPDATE units SET state = :done, value = :value, best = :best, worker = NULL, finished = :now,
+                deadline = NULL, progress = 0, error = NULL, positions = :positions, seconds = :seconds
+         WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
+        named_params! {
+            ":node": node, ":done": UnitState::Done, ":value": Value(entry.value), ":best": best,
+            ":now": now(), ":positions": entry.positions.min(i64::MAX as u64) as i64, ":seconds": entry.seconds,
+            ":pending": UnitState::Pending, ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
+        },
+    )?;
+    Ok(())
+}
+
+fn import_error(entry: &ImportEntry, error: String) -> StoreError {
+    StoreError::Import { entry: entry.index, what: format!("winning_move: {error}") }
+}
+
+fn name(value: Outcome) -> &'static str {
+    match value {
+        Outcome::Win => "win",
+        Outcome::Loss => "loss",
+        Outcome::Unknown => "unknown",
+    }
+}
