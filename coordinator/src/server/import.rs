@@ -14,8 +14,8 @@
 //! verify`, which solves every unit leaf itself: an imported value is
 //! verified at the end exactly as a worker's is.
 
-use golomb_engine::split::{Goal, position_key};
 use golomb_engine::solve::Outcome;
+use golomb_engine::split::{Goal, position_key};
 use golomb_engine::{Position, with_game};
 use golomb_proto::spec::JobSpec;
 use golomb_proto::{JobId, ValidSpec, pb};
@@ -117,15 +117,15 @@ pub fn file_spec(file: &ExportFile) -> Result<ValidSpec, ImportError> {
 /// spec, else into a new job made from the file's spec.
 pub fn import(store: &mut Store, file: &ExportFile, into: Option<JobId>) -> Result<ImportSummary, ImportError> {
     let valid = file_spec(file)?;
+    if let Some(job) = into {
+        let here = store.job(job)?.spec;
+        if !same_game(&here, &valid.spec) {
+            return Err(ImportError::OtherJob { job, file: short(&valid.spec), here: short(&here) });
+        }
+    }
     let entries = entries(&valid.spec, file)?;
     let (job, created) = match into {
-        Some(job) => {
-            let here = store.job(job)?.spec;
-            if !same_game(&here, &valid.spec) {
-                return Err(ImportError::OtherJob { job, file: short(&valid.spec), here: short(&here) });
-            }
-            (job, false)
-        }
+        Some(job) => (job, false),
         None => match store.find_job(&valid.spec)? {
             Some(job) => (job, false),
             None => {

@@ -284,7 +284,11 @@ impl pb::work_server::Work for WorkService {
                 }
             };
             let (count, kept) = (children.len(), decided.len());
-            if self.0.store(move |s| s.split_unit(worker, &held, &children, &decided, cost, &plan::Engine(&spec))).await? {
+            if self
+                .0
+                .store(move |s| s.split_unit(worker, &held, &children, &decided, cost, &plan::Engine(&spec)))
+                .await?
+            {
                 tracing::info!("unit {unit} ran too long: split into {count} children, {kept} of them decided");
             }
         }

@@ -96,9 +96,9 @@ impl Store {
                 }
                 None if entry.unit => {
                     let best = match &entry.best {
-                        Some(mv) if node.line != entry.line => Some(
-                            game.map_move(&entry.line, &node.line, mv).map_err(|e| import_error(entry, e))?,
-                        ),
+                        Some(mv) if node.line != entry.line => {
+                            Some(game.map_move(&entry.line, &node.line, mv).map_err(|e| import_error(entry, e))?)
+                        }
                         other => other.clone(),
                     };
                     record_unit(&tx, node.id, entry, best.as_deref())?;
@@ -173,12 +173,16 @@ impl Walk<'_, '_> {
         if expanded {
             return Ok(false);
         }
-        let target =
-            SplitTarget { spec: self.spec.clone(), line: node.line.clone(), rank: node.rank.clone(), depth: node.depth };
-        let children = self.game.children(&target).map_err(|error| StoreError::StoredSpec {
-            job: JobId(self.job as u64),
-            error,
-        })?;
+        let target = SplitTarget {
+            spec: self.spec.clone(),
+            line: node.line.clone(),
+            rank: node.rank.clone(),
+            depth: node.depth,
+        };
+        let children = self
+            .game
+            .children(&target)
+            .map_err(|error| StoreError::StoredSpec { job: JobId(self.job as u64), error })?;
         self.tx.execute(
             "UPDATE units SET state = :split, deadline = NULL, worker = NULL, progress = 0, finished = :now
              WHERE node = :node AND state IN (:pending, :leased, :cancelled)",

@@ -129,7 +129,9 @@ impl Store {
             let Some(leaf) = leaves.get(d.index) else { continue };
             let id = leaf.id;
             let (open, line): (bool, String) =
-                tx.query_row("SELECT value IS NULL, line FROM nodes WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                tx.query_row("SELECT value IS NULL, line FROM nodes WHERE id = ?1", [id], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?;
             if !open {
                 continue;
             }
@@ -201,7 +203,7 @@ pub(super) fn insert_children(
     node: NodeId,
     children: &[(String, NewNode)],
 ) -> Result<Expansion, StoreError> {
-        let mut lost = Vec::new();
+    let mut lost = Vec::new();
     let mut leaves = Vec::with_capacity(children.len());
     let mut known = Vec::new();
     for (ord, (mv, child)) in children.iter().enumerate() {

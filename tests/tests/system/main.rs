@@ -14,6 +14,7 @@ mod hands_cluster;
 mod manager;
 mod ops;
 mod play;
+mod resume;
 mod tls;
 mod trust;
 mod unsafe_code;

@@ -1,0 +1,111 @@
+//! A job that outlives its machine: a classify exported half-way is imported
+//! into a fresh coordinator on another database and finished there, with
+//! the values a local solve gives and a proof the checker accepts; a
+//! tampered file is refused with the entry that is wrong, and nothing of it
+//! is written.
+
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use golomb_tests::{Cluster, ServeOptions, check_classify, count, golomb_command, wait_until};
+use serde_json::Value;
+
+const MINUTES: Duration = Duration::from_secs(300);
+
+fn import(file: &Path, db: &Path, more: &[&str]) -> Output {
+    golomb_command().arg("import").arg(file).arg("--db").arg(db).args(more).arg("--json").output().expect("golomb runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Writes `export` with `change` applied to a copy, and returns the copy's path.
+fn tampered(dir: &Path, name: &str, export: &Value, change: impl FnOnce(&mut Value)) -> std::path::PathBuf {
+    let mut copy = export.clone();
+    change(&mut copy);
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec_pretty(&copy).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn a_classify_exported_half_way_finishes_on_a_fresh_database() {
+    // The first machine: a few seconds of a job that needs about ten, with units split.
+    let mut first = Cluster::start(None, 4.0);
+    let mut worker = first.worker("w1", 1);
+    let job = first.submit(&["--board", "7x6", "--goal", "classify", "--split-after", "0.05"]);
+    wait_until(MINUTES, "children decided and a unit split", || {
+        let status = first.status(job);
+        let decided = status["children"]["decided"].as_u64().unwrap_or(0);
+        (decided >= 40 && count(&status, "units", "split") >= 1 || status["state"] != "running").then_some(())
+    });
+    worker.pause();
+    let file = first.dir.path().join("half.json");
+    let out = first.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    worker.kill();
+    if let Some(mut coordinator) = first.coordinator.take() {
+        coordinator.kill();
+    }
+    let export: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(export["job"]["state"], "running", "exported half-way");
+    let nodes = export["nodes"].as_array().unwrap();
+    let units = nodes.iter().filter(|n| n["unit"] == true).count() as u64;
+    assert!(units >= 40, "{units} decided units in the file");
+
+    // Tampered files are refused whole, naming the entry.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("second.db");
+    let won = nodes.iter().position(|n| n["value"] == "win" && n["unit"] == true).expect("a won unit");
+    let own_move = nodes[won]["line"].as_str().unwrap().rsplit(';').next().unwrap().to_string();
+    let bad_move = tampered(dir.path(), "bad-move.json", &export, |e| {
+        // The node's own last move: its cells are covered in its position.
+        e["nodes"][won]["winning_move"] = Value::from(own_move);
+    });
+    let out = import(&bad_move, &db, &[]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains(&format!("nodes[{won}].winning_move")), "{}", text(&out.stderr));
+    let bad_line = tampered(dir.path(), "bad-line.json", &export, |e| {
+        e["nodes"][won]["line"] = Value::from("I:a1,a2,a3,a4,a5;I:a1,a2,a3,a4,a5");
+    });
+    let out = import(&bad_line, &db, &[]);
+    assert!(text(&out.stderr).contains(&format!("nodes[{won}].line")), "{}", text(&out.stderr));
+    let bad_format = tampered(dir.path(), "bad-format.json", &export, |e| e["version"] = Value::from(99));
+    let out = import(&bad_format, &db, &[]);
+    assert!(text(&out.stderr).contains("version 99"), "{}", text(&out.stderr));
+
+    // The good file goes into a fresh database: a new job holding every decided unit.
+    let out = import(&file, &db, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let imported: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(imported["created"], true, "{imported}");
+    assert_eq!(imported["decided"].as_u64(), Some(units), "every decided unit is kept: {imported}");
+    let resumed = imported["job"].as_u64().unwrap();
+    // A file of another game is not merged into this job.
+    let other = tampered(dir.path(), "other-game.json", &export, |e| e["job"]["board"] = Value::from("8x6"));
+    let out = import(&other, &db, &["--job", &resumed.to_string()]);
+    assert!(text(&out.stderr).contains(&format!("is not job {resumed}")), "{}", text(&out.stderr));
+
+    // The second machine finishes the job.
+    let second = Cluster::start_with(ServeOptions { db: Some(db.clone()), ..ServeOptions::new(4.0) });
+    let _worker = second.worker("w2", 1);
+    let status = second.wait_for_end(resumed, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert_eq!(status["conflicts"], 0, "{status}");
+    let results = second.results(resumed);
+    check_classify(&results, "7x6", "", |i, value| value == "loss" || i % 40 == 0);
+    // Every opening the first machine decided has the same value here.
+    let values: std::collections::HashMap<&str, &str> = results["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["move"].as_str().unwrap(), c["value"].as_str().unwrap()))
+        .collect();
+    for node in nodes.iter().filter(|n| n["depth"] == 1) {
+        let line = node["line"].as_str().unwrap();
+        assert_eq!(values.get(line).copied(), node["value"].as_str(), "opening {line}");
+    }
+    assert!(second.verify_proof(resumed).contains("verified"));
+}
