@@ -121,7 +121,8 @@ async fn on_store<T: Send + 'static>(
     let store = store.clone();
     tokio::task::spawn_blocking(move || {
         let mut store = store.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut store)
+        // Storage errors name the file.
+        f(&mut store).map_err(|e| e.at(store.path()))
     })
     .await
     .map_err(|e| Status::internal(format!("store task failed: {e}")))?
@@ -147,7 +148,7 @@ impl Shared {
         let failure = self.last_write_failure.clone();
         on_store(&self.store, move |s| {
             let result = f(s);
-            if let Err(StoreError::Sqlite(_)) = &result {
+            if result.as_ref().is_err_and(StoreError::is_storage) {
                 *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
             }
             result

@@ -33,7 +33,10 @@ impl From<StoreError> for Status {
             | StoreError::NotHolder(_)
             | StoreError::JobState { .. } => Status::failed_precondition(message),
             StoreError::WrongReport(_) | StoreError::Import { .. } => Status::invalid_argument(message),
-            StoreError::Sqlite(_) | StoreError::StoredSpec { .. } => Status::internal(message),
+            StoreError::Sqlite(_)
+            | StoreError::Storage { .. }
+            | StoreError::Corrupt { .. }
+            | StoreError::StoredSpec { .. } => Status::internal(message),
         }
     }
 }

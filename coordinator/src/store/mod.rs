@@ -42,6 +42,7 @@ mod schedule;
 pub mod schema;
 mod split;
 mod state;
+mod storage;
 mod tree;
 mod units;
 mod workers;
@@ -75,6 +76,25 @@ pub enum StoreError {
     /// SQLite refused or failed.
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// SQLite failed on a named file (what the server reports).
+    #[error("database {path}: {error} ({})", storage::advice(error))]
+    Storage {
+        /// The database file.
+        path: String,
+        /// What SQLite said.
+        error: rusqlite::Error,
+    },
+    /// The file failed its integrity check when opened.
+    #[error(
+        "database {path} is damaged ({problem}); it is not served: restore it from a backup, \
+         or start a new database and `golomb import` an export of the job"
+    )]
+    Corrupt {
+        /// The database file.
+        path: String,
+        /// What SQLite's check found (its first few problems).
+        problem: String,
+    },
     /// The file is not a Golomb database.
     #[error("{path} is not a Golomb database (application id {found:#x})")]
     Foreign {
@@ -168,6 +188,7 @@ fn begin<'c>(conn: &'c mut Connection, fault_file: Option<&Path>) -> Result<rusq
 pub struct Store {
     conn: Connection,
     db_id: String,
+    path: std::path::PathBuf,
     fault_file: Option<std::path::PathBuf>,
     /// The proof-number manager's trees of the running game jobs (writer only).
     trees: schedule::Trees,
@@ -176,10 +197,15 @@ pub struct Store {
 impl Store {
     /// Opens (or creates, or migrates) the database at `path`, refusing foreign or newer files.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let conn = schema::open(path)?;
-        let db_id = schema::db_id(&conn)?;
+        let conn = schema::open(path).map_err(|e| e.at(path))?;
+        let db_id = schema::db_id(&conn).map_err(|e| e.at(path))?;
         let fault_file = std::env::var_os(FAULT_WRITES_ENV).map(std::path::PathBuf::from);
-        Ok(Store { conn, db_id, fault_file, trees: schedule::Trees::default() })
+        Ok(Store { conn, db_id, path: path.to_path_buf(), fault_file, trees: schedule::Trees::default() })
+    }
+
+    /// The database file, for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// The database's identity: lease tokens start with it, and workers learn

@@ -171,6 +171,9 @@ pub(super) fn open(path: &Path) -> Result<Connection, StoreError> {
     if version > SCHEMA_VERSION {
         return Err(StoreError::Newer { path: shown, found: version });
     }
+    if has_tables {
+        super::storage::check_integrity(&conn, path)?;
+    }
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;

@@ -265,7 +265,7 @@ impl Store {
     /// most-proving leaves ([`crate::manager`]), in a tiling count its next
     /// shares. A draining worker gets none.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
-        let Store { conn, db_id, fault_file, trees } = self;
+        let Store { conn, db_id, fault_file, trees, .. } = self;
         let tx = begin(conn, fault_file.as_deref())?;
         let mut touched = Vec::new();
         let result = (|| {

@@ -22,6 +22,7 @@ use serde_json::Value;
 mod messages;
 mod registration;
 mod soak;
+mod storage;
 
 /// Short enough that a lost unit comes back quickly, long enough for heartbeats under load.
 const LEASE_SECONDS: f64 = 4.0;
@@ -308,7 +309,9 @@ fn a_store_that_cannot_write_for_a_while_costs_no_worker_and_no_result() {
         std::thread::sleep(Duration::from_secs(1));
         // The fault is really on: a submit, a write, fails.
         let out = cluster.golomb(&["submit", "--board", "4x4", "--goal", "solve"]);
-        let refused = !out.status.success() && stderr(&out).contains("full");
+        // Refused, naming the database file and what to do.
+        let db = cluster.db().display().to_string();
+        let refused = !out.status.success() && stderr(&out).contains("full") && stderr(&out).contains(&db);
         // Longer than two leases: heartbeats cannot be written either.
         std::thread::sleep(Duration::from_secs(8));
         std::fs::remove_file(&fault).unwrap();
