@@ -331,8 +331,16 @@ async fn upkeep(shared: Shared, shutdown: CancellationToken) {
         }
         let last = last.clone();
         let failure = shared.last_write_failure.clone();
+        let lease_seconds = shared.config.lease_seconds;
         let done = shared
             .store(move |s| {
+                // A wall clock stepped back must not leave leases longer than one lease.
+                let capped = s.cap_leases(lease_seconds)?;
+                if capped > 0 {
+                    tracing::warn!(
+                        "{capped} leases ended later than one lease from now (the clock stepped back?): capped"
+                    );
+                }
                 let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
                 let excess = last.excess(every.as_secs_f64());
                 let failing = failure.lock().unwrap_or_else(|e| e.into_inner()).is_some_and(|t| t.elapsed() < lease);

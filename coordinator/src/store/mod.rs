@@ -31,6 +31,7 @@
 //! (results that disagreed with a recorded one), `workers`, and `progress`
 //! (samples of each game job's proof-number figures over time).
 
+mod clock;
 mod export;
 pub mod hands;
 mod import;

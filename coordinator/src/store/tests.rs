@@ -438,3 +438,16 @@ fn a_done_jobs_status_shows_final_figures_whatever_its_last_sample_holds() {
     let last = row.progress.unwrap();
     assert_eq!((last.tree.proof_number, last.tree.disproof_number, last.tree.in_flight), (Some(0), None, 0));
 }
+
+#[test]
+fn a_clock_stepped_back_leaves_no_lease_longer_than_one_lease() {
+    let (mut store, _job, worker, _dir) = flat(Goal::Solve);
+    let units = store.lease(worker, 2, 60.0).unwrap();
+    assert_eq!(store.cap_leases(60.0).unwrap(), 0, "fresh leases are within one lease");
+    // As if the wall clock had been an hour ahead when the units were leased.
+    store.conn.execute("UPDATE units SET deadline = deadline + 3600 WHERE state = 'leased'", []).unwrap();
+    assert_eq!(store.cap_leases(60.0).unwrap(), units.len());
+    let latest: f64 =
+        store.conn.query_row("SELECT MAX(deadline) FROM units WHERE state = 'leased'", [], |r| r.get(0)).unwrap();
+    assert!(latest <= now() + 60.0, "capped at one lease from now");
+}
