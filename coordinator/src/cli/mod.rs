@@ -15,6 +15,7 @@ mod import;
 mod info;
 pub(crate) mod job_report;
 mod moves;
+mod openings;
 pub mod output;
 mod pause;
 mod perft;
@@ -94,6 +95,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Take an export file into a stopped coordinator's database: the job continues there without redoing what it decided.
     Import(import::ImportArgs),
+    /// The opening table of a classify job's export: every class of openings with its value, refutation and cost.
+    Openings(openings::OpeningsArgs),
     /// Count or draw the tilings of a board by a piece set.
     Tile(tile::TileArgs),
     /// Solve a star puzzle (k stars per row, column and region, none touching).
@@ -128,6 +131,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Drain(args) => drain::run(&args, out),
         Command::Export(args) => export::run(&args, out),
         Command::Import(args) => import::run(&args, out),
+        Command::Openings(args) => openings::run(&args, out),
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),
         Command::Play(args) => play::run(&args, out),
