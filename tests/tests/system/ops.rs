@@ -158,6 +158,18 @@ fn results_as_csv_and_an_export_verify() {
     assert_eq!(root["positions"].as_u64(), Some(positions), "a node's statistics are its units'");
     assert_eq!(export["proof"]["format"], "golomb-proof");
 
+    // The opening table from the export: one row per class, the classes' sizes add up to the placements.
+    let out = golomb_tests::golomb_command().args(["openings", file.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = table["rows"].as_array().unwrap();
+    assert_eq!(table["decided"].as_u64(), Some(rows.len() as u64), "every class decided: {table}");
+    let winning: u64 = rows.iter().filter(|r| r["value"] == "win").map(|r| r["class_size"].as_u64().unwrap()).sum();
+    assert_eq!(winning, 8, "the 8 winning openings of 6x6, in classes");
+    assert!(
+        rows.iter().filter(|r| r["value"] == "loss").all(|r| r["refutation"].as_str().is_some_and(|m| !m.is_empty()))
+    );
+
     // Checked with no coordinator at all.
     let mut cluster = cluster;
     if let Some(mut coordinator) = cluster.coordinator.take() {
