@@ -19,6 +19,7 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::JobSpec;
 use serde::{Deserialize, Serialize};
 
+use super::proof::ChildProof;
 use crate::store::{DecidedNode, JobRow};
 
 /// The format name of every export file.
@@ -41,6 +42,9 @@ pub struct ExportFile {
     pub nodes: Vec<ExportNode>,
     /// A proof of the root's value (absent while the root is undecided, and for tiling counts).
     pub proof: Option<ProofFile>,
+    /// For a classify job: a proof of every decided child's value, one per class of moves.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<ChildProof>,
 }
 
 /// The job part of an export.
@@ -131,6 +135,7 @@ fn fields() -> BTreeMap<String, String> {
         ("job.hands", "hands rules only: the hands, the first player's before the slash"),
         ("job.neutral", "hands rules only: the neutral piece's placement"),
         ("job.score", "hands rules only: the root's final score difference for its side to move"),
+        ("children", "classify jobs only: for each decided child of the root (one per class of moves), its move, its value for its side to move, and a golomb-proof of that value"),
         ("proof", "a golomb-proof file of the root's value (golomb verify checks it), or null (always for hands jobs)"),
     ]
     .into_iter()
@@ -183,5 +188,6 @@ pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: O
             })
             .collect(),
         proof,
+        children: Vec::new(),
     }
 }

@@ -166,7 +166,9 @@ impl pb::jobs_server::Jobs for JobsService {
                 // No value to prove yet (or a count): the export says so with a null proof.
                 Err(_) => None,
             };
-            Ok(export::export_file(&row, &tree.spec, &nodes, proof))
+            let mut file = export::export_file(&row, &tree.spec, &nodes, proof);
+            file.children = proof::child_proofs(job, &tree).map_err(|e| Status::internal(e.to_string()))?;
+            Ok(file)
         })
         .await
         .map_err(|e| Status::internal(e.to_string()))??;

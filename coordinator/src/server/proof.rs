@@ -67,6 +67,49 @@ pub fn job_proof(job: JobId, tree: &JobTree) -> Result<ProofFile, ProofExportErr
     })
 }
 
+/// One child of a classify job's root with the proof of its value.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ChildProof {
+    /// The root's move to it (the first of its class under the board's symmetries).
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Its value for its side to move (a loss there means the move wins).
+    pub value: Outcome,
+    /// The proof of that value, from the position after the move.
+    pub proof: ProofFile,
+}
+
+/// The proof of every decided child of a classify job's root, one per
+/// distinct child (moves merged under the board's symmetries share one):
+/// what a classify exists for, checkable child by child by `golomb verify`.
+pub fn child_proofs(job: JobId, tree: &JobTree) -> Result<Vec<ChildProof>, ProofExportError> {
+    let JobTree { spec, root, nodes } = tree;
+    if spec.goal != Goal::Classify || spec.hands.is_some() {
+        return Ok(Vec::new());
+    }
+    let Some(top) = nodes.get(root) else { return Ok(Vec::new()) };
+    let game = spec.game.build().map_err(SpecError::from)?;
+    with_game!(&game, g => {
+        let builder = Builder { game: g, nodes };
+        let (pos, _) = g.play_line(Position::empty(), &spec.moves).map_err(SpecError::from)?;
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for (mv, child) in &top.edges {
+            let Some(node) = nodes.get(child) else { continue };
+            if node.value == Outcome::Unknown || !seen.insert(*child) {
+                continue;
+            }
+            let placement = g.parse_move(mv).map_err(SpecError::from)?;
+            let after = pos.after(g.placement(placement));
+            let proof = builder.node(*child, &after)?;
+            let moves = golomb_engine::notation::join_line(&spec.moves, mv);
+            let solver = serde_json::json!({ "source": "golomb cluster", "job": job, "child": mv });
+            out.push(ChildProof { mv: mv.clone(), value: node.value, proof: ProofFile::new(g, moves, node.value, proof, Some(solver)) });
+        }
+        Ok(out)
+    })
+}
+
 /// The proof of a finished hands job's score (`score`, for the side to move
 /// at the root): both bound trees, with the job's units as leaves that
 /// `golomb verify` solves itself. At depth 1 the lower tree plays the root's
