@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::output::{self, OutputFile, Report, duration, si};
 use crate::server::export::ExportNode;
 use crate::server::import;
+use crate::server::proof::ChildProof;
 
 /// Options of `golomb openings`.
 #[derive(Debug, Args)]
@@ -34,6 +35,10 @@ pub struct OpeningsArgs {
     /// Also draw every piece's openings, coloured by value, to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Also write each decided opening's proof (from the export) to a file in
+    /// this folder, named in the table's `proof` column with its SHA-256.
+    #[arg(long, value_name = "DIR")]
+    pub proofs: Option<PathBuf>,
 }
 
 /// One class of openings.
@@ -136,7 +141,11 @@ pub fn run(args: &OpeningsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .filter(|n| n.depth == 1)
             .filter_map(|n| g.play_line(Position::empty(), &n.line).ok().map(|(pos, _)| (position_key(g, &pos), n)))
             .collect();
-        let rows: Vec<OpeningRow> = classes.iter().map(|class| row(g, &root, class, nodes.get(&class.key).copied())).collect();
+        let mut rows: Vec<OpeningRow> =
+            classes.iter().map(|class| row(g, &root, class, nodes.get(&class.key).copied())).collect();
+        if let Some(dir) = &args.proofs {
+            write_proofs(g, &root, &classes, &mut rows, &file.children, dir)?;
+        }
         if let Some(svg) = &mut svg {
             svg.write_all(picture(g, &classes, &rows).as_bytes())?;
         }
@@ -264,4 +273,35 @@ fn picture<B: Bits>(game: &Game<B>, classes: &[Class], rows: &[OpeningRow]) -> S
         legend - 9
     );
     svg
+}
+
+/// Writes the proof of each opening the export proves into `dir`, and names
+/// the file and its SHA-256 in the opening's row.
+fn write_proofs<B: Bits>(
+    game: &Game<B>,
+    root: &Position<B>,
+    classes: &[Class],
+    rows: &mut [OpeningRow],
+    children: &[ChildProof],
+    dir: &std::path::Path,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let by_key: HashMap<String, &ChildProof> = children
+        .iter()
+        .filter_map(|c| {
+            let id = game.parse_move(&c.mv).ok()?;
+            Some((position_key(game, &root.after(game.placement(id))), c))
+        })
+        .collect();
+    for (class, row) in classes.iter().zip(rows.iter_mut()) {
+        let Some(child) = by_key.get(&class.key) else { continue };
+        let name = format!("{}.json", row.opening.replace([':', ','], "-"));
+        let text = serde_json::to_string_pretty(&child.proof)?;
+        let path = dir.join(&name);
+        std::fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+        let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
+        let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        row.proof = format!("{} sha256:{hex}", path.display());
+    }
+    Ok(())
 }

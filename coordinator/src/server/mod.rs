@@ -16,7 +16,7 @@ pub mod import;
 pub(crate) mod jobs;
 pub mod lock;
 mod plan;
-mod proof;
+pub mod proof;
 mod slow_refusals;
 mod status;
 mod tls;
