@@ -140,7 +140,6 @@ fn main() -> anyhow::Result<()> {
                             lease_token: u.lease_token,
                             result: Some(UnitResult::Value { value: Outcome::Win, best: None }.to_proto()),
                             stats: Some(pb::UnitStats { positions: 1000, seconds: 0.001, ..Default::default() }),
-                            ..Default::default()
                         };
                         client.complete(complete).await?;
                         trips += 1;

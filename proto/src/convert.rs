@@ -5,8 +5,8 @@
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 
-use crate::pb;
 use crate::kind::Kind;
+use crate::pb;
 use crate::spec::{HANDS_RULES, JobSpec, RULES};
 
 impl From<Outcome> for pb::Value {
@@ -112,7 +112,8 @@ mod tests {
 
     #[test]
     fn wire_specs_name_their_kind() {
-        let spec = |rules: &str, goal: &str| pb::JobSpec { rules: rules.into(), goal: goal.into(), ..Default::default() };
+        let spec =
+            |rules: &str, goal: &str| pb::JobSpec { rules: rules.into(), goal: goal.into(), ..Default::default() };
         assert_eq!(spec("", "classify").kind(), Some(Kind::GameValue));
         assert_eq!(spec("golomb", "count").kind(), Some(Kind::TilingCount));
         assert_eq!(spec("hands", "solve").kind(), Some(Kind::HandsScore));

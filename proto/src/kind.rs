@@ -149,13 +149,14 @@ impl UnitWork {
         let expected = "a game value, a tiling count or a hands score";
         match work.ok_or(WireError::Missing { field: "work", expected })? {
             unit::Work::GameValue(w) => {
-                let split_after = match w.split_after_seconds {
-                    0.0 => None,
-                    seconds => Some(Duration::try_from_secs_f64(seconds).map_err(|_| WireError::Seconds {
-                        field: "work.game_value.split_after_seconds",
-                        seconds,
-                    })?),
-                };
+                let split_after =
+                    match w.split_after_seconds {
+                        0.0 => None,
+                        seconds => Some(Duration::try_from_secs_f64(seconds).map_err(|_| WireError::Seconds {
+                            field: "work.game_value.split_after_seconds",
+                            seconds,
+                        })?),
+                    };
                 Ok(UnitWork::GameValue { split_after })
             }
             unit::Work::TilingCount(w) => Ok(UnitWork::TilingCount {
@@ -300,8 +301,14 @@ mod tests {
             UnitWork::from_proto(Some(&each)).unwrap_err(),
             UnitWork::from_proto(Some(&seconds)).unwrap_err(),
         ];
-        let fields =
-            ["result:", "result.game_value.value:", "result.error:", "work:", "work.tiling_count.each:", "work.game_value"];
+        let fields = [
+            "result:",
+            "result.game_value.value:",
+            "result.error:",
+            "work:",
+            "work.tiling_count.each:",
+            "work.game_value",
+        ];
         for (error, field) in errors.iter().zip(fields) {
             assert!(error.to_string().starts_with(field), "{error} should name {field}");
         }

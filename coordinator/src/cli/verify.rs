@@ -233,7 +233,11 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 .with_context(not_verified)?;
             VerifyReport {
                 verified: true,
-                proved: Proved::Score { rules: golomb_engine::hands::proof::RULES, score: checked.score, hands: proof.hands },
+                proved: Proved::Score {
+                    rules: golomb_engine::hands::proof::RULES,
+                    score: checked.score,
+                    hands: proof.hands,
+                },
                 moves: proof.moves,
                 leaves: checked.leaves,
                 positions: checked.positions,

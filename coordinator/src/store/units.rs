@@ -90,9 +90,10 @@ struct UnitRecord {
 
 /// A job's kind from its columns `goal` (text, column `index` of the row) and `hands IS NOT NULL`.
 fn kind_column(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<Kind> {
-    let goal: Goal = row.get::<_, String>(index)?.parse().map_err(|err| {
-        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(err))
-    })?;
+    let goal: Goal = row
+        .get::<_, String>(index)?
+        .parse()
+        .map_err(|err| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(err)))?;
     Ok(Kind::of(goal, row.get(index + 1)?))
 }
 
@@ -363,7 +364,9 @@ impl Store {
                     self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
                 self.trees.decide(unit.job, unit.node, kept.0)
             }
-            UnitResult::Failure(_) if unit.state == UnitState::Leased => self.trees.set_busy(unit.job, unit.node, false),
+            UnitResult::Failure(_) if unit.state == UnitState::Leased => {
+                self.trees.set_busy(unit.job, unit.node, false)
+            }
             _ => {}
         }
         self.after_change(unit.job);

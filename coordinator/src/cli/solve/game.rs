@@ -12,10 +12,10 @@ use golomb_engine::solve::{Outcome, Progress, SolveConfig, SolveReport, Transpos
 use golomb_engine::{Bits, Game, Player, Position, proof, with_game};
 use serde::Serialize;
 
+use super::args::{ProofSummary, SolveArgs};
 use crate::cli::args::thread_pool;
 use crate::cli::output::{self, OutputFile, Report};
 use crate::cli::progress::with_progress;
-use super::args::{ProofSummary, SolveArgs};
 
 /// A solved (or abandoned) position.
 #[derive(Serialize)]

@@ -12,9 +12,9 @@ use golomb_engine::hands::{HandsConfig, HandsGame, HandsSolver, HandsValue, Scor
 use golomb_engine::{Bits, Game, Player, with_game};
 use serde::Serialize;
 
+use super::args::{ProofSummary, SolveArgs};
 use crate::cli::output::{self, OutputFile, Report};
 use crate::cli::rules_args::Rules;
-use super::args::{ProofSummary, SolveArgs};
 
 /// The hands of each player, by name.
 #[derive(Serialize)]

@@ -97,7 +97,10 @@ fn results_for_a_previous_database_never_reach_a_new_job() {
             worker_id: me,
             unit_id: u.unit_id,
             job_id: u.job_id,
-            result: game_value(if local_value("7x7", &u.moves) == "win" { pb::Value::Win } else { pb::Value::Loss } as i32, ""),
+            result: game_value(
+                if local_value("7x7", &u.moves) == "win" { pb::Value::Win } else { pb::Value::Loss } as i32,
+                "",
+            ),
             // The real token of the old lease: what an honest worker of the old database would send.
             lease_token: u.lease_token.clone(),
             ..Default::default()
