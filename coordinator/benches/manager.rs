@@ -19,7 +19,7 @@ use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 use golomb_engine::tiling::Each;
 use golomb_proto::spec::JobSpec;
-use golomb_proto::{PROTOCOL_VERSION, convert, pb};
+use golomb_proto::{PROTOCOL_VERSION, UnitResult, pb};
 use tokio_util::sync::CancellationToken;
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -138,9 +138,8 @@ fn main() -> anyhow::Result<()> {
                             unit_id: u.unit_id,
                             job_id: u.job_id,
                             lease_token: u.lease_token,
-                            value: convert::value(Outcome::Win),
+                            result: Some(UnitResult::Value { value: Outcome::Win, best: None }.to_proto()),
                             stats: Some(pb::UnitStats { positions: 1000, seconds: 0.001, ..Default::default() }),
-                            ..Default::default()
                         };
                         client.complete(complete).await?;
                         trips += 1;

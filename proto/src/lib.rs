@@ -1,8 +1,10 @@
 //! The gRPC wire vocabulary between the Golomb coordinator, its workers and
 //! its users: the generated `golomb.v1` messages and services ([`pb`]), the
 //! protocol version a worker must speak, id newtypes ([`ids`]), the domain
-//! job spec and its validation ([`spec`]) and every conversion between wire
-//! and domain types ([`convert`]), where the coordinator is ([`address`]) and how to reach it ([`connect`]).
+//! job spec and its validation ([`spec`]), what a unit computes and reports
+//! by kind ([`kind`]: the wire's `oneof`s as enums) and every other
+//! conversion between wire and domain types ([`convert`]), where the
+//! coordinator is ([`address`]) and how to reach it ([`connect`]).
 //!
 //! The code is generated at build time from `golomb/v1/golomb.proto` by the
 //! pure-Rust `protox` compiler, so no system `protoc` is needed.
@@ -12,6 +14,7 @@ pub mod auth;
 pub mod connect;
 pub mod convert;
 pub mod ids;
+pub mod kind;
 pub mod spec;
 
 /// The generated `golomb.v1` messages, clients and servers.
@@ -20,11 +23,13 @@ pub mod pb {
     tonic::include_proto!("golomb.v1");
 }
 
-/// The protocol version workers send when they register; a different one is refused.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// The protocol version workers send when they register; a different one is
+/// refused. Version 3 carries a unit's work and result as `oneof`s.
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The coordinator's default address.
 pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:7117";
 
 pub use ids::{JobId, UnitId, WorkerId};
+pub use kind::{Kind, UnitResult, UnitWork, WireError};
 pub use spec::{JobSpec, SpecError, ValidSpec};

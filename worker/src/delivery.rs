@@ -6,8 +6,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 
 use anyhow::bail;
-use golomb_engine::solve::Outcome;
-use golomb_proto::{convert, pb};
+use golomb_proto::{UnitResult, pb};
 
 use crate::connect::{Client, Refusal, refusal};
 use crate::run::{WorkerConfig, WorkerSummary};
@@ -64,63 +63,26 @@ pub(crate) fn collect(
     draining: bool,
 ) {
     let worker_id = 0; // filled in when delivered
+    let complete = |result: UnitResult, stats| {
+        Report::Complete(pb::CompleteRequest {
+            worker_id,
+            unit_id: unit.unit_id,
+            job_id: unit.job_id,
+            lease_token: unit.lease_token.clone(),
+            stats,
+            result: Some(result.to_proto()),
+        })
+    };
     let report = match outcome {
-        UnitOutcome::Solved { value, best, stats } => {
+        UnitOutcome::Solved { result, stats } => {
             summary.units += 1;
             summary.positions += stats.positions;
-            tracing::debug!("unit {} ({}): {:?} in {:.2} s", unit.unit_id, unit.moves, value, stats.seconds);
-            Report::Complete(pb::CompleteRequest {
-                worker_id,
-                unit_id: unit.unit_id,
-                job_id: unit.job_id,
-                lease_token: unit.lease_token.clone(),
-                value: convert::value(value),
-                winning_move: if value == Outcome::Win { best.unwrap_or_default() } else { String::new() },
-                stats: Some(stats),
-                ..Default::default()
-            })
-        }
-        UnitOutcome::Scored { score, best, stats } => {
-            summary.units += 1;
-            summary.positions += stats.positions;
-            tracing::debug!("unit {} ({}): score {score:+} in {:.2} s", unit.unit_id, unit.moves, stats.seconds);
-            Report::Complete(pb::CompleteRequest {
-                worker_id,
-                unit_id: unit.unit_id,
-                job_id: unit.job_id,
-                lease_token: unit.lease_token.clone(),
-                score: Some(score),
-                winning_move: best.unwrap_or_default(),
-                stats: Some(stats),
-                ..Default::default()
-            })
-        }
-        UnitOutcome::Counted { solutions, fixed, stats } => {
-            summary.units += 1;
-            summary.positions += stats.positions;
-            Report::Complete(pb::CompleteRequest {
-                worker_id,
-                unit_id: unit.unit_id,
-                job_id: unit.job_id,
-                lease_token: unit.lease_token.clone(),
-                counted: true,
-                solutions,
-                fixed,
-                stats: Some(stats),
-                ..Default::default()
-            })
+            tracing::debug!("unit {} ({}): {result} in {:.2} s", unit.unit_id, unit.moves, stats.seconds);
+            complete(result, Some(stats))
         }
         UnitOutcome::Failed(error) => {
             tracing::warn!("unit {} ({}) failed: {error}", unit.unit_id, unit.moves);
-            Report::Complete(pb::CompleteRequest {
-                worker_id,
-                unit_id: unit.unit_id,
-                job_id: unit.job_id,
-                lease_token: unit.lease_token.clone(),
-                value: convert::value(Outcome::Unknown),
-                error,
-                ..Default::default()
-            })
+            complete(UnitResult::Failure(error), None)
         }
         UnitOutcome::TooLong { decided, stats } => {
             tracing::info!(

@@ -11,37 +11,17 @@ use golomb_engine::solve::{Carry, Outcome, Progress, SolveConfig, TranspositionT
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
 use golomb_engine::{Bits, Player};
-use golomb_proto::spec::{HANDS_RULES, HandsSpec, hands_setup};
-use golomb_proto::{convert, pb};
+use golomb_proto::spec::{HandsSpec, hands_setup};
+use golomb_proto::{Kind, UnitResult, UnitWork, convert, pb};
 
 /// How a unit ended.
 #[derive(Clone, Debug)]
 pub enum UnitOutcome {
-    /// Solved: the value, a winning move for a win, and statistics.
+    /// Solved: the result of the unit's kind (a value, a count or a score) and statistics.
     Solved {
-        /// The value for the side to move.
-        value: Outcome,
-        /// A winning move in notation.
-        best: Option<String>,
+        /// What the unit's search found.
+        result: UnitResult,
         /// Positions, time, table use.
-        stats: pb::UnitStats,
-    },
-    /// A tiling share counted: weighted tilings, Burnside's weighted sum, and statistics.
-    Counted {
-        /// Tilings found, weighted.
-        solutions: u64,
-        /// Symmetries fixing each, weighted and summed.
-        fixed: u64,
-        /// Search nodes and time.
-        stats: pb::UnitStats,
-    },
-    /// A hands game's unit solved: the final score difference under best play.
-    Scored {
-        /// From the FIRST player's view (first minus second), whoever is to move at the unit.
-        score: i32,
-        /// A best move in notation (none if the game is over at the unit).
-        best: Option<String>,
-        /// Positions and time.
         stats: pb::UnitStats,
     },
     /// Stopped from outside (cancelled or shutting down): nothing to report.
@@ -54,26 +34,22 @@ pub enum UnitOutcome {
         /// Positions and time the search took.
         stats: pb::UnitStats,
     },
-    /// The unit could not be solved here (a bad game or position).
+    /// The unit could not be solved here (a bad game, position or work).
     Failed(String),
 }
 
 /// Counts the tilings below a count unit's placements on this thread.
-fn count_share<B: TileBits>(game: &Game<B>, unit: &pb::Unit) -> UnitOutcome {
+fn count_share<B: TileBits>(game: &Game<B>, moves: &str, each: Each, share: (u64, &[u32])) -> UnitOutcome {
     let start = Instant::now();
-    let each: Each = match unit.each.parse() {
-        Ok(each) => each,
-        Err(err) => return UnitOutcome::Failed(err.to_string()),
-    };
-    let prefix = match game.play_line(Position::empty(), &unit.moves) {
+    let prefix = match game.play_line(Position::empty(), moves) {
         Ok((_, prefix)) => prefix,
         Err(err) => return UnitOutcome::Failed(format!("bad unit placements: {err}")),
     };
-    let share = TilingShare { prefix, weight: unit.weight, checks: unit.checks.iter().map(|&c| c as usize).collect() };
+    let (weight, checks) = share;
+    let share = TilingShare { prefix, weight, checks: checks.iter().map(|&c| c as usize).collect() };
     match Tiler::new(game, each).and_then(|tiler| tiler.count_share(&share)) {
-        Ok(count) => UnitOutcome::Counted {
-            solutions: count.solutions,
-            fixed: count.fixed,
+        Ok(count) => UnitOutcome::Solved {
+            result: UnitResult::Count { solutions: count.solutions, fixed: count.fixed },
             stats: pb::UnitStats {
                 positions: count.nodes,
                 seconds: start.elapsed().as_secs_f64(),
@@ -86,44 +62,35 @@ fn count_share<B: TileBits>(game: &Game<B>, unit: &pb::Unit) -> UnitOutcome {
 }
 
 /// Solves a hands game's unit to the end with the score solver on this
-/// thread; the unit's cancel flag stops it (a watcher copies it into the
-/// solver's own flag).
-fn solve_hands<B: Bits>(game: &Game<B>, unit: &pb::Unit, tt_mb: usize, progress: &Progress) -> UnitOutcome {
-    let hands = HandsSpec { hands: unit.hands.clone(), neutral: unit.neutral.clone() };
-    let rules = match hands_setup(&hands).build(game).and_then(|setup| HandsGame::new(game, setup)) {
+/// thread; the unit's own cancel flag (in `progress`) stops it.
+fn solve_hands<B: Bits>(
+    game: &Game<B>,
+    moves: &str,
+    hands: &HandsSpec,
+    tt_mb: usize,
+    progress: &Arc<Progress>,
+) -> UnitOutcome {
+    let rules = match hands_setup(hands).build(game).and_then(|setup| HandsGame::new(game, setup)) {
         Ok(rules) => rules,
         Err(err) => return UnitOutcome::Failed(format!("bad hands game: {err}")),
     };
-    let pos = match rules.play_line(&unit.moves) {
+    let pos = match rules.play_line(moves) {
         Ok((pos, _)) => pos,
         Err(err) => return UnitOutcome::Failed(format!("bad unit position: {err}")),
     };
-    let cancel = Arc::new(AtomicBool::new(false));
-    let finished = AtomicBool::new(false);
-    let config = HandsConfig { cancel: Some(cancel.clone()), tt_mb, ..HandsConfig::default() };
-    let result = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !finished.load(Relaxed) {
-                if progress.cancel.load(Relaxed) {
-                    cancel.store(true, Relaxed);
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-        let result = hands::solve(&rules, &pos, &config);
-        finished.store(true, Relaxed);
-        result
-    });
+    let config = HandsConfig { cancel: Some(progress.clone()), tt_mb, ..HandsConfig::default() };
+    let result = hands::solve(&rules, &pos, &config);
     progress.positions.store(result.positions, Relaxed);
     match result.score {
         None => UnitOutcome::Stopped,
-        Some(score) => UnitOutcome::Scored {
-            score: match result.side_to_move {
-                Player::First => score,
-                Player::Second => -score,
+        Some(score) => UnitOutcome::Solved {
+            result: UnitResult::Score {
+                score: match result.side_to_move {
+                    Player::First => score,
+                    Player::Second => -score,
+                },
+                best: result.best_move.map(|id| game.move_name(id)),
             },
-            best: result.best_move.map(|id| game.move_name(id)),
             stats: pb::UnitStats {
                 positions: result.positions,
                 seconds: result.elapsed.as_secs_f64(),
@@ -185,7 +152,7 @@ fn carry(line: &str) -> Carry {
 
 /// The game and table of the units most recently solved.
 struct Cached {
-    key: (String, String, String, String),
+    key: (Kind, String, String, String),
     game: Arc<AnyGame>,
     tt: Arc<TranspositionTable>,
 }
@@ -203,15 +170,15 @@ impl UnitSolver {
         UnitSolver { tt_mb, cached: Mutex::new(None) }
     }
 
-    /// The game of `unit` and its table, built when the game changes.
-    fn game(&self, unit: &pb::Unit) -> Result<(Arc<AnyGame>, Arc<TranspositionTable>), String> {
-        let key = (unit.rules.clone(), unit.board.clone(), unit.blocked.clone(), unit.pieces.clone());
+    /// The game of `unit` (whose work is of `kind`) and its table, built when the game changes.
+    fn game(&self, unit: &pb::Unit, kind: Kind) -> Result<(Arc<AnyGame>, Arc<TranspositionTable>), String> {
+        let key = (kind, unit.board.clone(), unit.blocked.clone(), unit.pieces.clone());
         let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = cached.as_ref().filter(|c| c.key == key) {
             return Ok((c.game.clone(), c.tt.clone()));
         }
         let spec = GameSpec::new(unit.board.clone(), unit.blocked.clone(), unit.pieces.clone());
-        let game = golomb_proto::spec::game(&unit.rules, &spec).map_err(|e| e.to_string())?;
+        let game = spec.build().map_err(|e| golomb_proto::SpecError::from(e).to_string())?;
         let tt_mb = self.tt_mb.unwrap_or_else(|| crate::memory::default_tt_mb(&game));
         let c = Cached { key, game: Arc::new(game), tt: Arc::new(TranspositionTable::new(tt_mb)) };
         let out = (c.game.clone(), c.tt.clone());
@@ -219,69 +186,85 @@ impl UnitSolver {
         Ok(out)
     }
 
-    /// Solves `unit` on the current rayon pool, publishing progress to `progress`.
-    pub fn solve(&self, unit: &pb::Unit, progress: &Progress) -> UnitOutcome {
-        let (game, tt) = match self.game(unit) {
+    /// Solves `unit` on the current rayon pool, publishing progress to
+    /// `progress`, whose cancel flag stops it.
+    pub fn solve(&self, unit: &pb::Unit, progress: &Arc<Progress>) -> UnitOutcome {
+        // Whatever the coordinator sends, a bad unit fails the unit, never the worker.
+        let work = match UnitWork::from_proto(unit.work.as_ref()) {
+            Ok(work) => work,
+            Err(err) => return UnitOutcome::Failed(format!("bad unit: {err}")),
+        };
+        let (game, tt) = match self.game(unit, work.kind()) {
             Ok(found) => found,
             Err(err) => return UnitOutcome::Failed(err),
         };
-        if unit.goal == "count" {
-            return with_game!(&*game, g => count_share(g, unit));
-        }
-        if unit.rules == HANDS_RULES {
-            let tt_mb = self.tt_mb.unwrap_or(HandsConfig::default().tt_mb);
-            return with_game!(&*game, g => solve_hands(g, unit, tt_mb, progress));
-        }
-        // Whatever the coordinator sends, a bad number fails the unit, never the worker.
-        let budget = match unit.split_after_seconds {
-            0.0 => None,
-            s => match Duration::try_from_secs_f64(s) {
-                Ok(budget) => Some(budget),
-                Err(_) => return UnitOutcome::Failed(format!("bad split_after_seconds {s}: not a number of seconds")),
-            },
-        };
-        let config = SolveConfig { carry: Some(carry(&unit.moves)), ..SolveConfig::default() };
-        with_game!(&*game, g => {
-            let pos = match g.play_line(Position::empty(), &unit.moves) {
-                Ok((pos, _)) => pos,
-                Err(err) => return UnitOutcome::Failed(format!("bad unit position: {err}")),
-            };
-            let (over, finished) = (AtomicBool::new(false), AtomicBool::new(false));
-            let report = std::thread::scope(|scope| {
-                let watcher = budget.map(|budget| {
-                    let (over, finished) = (&over, &finished);
-                    scope.spawn(move || watch_budget(budget, progress, over, finished))
-                });
-                let report = solve(g, &pos, &config, &tt, progress);
-                finished.store(true, Relaxed);
-                // Wake the watcher at once: a small unit must not wait out its sleep.
-                if let Some(watcher) = watcher {
-                    watcher.thread().unpark();
-                }
-                report
-            });
-            let stats = pb::UnitStats {
-                positions: report.stats.positions,
-                seconds: report.elapsed.as_secs_f64(),
-                threads: report.threads as u32,
-                tt_hits: report.stats.tt_hits,
-                tt_probes: report.stats.tt_probes,
-            };
-            match report.outcome {
-                Outcome::Unknown if !over.load(Relaxed) => UnitOutcome::Stopped,
-                Outcome::Unknown => {
-                    let decided = decided_children(g, &pos, &report, &tt)
-                        .into_iter()
-                        .map(|d| pb::DecidedChild {
-                            r#move: g.move_name(d.placement),
-                            value: convert::value(d.outcome),
-                            winning_move: d.best.map(|id| g.move_name(id)).unwrap_or_default(),
-                        })
-                        .collect();
-                    UnitOutcome::TooLong { decided, stats }
-                }
-                value => UnitOutcome::Solved { value, best: report.best.map(|id| g.move_name(id)), stats },
+        match work {
+            UnitWork::GameValue { split_after } => solve_game(&game, &unit.moves, split_after, &tt, progress),
+            UnitWork::TilingCount { each, weight, checks } => {
+                with_game!(&*game, g => count_share(g, &unit.moves, each, (weight, &checks)))
             }
-        })
+            UnitWork::HandsScore(hands) => {
+                let tt_mb = self.tt_mb.unwrap_or(HandsConfig::default().tt_mb);
+                with_game!(&*game, g => solve_hands(g, &unit.moves, &hands, tt_mb, progress))
+            }
+        }
     }
+}
+
+/// Solves a Golomb game unit at the position after `moves`; past its
+/// `budget` (see [`watch_budget`]) it stops and says which children it decided.
+fn solve_game(
+    game: &AnyGame,
+    moves: &str,
+    budget: Option<Duration>,
+    tt: &TranspositionTable,
+    progress: &Progress,
+) -> UnitOutcome {
+    let config = SolveConfig { carry: Some(carry(moves)), ..SolveConfig::default() };
+    with_game!(game, g => {
+        let pos = match g.play_line(Position::empty(), moves) {
+            Ok((pos, _)) => pos,
+            Err(err) => return UnitOutcome::Failed(format!("bad unit position: {err}")),
+        };
+        let (over, finished) = (AtomicBool::new(false), AtomicBool::new(false));
+        let report = std::thread::scope(|scope| {
+            let watcher = budget.map(|budget| {
+                let (over, finished) = (&over, &finished);
+                scope.spawn(move || watch_budget(budget, progress, over, finished))
+            });
+            let report = solve(g, &pos, &config, tt, progress);
+            finished.store(true, Relaxed);
+            // Wake the watcher at once: a small unit must not wait out its sleep.
+            if let Some(watcher) = watcher {
+                watcher.thread().unpark();
+            }
+            report
+        });
+        let stats = pb::UnitStats {
+            positions: report.stats.positions,
+            seconds: report.elapsed.as_secs_f64(),
+            threads: report.threads as u32,
+            tt_hits: report.stats.tt_hits,
+            tt_probes: report.stats.tt_probes,
+        };
+        match report.outcome {
+            Outcome::Unknown if !over.load(Relaxed) => UnitOutcome::Stopped,
+            Outcome::Unknown => {
+                let decided = decided_children(g, &pos, &report, tt)
+                    .into_iter()
+                    .map(|d| pb::DecidedChild {
+                        r#move: g.move_name(d.placement),
+                        value: convert::value(d.outcome),
+                        winning_move: d.best.map(|id| g.move_name(id)).unwrap_or_default(),
+                    })
+                    .collect();
+                UnitOutcome::TooLong { decided, stats }
+            }
+            value => {
+                // A winning move is the proof data of a win; a loss has none.
+                let best = report.best.filter(|_| value == Outcome::Win).map(|id| g.move_name(id));
+                UnitOutcome::Solved { result: UnitResult::Value { value, best }, stats }
+            }
+        }
+    })
 }

@@ -28,13 +28,11 @@ mod run;
 mod selfplay;
 mod serve;
 mod solve;
-mod solve_hands;
 mod stars;
 mod status;
 mod submit;
 mod tile;
 mod verify;
-mod verify_hands;
 pub(crate) mod workers;
 
 use std::io::Write;

@@ -6,8 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use golomb_proto::pb;
-use golomb_proto::spec::HANDS_RULES;
+use golomb_proto::{Kind, pb};
 
 use super::args::ClientArgs;
 use super::client::{refused, save_proof, with_client};
@@ -53,7 +52,7 @@ const CSV_HEADER: [&str; 9] =
 /// the player who made the move (its `value` columns are unknown).
 fn write_csv(out: &mut dyn Write, r: &pb::JobResults) -> anyhow::Result<()> {
     let job = r.status.as_ref().map_or(0, |s| s.job_id).to_string();
-    let hands = r.status.as_ref().and_then(|s| s.spec.as_ref()).is_some_and(|s| s.rules == HANDS_RULES);
+    let hands = r.status.as_ref().and_then(|s| s.spec.as_ref()).and_then(pb::JobSpec::kind) == Some(Kind::HandsScore);
     let mut csv = csv::Writer::from_writer(out);
     // Hands games add a last column: the score for the player who made the move.
     let header: Vec<&str> = CSV_HEADER.iter().copied().chain(hands.then_some("score")).collect();

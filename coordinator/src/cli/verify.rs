@@ -1,14 +1,19 @@
-//! `golomb verify`: check a proof file with the independent checker.
+//! `golomb verify`: check a proof file with the engine's independent
+//! checker: a Golomb game's proof (from `golomb solve --proof`, `golomb
+//! results --proof`, or inside a `golomb export`), or a hands game's (`"rules":
+//! "hands"`, from `golomb solve --rules hands --proof`, both bound trees).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
+use golomb_engine::hands::proof::HandsProofFile;
 use golomb_engine::proof::ProofFile;
 use golomb_engine::solve::Outcome;
+use golomb_engine::solve::stats::Histogram;
 use golomb_engine::verify::{VerifyProgress, check_header, verify_counted};
-use golomb_engine::with_game;
+use golomb_engine::{GameSpec, with_game};
 
 use crate::server::export::ExportFile;
 use serde::Serialize;
@@ -34,23 +39,46 @@ pub struct VerifyArgs {
 #[derive(Serialize)]
 struct VerifyReport {
     verified: bool,
-    value: Outcome,
+    /// What was proved at the root.
+    #[serde(flatten)]
+    proved: Proved,
     moves: String,
     leaves: usize,
     positions: u64,
     seconds: f64,
-    positions_per_leaf: golomb_engine::solve::stats::Histogram,
+    /// For a Golomb game's proof: the positions each re-solve examined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    positions_per_leaf: Option<Histogram>,
+}
+
+/// The root's proved value, by game.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Proved {
+    /// A Golomb game's value for the side to move.
+    Value { value: Outcome },
+    /// A hands game's final score difference for the side to move, under the listed hands.
+    Score { rules: &'static str, score: i32, hands: String },
 }
 
 impl Report for VerifyReport {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
-        let root = if self.moves.is_empty() { "the empty board".to_string() } else { format!("`{}`", self.moves) };
-        let value = match self.value {
-            Outcome::Win => "win",
-            Outcome::Loss => "loss",
-            Outcome::Unknown => "unknown",
-        };
-        writeln!(out, "verified: {value} for the side to move at {root}")?;
+        let root = |start: &str| if self.moves.is_empty() { start.to_string() } else { format!("`{}`", self.moves) };
+        match &self.proved {
+            Proved::Value { value } => {
+                let value = match value {
+                    Outcome::Win => "win",
+                    Outcome::Loss => "loss",
+                    Outcome::Unknown => "unknown",
+                };
+                writeln!(out, "verified: {value} for the side to move at {}", root("the empty board"))?;
+            }
+            Proved::Score { score, hands, .. } => writeln!(
+                out,
+                "verified: score {score:+} for the side to move at {} (hands {hands}), both bounds",
+                root("the start")
+            )?,
+        }
         writeln!(
             out,
             "checker re-solved {} positions, examining {} positions in {:.2} s",
@@ -60,9 +88,43 @@ impl Report for VerifyReport {
     }
 }
 
-/// The proof in `text`: a `golomb-proof` file, or the proof inside a
+/// A proof file of either game.
+enum Proof {
+    /// A Golomb game's proof (from a proof file or an export).
+    Game(ProofFile),
+    /// A hands game's proof: both bound trees.
+    Hands(HandsProofFile),
+}
+
+impl Proof {
+    /// The proof in `text`, read from `path`: a hands proof when its `rules`
+    /// say so, else a Golomb game's proof or export ([`read_game_proof`]).
+    fn read(text: &str, path: &std::path::Path) -> anyhow::Result<Proof> {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text)
+            && value["rules"] == golomb_engine::hands::proof::RULES
+        {
+            let proof = serde_json::from_value(value)
+                .with_context(|| format!("{} is not a valid hands proof file", path.display()))?;
+            return Ok(Proof::Hands(proof));
+        }
+        let proof = read_game_proof(text)
+            .with_context(|| format!("{} is not a valid proof file (nor a golomb export)", path.display()))?;
+        check_header(&proof)?;
+        Ok(Proof::Game(proof))
+    }
+
+    /// The game the proof is about.
+    fn game_spec(&self) -> GameSpec {
+        match self {
+            Proof::Game(proof) => proof.game_spec(),
+            Proof::Hands(proof) => proof.game_spec(),
+        }
+    }
+}
+
+/// The Golomb game proof in `text`: a `golomb-proof` file, or the proof inside a
 /// `golomb-export` file (whose nodes are first checked against the proof's game).
-fn read_proof(text: &str) -> anyhow::Result<ProofFile> {
+fn read_game_proof(text: &str) -> anyhow::Result<ProofFile> {
     let value: serde_json::Value = serde_json::from_str(text)?;
     if value["format"] != crate::server::export::FORMAT {
         return Ok(serde_json::from_value(value)?);
@@ -142,30 +204,47 @@ fn progress_line(file: &str, threads: usize, progress: &VerifyProgress, elapsed:
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let path = &args.proof;
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read proof file {}", path.display()))?;
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
-        && value["rules"] == golomb_engine::hands::proof::RULES
-    {
-        return super::verify_hands::run(path, value, args.threads, args.json, out);
-    }
-    let proof = read_proof(&text)
-        .with_context(|| format!("{} is not a valid proof file (nor a golomb export)", path.display()))?;
-    check_header(&proof)?;
+    let proof = Proof::read(&text, path)?;
     let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")
         .with_context(|| format!("bad game in {}", path.display()))?;
     let pool = thread_pool(args.threads)?;
-    let threads = pool.current_num_threads();
-    let progress = VerifyProgress::default();
-    let line = |elapsed: std::time::Duration| progress_line(&path.display().to_string(), threads, &progress, elapsed);
-    let checked = with_lines(line, || pool.install(|| with_game!(&game, g => verify_counted(g, &proof, &progress))))
-        .with_context(|| format!("{} is NOT verified", path.display()))?;
-    let report = VerifyReport {
-        verified: true,
-        value: proof.value,
-        moves: proof.moves.clone(),
-        leaves: checked.leaves,
-        positions: checked.positions,
-        seconds: checked.elapsed.as_secs_f64(),
-        positions_per_leaf: checked.positions_per_leaf,
+    let not_verified = || format!("{} is NOT verified", path.display());
+    let report = match proof {
+        Proof::Game(proof) => {
+            let threads = pool.current_num_threads();
+            let progress = VerifyProgress::default();
+            let line = |elapsed| progress_line(&path.display().to_string(), threads, &progress, elapsed);
+            let checked =
+                with_lines(line, || pool.install(|| with_game!(&game, g => verify_counted(g, &proof, &progress))))
+                    .with_context(not_verified)?;
+            VerifyReport {
+                verified: true,
+                proved: Proved::Value { value: proof.value },
+                moves: proof.moves,
+                leaves: checked.leaves,
+                positions: checked.positions,
+                seconds: checked.elapsed.as_secs_f64(),
+                positions_per_leaf: Some(checked.positions_per_leaf),
+            }
+        }
+        Proof::Hands(proof) => {
+            let checked = pool
+                .install(|| with_game!(&game, g => golomb_engine::hands::verify::verify(g, &proof)))
+                .with_context(not_verified)?;
+            VerifyReport {
+                verified: true,
+                proved: Proved::Score {
+                    rules: golomb_engine::hands::proof::RULES,
+                    score: checked.score,
+                    hands: proof.hands,
+                },
+                moves: proof.moves,
+                leaves: checked.leaves,
+                positions: checked.positions,
+                seconds: checked.elapsed.as_secs_f64(),
+                positions_per_leaf: None,
+            }
+        }
     };
     output::print(out, &report, args.json)
 }

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use golomb_engine::proof::ProofFile;
 use golomb_engine::solve::Outcome;
-use golomb_proto::JobSpec;
+use golomb_proto::{JobSpec, Kind};
 use serde::{Deserialize, Serialize};
 
 use super::proof::ChildProof;
@@ -146,7 +146,7 @@ fn fields() -> BTreeMap<String, String> {
 /// The export of job `row`, from its decided nodes and its proof (if any).
 pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: Option<ProofFile>) -> ExportFile {
     let wire = spec.to_wire();
-    let count = spec.goal == golomb_engine::split::Goal::Count;
+    let count = spec.kind() == Kind::TilingCount;
     ExportFile {
         format: FORMAT.to_string(),
         version: VERSION,

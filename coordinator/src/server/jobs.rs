@@ -3,7 +3,7 @@
 use std::pin::Pin;
 use std::time::Duration;
 
-use golomb_proto::{JobId, ValidSpec, pb};
+use golomb_proto::{JobId, Kind, ValidSpec, pb};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
@@ -99,7 +99,7 @@ impl pb::jobs_server::Jobs for JobsService {
     async fn proof(&self, request: Request<pb::ProofRequest>) -> Result<Response<pb::ProofResponse>, Status> {
         let job = JobId(request.into_inner().job_id);
         let (tree, score) = self.0.read(move |s| Ok((s.job_tree(job)?, s.job(job)?.score))).await?;
-        if tree.spec.hands.is_some() {
+        if tree.spec.kind() == Kind::HandsScore {
             let file = proof::hands_proof(job, &tree, score).map_err(|e| Status::failed_precondition(e.to_string()))?;
             let leaves = (file.lower.leaves() + file.upper.leaves()) as u64;
             let json = serde_json::to_string_pretty(&file).map_err(|e| Status::internal(e.to_string()))?;

@@ -8,7 +8,7 @@ use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_byt
 use golomb_engine::tiling::Tiler;
 use golomb_engine::{Bits, Game, Player, Position, with_game};
 use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
-use golomb_proto::{SpecError, ValidSpec, convert, pb};
+use golomb_proto::{Kind, SpecError, ValidSpec, convert, pb};
 
 use crate::store::hands::for_player;
 use crate::store::{ChildRow, DecidedAt, NewNode, SplitTarget, TreeGame};
@@ -171,7 +171,7 @@ fn game_nodes(valid: &ValidSpec) -> Result<Vec<NewNode>, SpecError> {
 /// The children of a unit's node as store rows, each with its move: one ply further down.
 pub fn unit_children(target: &SplitTarget) -> Result<Vec<(String, NewNode)>, SpecError> {
     let SplitTarget { spec, line, rank, depth } = target;
-    if spec.hands.is_some() {
+    if spec.kind() == Kind::HandsScore {
         return Err(SpecError::HandsJob("a hands job's units are never split"));
     }
     let (line, depth) = (line.as_str(), *depth);

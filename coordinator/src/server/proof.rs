@@ -18,9 +18,9 @@ use std::collections::HashMap;
 use golomb_engine::hands::proof::{BoundNode, BoundReply, HandsProofFile};
 use golomb_engine::proof::{ProofFile, ProofNode, ProofReply};
 use golomb_engine::solve::Outcome;
-use golomb_engine::split::{Goal, symmetry_between};
+use golomb_engine::split::symmetry_between;
 use golomb_engine::{Bits, Game, Position, with_game};
-use golomb_proto::{JobId, SpecError};
+use golomb_proto::{JobId, Kind, SpecError};
 
 use crate::store::{JobTree, NodeId, TreeNode};
 
@@ -47,11 +47,10 @@ pub enum ProofExportError {
 /// The proof file of a job whose root is decided.
 pub fn job_proof(job: JobId, tree: &JobTree) -> Result<ProofFile, ProofExportError> {
     let JobTree { spec, root, nodes } = tree;
-    if spec.goal == Goal::Count {
-        return Err(ProofExportError::NotAGame(job));
-    }
-    if spec.hands.is_some() {
-        return Err(ProofExportError::HandsGame(job));
+    match spec.kind() {
+        Kind::GameValue => {}
+        Kind::TilingCount => return Err(ProofExportError::NotAGame(job)),
+        Kind::HandsScore => return Err(ProofExportError::HandsGame(job)),
     }
     let value = nodes.get(root).map_or(Outcome::Unknown, |n| n.value);
     if value == Outcome::Unknown {

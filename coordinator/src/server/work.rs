@@ -2,14 +2,13 @@
 
 use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::join_line;
-use golomb_engine::solve::Outcome;
 use golomb_engine::{Position, with_game};
 use golomb_proto::spec::hands_setup;
-use golomb_proto::{JobId, PROTOCOL_VERSION, SpecError, UnitId, WorkerId, convert, pb};
+use golomb_proto::{JobId, Kind, PROTOCOL_VERSION, SpecError, UnitId, UnitResult, WireError, WorkerId, pb};
 use tonic::{Request, Response, Status};
 
 use super::{Shared, plan};
-use crate::store::{Completion, HeartbeatUnit, HeldUnit, Reported, SplitCost};
+use crate::store::{Completion, HeartbeatUnit, HeldUnit, SplitCost};
 
 /// The most positions one report may claim (2^53): sums over millions of
 /// units stay exact and within SQLite's integers, whatever a peer sends.
@@ -36,6 +35,11 @@ fn checked_text(field: &str, text: &str, max: usize) -> Result<(), Status> {
         return Err(Status::invalid_argument(format!("{field}: control characters are not allowed")));
     }
     Ok(())
+}
+
+/// A wire `oneof` that is missing or malformed: bad input, refused with the field's name.
+fn wire_refusal(err: WireError) -> Status {
+    Status::invalid_argument(err.to_string())
 }
 
 /// The units of a give-back with their leases; a request whose lists differ in length is refused.
@@ -125,27 +129,15 @@ impl pb::work_server::Work for WorkService {
             self.0.store(move |s| Ok((s.lease(worker, max, lease)?, s.worker_draining(worker)?))).await?;
         let units = leased
             .into_iter()
-            .map(|u| {
-                let spec = u.spec.to_wire();
-                // A hands unit is solved to the end: it is never given back to be split.
-                let split_after_seconds = if u.spec.hands.is_some() { 0.0 } else { spec.split_after_seconds };
-                pb::Unit {
-                    unit_id: u.unit.0,
-                    job_id: u.job.0,
-                    rules: spec.rules,
-                    board: spec.board,
-                    blocked: spec.blocked,
-                    pieces: spec.pieces,
-                    moves: u.line,
-                    split_after_seconds,
-                    goal: spec.goal,
-                    each: spec.each,
-                    weight: u.weight,
-                    checks: u.checks,
-                    lease_token: u.lease_token,
-                    hands: spec.hands,
-                    neutral: spec.neutral,
-                }
+            .map(|u| pb::Unit {
+                unit_id: u.unit.0,
+                job_id: u.job.0,
+                board: u.spec.game.board.clone(),
+                blocked: u.spec.game.blocked.clone(),
+                pieces: u.spec.game.pieces.clone(),
+                moves: u.line,
+                lease_token: u.lease_token,
+                work: Some(u.spec.unit_work(u.weight, u.checks).to_proto()),
             })
             .collect();
         Ok(Response::new(pb::LeaseResponse { units, coordinator_id: self.0.db_id.to_string(), drain }))
@@ -180,33 +172,18 @@ impl pb::work_server::Work for WorkService {
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteResponse>, Status> {
         let r = request.into_inner();
         let stats = r.stats.unwrap_or_default();
-        let reported = match convert::outcome(r.value) {
-            _ if r.score.is_some() && r.error.is_empty() => {
-                let best = match r.winning_move.as_str() {
-                    "" => None,
-                    mv => Some(self.checked_move(UnitId(r.unit_id), JobId(r.job_id), mv.to_string()).await?),
-                };
-                let score = r.score.unwrap_or_default();
-                if score.unsigned_abs() > MAX_SCORE {
-                    return Err(Status::invalid_argument(format!(
-                        "score {score} is out of range: a score difference is at most {MAX_SCORE} pieces"
-                    )));
-                }
-                Reported::Score { score, best }
-            }
-            _ if r.counted => Reported::Count { solutions: r.solutions, fixed: r.fixed },
-            Outcome::Unknown if !r.error.is_empty() => Reported::Failure(r.error.clone()),
-            Outcome::Unknown => {
-                return Err(Status::invalid_argument(
-                    "a completion needs a value (win or loss), a score, a count or an error",
-                ));
-            }
-            Outcome::Win if !r.winning_move.is_empty() => {
-                let best = self.checked_move(UnitId(r.unit_id), JobId(r.job_id), r.winning_move.clone()).await?;
-                Reported::Value { value: Outcome::Win, best: Some(best) }
-            }
-            value => Reported::Value { value, best: None },
-        };
+        let mut reported = UnitResult::from_proto(r.result.as_ref()).map_err(wire_refusal)?;
+        // A move is checked against the unit's position and stored in printed notation.
+        if let UnitResult::Value { best: Some(mv), .. } | UnitResult::Score { best: Some(mv), .. } = &mut reported {
+            *mv = self.checked_move(UnitId(r.unit_id), JobId(r.job_id), std::mem::take(mv)).await?;
+        }
+        if let UnitResult::Score { score, .. } = reported
+            && score.unsigned_abs() > MAX_SCORE
+        {
+            return Err(Status::invalid_argument(format!(
+                "score {score} is out of range: a score difference is at most {MAX_SCORE} pieces"
+            )));
+        }
         let completion = Completion {
             unit: UnitId(r.unit_id),
             job: JobId(r.job_id),
@@ -256,7 +233,7 @@ impl pb::work_server::Work for WorkService {
             let Some(target) = self.0.store(move |s| s.unit_to_split(worker, &key)).await? else {
                 continue;
             };
-            if target.spec.hands.is_some() {
+            if target.spec.kind() == Kind::HandsScore {
                 // A hands job is cut at depth 0 or 1 only, and its units are never split:
                 // splitting one would replay it under Golomb's rules. A plain give-back.
                 let back = [held];

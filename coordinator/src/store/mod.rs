@@ -65,7 +65,7 @@ pub use schema::SCHEMA_VERSION;
 pub use split::{DecidedAt, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
 pub use tree::{ChildRow, JobTree, ResultsPage, TreeNode};
-pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit, Reported};
+pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 
 /// A unit that failed or lost its lease this many times is marked failed.

@@ -5,7 +5,7 @@ use golomb_engine::GameSpec;
 use golomb_engine::solve::Outcome::{self, Loss, Unknown, Win};
 use golomb_engine::split::Goal;
 use golomb_engine::tiling::Each;
-use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
+use golomb_proto::{JobId, JobSpec, UnitId, UnitResult, WorkerId};
 
 fn spec(goal: Goal) -> JobSpec {
     JobSpec {
@@ -67,7 +67,7 @@ fn done(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome) -> bo
             job: JobId(1),
             worker,
             lease_token: store.token(unit),
-            reported: Reported::Value { value, best: None },
+            reported: UnitResult::Value { value, best: None },
             positions: 10,
             seconds: 0.5,
         })
@@ -192,7 +192,7 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
     for attempt in 1..=MAX_ATTEMPTS {
         let unit = store.lease(worker, 1, 60.0).unwrap()[0].unit;
         let lease_token = store.token(unit);
-        let reported = Reported::Failure("boom".into());
+        let reported = UnitResult::Failure("boom".into());
         let failure = Completion { unit, job, worker, lease_token, reported, positions: 0, seconds: 0.0 };
         assert!(!store.complete(&failure).unwrap());
         let state = store.job(job).unwrap().state;
@@ -259,7 +259,7 @@ fn results_only_count_from_the_current_lease() {
         job,
         worker,
         lease_token: token.to_string(),
-        reported: Reported::Value { value: Loss, best: None },
+        reported: UnitResult::Value { value: Loss, best: None },
         positions: 1,
         seconds: 0.1,
     };
@@ -290,7 +290,7 @@ fn a_report_of_the_wrong_kind_is_refused() {
         job,
         worker,
         lease_token: unit.lease_token.clone(),
-        reported: Reported::Count { solutions: 1, fixed: 1 },
+        reported: UnitResult::Count { solutions: 1, fixed: 1 },
         positions: 1,
         seconds: 0.1,
     };
@@ -347,7 +347,7 @@ fn scored(
         job: JobId(1),
         worker,
         lease_token,
-        reported: Reported::Score { score, best: Some(format!("best{score}")) },
+        reported: UnitResult::Score { score, best: Some(format!("best{score}")) },
         positions: 10,
         seconds: 0.5,
     })
@@ -365,7 +365,7 @@ fn a_hands_job_takes_its_movers_best_child_when_every_unit_is_done() {
         job,
         worker,
         lease_token: units[0].lease_token.clone(),
-        reported: Reported::Value { value: Win, best: None },
+        reported: UnitResult::Value { value: Win, best: None },
         positions: 1,
         seconds: 0.1,
     });

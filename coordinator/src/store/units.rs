@@ -4,7 +4,7 @@
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
-use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
+use golomb_proto::{JobId, JobSpec, Kind, UnitId, UnitResult, WorkerId};
 use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 
 use super::jobs::job_spec;
@@ -52,34 +52,6 @@ pub struct HeldUnit {
     pub lease_token: String,
 }
 
-/// What a worker found out about a unit.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Reported {
-    /// The unit's value (win or loss), with the winning move for a win.
-    Value {
-        /// The value for the side to move.
-        value: Outcome,
-        /// The winning move, for a win.
-        best: Option<String>,
-    },
-    /// A tiling share's weighted tilings and Burnside's weighted sum.
-    Count {
-        /// Weighted tilings.
-        solutions: u64,
-        /// Weighted symmetries fixing them.
-        fixed: u64,
-    },
-    /// A hands game's unit: the final score difference under best play.
-    Score {
-        /// From the FIRST player's view (first minus second), whoever is to move at the unit.
-        score: i32,
-        /// A best move at the unit's position (none if the game is over there).
-        best: Option<String>,
-    },
-    /// Why the unit could not be solved.
-    Failure(String),
-}
-
 /// A worker's report on a unit.
 #[derive(Clone, Debug)]
 pub struct Completion {
@@ -92,7 +64,7 @@ pub struct Completion {
     /// The lease the unit was solved under.
     pub lease_token: String,
     /// What it found.
-    pub reported: Reported,
+    pub reported: UnitResult,
     /// Positions searched.
     pub positions: u64,
     /// Solver seconds.
@@ -110,12 +82,19 @@ struct UnitRecord {
     attempts: i64,
     worker: Option<i64>,
     lease_token: Option<String>,
-    /// Whether the unit is a share of a tiling count (not a game position).
-    counts: bool,
-    /// Whether the unit is a position of the hands game (it reports a score).
-    hands: bool,
+    /// What the unit computes, so what it may report.
+    kind: Kind,
     /// A hands unit's recorded score (first player's view).
     score: Option<i64>,
+}
+
+/// A job's kind from its columns `goal` (text, column `index` of the row) and `hands IS NOT NULL`.
+fn kind_column(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<Kind> {
+    let goal: Goal = row
+        .get::<_, String>(index)?
+        .parse()
+        .map_err(|err| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(err)))?;
+    Ok(Kind::of(goal, row.get(index + 1)?))
 }
 
 /// Records a disagreeing result next to the recorded one.
@@ -351,8 +330,7 @@ impl Store {
                         attempts: r.get(6)?,
                         worker: r.get(7)?,
                         lease_token: r.get(8)?,
-                        counts: r.get::<_, String>(9)? == Goal::Count.name(),
-                        hands: r.get(10)?,
+                        kind: kind_column(r, 9)?,
                         score: r.get(11)?,
                     })
                 },
@@ -365,33 +343,30 @@ impl Store {
         if !holds {
             return Err(StoreError::NotHolder(c.unit));
         }
-        let fits = match c.reported {
-            Reported::Count { .. } => unit.counts,
-            Reported::Value { .. } => !unit.counts && !unit.hands,
-            Reported::Score { .. } => unit.hands,
-            Reported::Failure(_) => true,
-        };
-        if !fits {
+        // A failure fits any unit; a result must be of the unit's kind.
+        if c.reported.kind().is_some_and(|kind| kind != unit.kind) {
             return Err(StoreError::WrongReport(c.unit));
         }
         let conflict = match &c.reported {
-            Reported::Count { solutions, fixed } => complete_count(&tx, c, &unit, *solutions, *fixed)?,
-            Reported::Failure(error) => {
+            UnitResult::Count { solutions, fixed } => complete_count(&tx, c, &unit, *solutions, *fixed)?,
+            UnitResult::Failure(error) => {
                 complete_failure(&tx, c, &unit, error)?;
                 false
             }
-            Reported::Value { value, best } => complete_value(&tx, c, &unit, *value, best.as_deref())?,
-            Reported::Score { score, best } => complete_score(&tx, c, &unit, *score, best.as_deref())?,
+            UnitResult::Value { value, best } => complete_value(&tx, c, &unit, *value, best.as_deref())?,
+            UnitResult::Score { score, best } => complete_score(&tx, c, &unit, *score, best.as_deref())?,
         };
         tx.commit()?;
         match &c.reported {
-            Reported::Value { .. } if unit.value.0 == Outcome::Unknown => {
+            UnitResult::Value { .. } if unit.value.0 == Outcome::Unknown => {
                 // The node's value as the store kept it (a late report may disagree with it).
                 let kept: Value =
                     self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
                 self.trees.decide(unit.job, unit.node, kept.0)
             }
-            Reported::Failure(_) if unit.state == UnitState::Leased => self.trees.set_busy(unit.job, unit.node, false),
+            UnitResult::Failure(_) if unit.state == UnitState::Leased => {
+                self.trees.set_busy(unit.job, unit.node, false)
+            }
             _ => {}
         }
         self.after_change(unit.job);

@@ -19,12 +19,13 @@
 //! cancel flag) answers `None`, never a guess.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use crate::game::PlacementId;
 use crate::game::bitboard::Bits;
 use crate::game::position::Player;
+use crate::solve::Progress;
 use crate::solve::movelist::MoveList;
 
 use super::rules::{HandsGame, HandsPosition, opponent};
@@ -37,8 +38,10 @@ pub struct HandsConfig {
     pub position_budget: Option<u64>,
     /// Stop after about this long.
     pub time_budget: Option<Duration>,
-    /// Set from outside to stop the search; it then answers unknown.
-    pub cancel: Option<Arc<AtomicBool>>,
+    /// Stops the search when its `cancel` flag is set from outside (the
+    /// search then answers unknown). It is the game solver's [`Progress`], so
+    /// that one flag stops a search of either game.
+    pub cancel: Option<Arc<Progress>>,
     /// Transposition table size in MiB.
     pub tt_mb: usize,
 }
@@ -190,7 +193,7 @@ impl<'g, B: Bits> HandsSolver<'g, B> {
             self.stopped = self.positions >= self.budget
                 || (self.positions & 1023 == 0
                     && (self.deadline.is_some_and(|d| Instant::now() >= d)
-                        || self.config.cancel.as_ref().is_some_and(|c| c.load(Relaxed))));
+                        || self.config.cancel.as_ref().is_some_and(|c| c.cancel.load(Relaxed))));
         }
         self.stopped
     }

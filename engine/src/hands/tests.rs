@@ -224,7 +224,8 @@ fn budgets_answer_unknown_never_a_wrong_score() {
     assert_eq!(result.score, None);
     assert_eq!(result.best_move, None);
     assert!(result.positions <= 2100, "{}", result.positions);
-    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let cancel = std::sync::Arc::new(Progress::default());
+    cancel.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
     let result = solve(&rules, &rules.start(), &HandsConfig { cancel: Some(cancel), ..HandsConfig::default() });
     assert_eq!(result.score, None);
 }

@@ -209,7 +209,10 @@ fn a_hands_unit_is_never_split_and_an_impossible_score_is_refused() {
             unit_id: unit.unit_id,
             job_id: unit.job_id,
             lease_token: unit.lease_token.clone(),
-            score: Some(i32::MIN),
+            result: Some(pb::complete_request::Result::HandsScore(pb::HandsScore {
+                score: i32::MIN,
+                best_move: String::new(),
+            })),
             ..Default::default()
         };
         let refused = client.complete(forged).await.unwrap_err();

@@ -43,6 +43,11 @@ fn assert_clean_end(status: &Value) {
     assert_eq!(status["conflicts"].as_u64(), Some(0), "{status}");
 }
 
+/// A completion's result: a game value and its winning move.
+fn game_value(value: i32, winning_move: &str) -> Option<pb::complete_request::Result> {
+    Some(pb::complete_request::Result::GameValue(pb::GameValue { value, winning_move: winning_move.into() }))
+}
+
 /// The wire value a liar would send instead of `value`.
 fn opposite(value: &str) -> i32 {
     if value == "win" { pb::Value::Loss as i32 } else { pb::Value::Win as i32 }
@@ -93,7 +98,10 @@ fn results_for_a_previous_database_never_reach_a_new_job() {
             worker_id: me,
             unit_id: u.unit_id,
             job_id: u.job_id,
-            value: if local_value("7x7", &u.moves) == "win" { pb::Value::Win } else { pb::Value::Loss } as i32,
+            result: game_value(
+                if local_value("7x7", &u.moves) == "win" { pb::Value::Win } else { pb::Value::Loss } as i32,
+                "",
+            ),
             // The real token of the old lease: what an honest worker of the old database would send.
             lease_token: u.lease_token.clone(),
             ..Default::default()
@@ -172,7 +180,7 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
                     worker_id: me.max(other) + 1000,
                     unit_id: mine[0].unit_id,
                     job_id: job,
-                    value: wrong(&mine[0]),
+                    result: game_value(wrong(&mine[0]), ""),
                     ..Default::default()
                 },
             ),
@@ -182,7 +190,7 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
                     worker_id: me,
                     unit_id: theirs[0].unit_id,
                     job_id: job,
-                    value: wrong(&theirs[0]),
+                    result: game_value(wrong(&theirs[0]), ""),
                     lease_token: theirs[0].lease_token.clone(),
                     ..Default::default()
                 },
@@ -193,7 +201,7 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
                     worker_id: me,
                     unit_id: never_leased,
                     job_id: job,
-                    value: pb::Value::Loss as i32,
+                    result: game_value(pb::Value::Loss as i32, ""),
                     ..Default::default()
                 },
             ),
@@ -203,10 +211,9 @@ fn only_the_holder_of_a_lease_completes_its_unit() {
                     worker_id: me,
                     unit_id: mine[1].unit_id,
                     job_id: job,
-                    value: pb::Value::Win as i32,
                     // The lease is real, so only the move's validation can refuse this one.
                     lease_token: mine[1].lease_token.clone(),
-                    winning_move: "garbage".into(),
+                    result: game_value(pb::Value::Win as i32, "garbage"),
                     ..Default::default()
                 },
             ),

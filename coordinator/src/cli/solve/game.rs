@@ -1,77 +1,21 @@
-//! `golomb solve`: solve one position locally and print the value, a
-//! winning move, the statistics and Orman's histograms; optionally write a
-//! proof for `golomb verify`.
+//! `golomb solve` for Golomb's game: solve one position locally and print
+//! the value, a winning move, the statistics and Orman's histograms;
+//! optionally write a proof for `golomb verify`.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use clap::Args;
-use golomb_engine::solve::CUTOFF_MIN_MOVES;
-use golomb_engine::solve::order::{MoveOrder, SORT_PLIES};
-use golomb_engine::solve::search::TT_MIN_MOVES;
+use golomb_engine::solve::order::MoveOrder;
 use golomb_engine::solve::stats::{Histogram, Stats};
 use golomb_engine::solve::tt::TtCheck;
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, SolveReport, TranspositionTable, solve};
 use golomb_engine::{Bits, Game, Player, Position, proof, with_game};
 use serde::Serialize;
 
-use super::args::{PositionArgs, thread_pool};
-use super::output::{self, OutputFile, Report};
-use super::progress::with_progress;
-use super::rules_args::{Rules, RulesArgs};
-
-/// Options of `golomb solve`.
-#[derive(Debug, Args)]
-pub struct SolveArgs {
-    /// The position.
-    #[command(flatten)]
-    pub position: PositionArgs,
-    /// The rules and, for hands and draft, the setup.
-    #[command(flatten)]
-    pub rules: RulesArgs,
-    /// Threads to use (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Transposition table size in MiB (default: sized to the board, at most 1024).
-    #[arg(long)]
-    pub tt_mb: Option<usize>,
-    /// Move order: best, replies, pieces or cells.
-    #[arg(long, default_value = "best")]
-    pub order: MoveOrder,
-    /// Plies below the root searched in parallel.
-    #[arg(long, default_value_t = 2)]
-    pub split_plies: usize,
-    /// Plies below the root whose moves are sorted by reply count (orders best and replies).
-    #[arg(long, default_value_t = SORT_PLIES)]
-    pub sort_plies: usize,
-    /// Nodes with fewer moves than this skip the transposition table.
-    #[arg(long, default_value_t = TT_MIN_MOVES)]
-    pub tt_min_moves: usize,
-    /// Nodes near the root with at least this many moves look their
-    /// children up in the table before searching (order best, with the history).
-    #[arg(long, default_value_t = CUTOFF_MIN_MOVES)]
-    pub cutoff_min_moves: usize,
-    /// Keep the order's own sorting near the root instead of trying the
-    /// moves that won at sibling nodes first (order best; for Orman's Table 1).
-    #[arg(long)]
-    pub no_history: bool,
-    /// Stop after about this many positions (the answer is then "unknown").
-    #[arg(long)]
-    pub max_positions: Option<u64>,
-    /// Stop after about this many seconds (the answer is then "unknown").
-    #[arg(long)]
-    pub max_seconds: Option<f64>,
-    /// Write a proof of the result to this file, for `golomb verify`.
-    #[arg(long)]
-    pub proof: Option<PathBuf>,
-    /// Plies of the proof tree to record (default: through the winning answer to every reply).
-    #[arg(long)]
-    pub proof_plies: Option<usize>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
+use super::args::{ProofSummary, SolveArgs};
+use crate::cli::args::thread_pool;
+use crate::cli::output::{self, OutputFile, Report};
+use crate::cli::progress::with_progress;
 
 /// A solved (or abandoned) position.
 #[derive(Serialize)]
@@ -93,15 +37,6 @@ struct SolveOutput {
     drawing: String,
 }
 
-/// The proof file written, if asked for.
-#[derive(Serialize)]
-struct ProofSummary {
-    file: String,
-    plies: usize,
-    leaves: usize,
-    seconds: f64,
-}
-
 impl Report for SolveOutput {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         write!(out, "{}", self.drawing)?;
@@ -121,7 +56,7 @@ impl Report for SolveOutput {
             s.positions,
             self.seconds,
             self.threads,
-            super::output::plural(self.threads),
+            output::plural(self.threads),
             self.positions_per_second / 1e6
         )?;
         writeln!(
@@ -150,13 +85,12 @@ impl Report for SolveOutput {
         if let Some(p) = &self.proof {
             writeln!(
                 out,
-                "proof:        {} ({} pl{}, {} position{} left for the checker, built in {:.2} s)",
+                "proof:        {} ({}, {} position{} left for the checker, built in {:.2} s)",
                 p.file,
-                p.plies,
-                if p.plies == 1 { "y" } else { "ies" },
+                p.plies_text(),
                 p.leaves,
                 output::plural(p.leaves),
-                p.seconds
+                p.seconds.unwrap_or_default()
             )?;
         }
         Ok(())
@@ -176,11 +110,8 @@ fn write_histogram(out: &mut dyn Write, title: &str, h: &Histogram) -> anyhow::R
     Ok(())
 }
 
-/// Runs `golomb solve`.
-pub fn run(args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    if args.rules.rules != Rules::Golomb {
-        return super::solve_hands::run(args, out);
-    }
+/// Runs `golomb solve --rules golomb`.
+pub(super) fn run(args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     args.rules.check_golomb()?;
     let game = args.position.game.build()?;
     let tt_mb = match args.tt_mb {
@@ -267,11 +198,5 @@ fn write_proof<B: Bits + TtCheck>(
         "seconds": report.elapsed.as_secs_f64(),
     });
     let file = proof::ProofFile::new(s.game, s.moves, report.outcome, tree, Some(solver));
-    out.write_with(|w| Ok(serde_json::to_writer(w, &file)?))?;
-    Ok(ProofSummary {
-        file: out.path().display().to_string(),
-        plies,
-        leaves: file.tree.leaves(),
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    ProofSummary::write(out, &file, plies, file.tree.leaves(), Some(start))
 }

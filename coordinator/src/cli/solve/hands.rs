@@ -12,9 +12,9 @@ use golomb_engine::hands::{HandsConfig, HandsGame, HandsSolver, HandsValue, Scor
 use golomb_engine::{Bits, Game, Player, with_game};
 use serde::Serialize;
 
-use super::output::{self, OutputFile, Report};
-use super::rules_args::Rules;
-use super::solve::SolveArgs;
+use super::args::{ProofSummary, SolveArgs};
+use crate::cli::output::{self, OutputFile, Report};
+use crate::cli::rules_args::Rules;
 
 /// The hands of each player, by name.
 #[derive(Serialize)]
@@ -31,14 +31,6 @@ struct DraftSummary {
     picks: Vec<String>,
     /// Hands games solved during the draft.
     games: usize,
-}
-
-/// The proof file written, if asked for.
-#[derive(Serialize)]
-struct ProofSummary {
-    file: String,
-    plies: usize,
-    leaves: usize,
 }
 
 /// A solved (or abandoned) hands or draft game.
@@ -104,10 +96,9 @@ impl Report for HandsSolveOutput {
         if let Some(p) = &self.proof {
             writeln!(
                 out,
-                "proof:        {} (both bounds, {} pl{} each, {} position{} left for the checker)",
+                "proof:        {} (both bounds, {} each, {} position{} left for the checker)",
                 p.file,
-                p.plies,
-                if p.plies == 1 { "y" } else { "ies" },
+                p.plies_text(),
                 p.leaves,
                 output::plural(p.leaves)
             )?;
@@ -120,8 +111,8 @@ fn list(names: &[String]) -> String {
     if names.is_empty() { "(none)".into() } else { names.join(",") }
 }
 
-/// Runs `golomb solve` for the hands and draft rules.
-pub fn run(args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+/// Runs `golomb solve --rules hands` and `--rules draft`.
+pub(super) fn run(args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     anyhow::ensure!(args.proof.is_none() || args.rules.rules == Rules::Hands, "--proof is for --rules golomb or hands");
     let game = args.position.game.build()?;
     let report = with_game!(&game, g => solve_in(g, args))?;
@@ -239,10 +230,5 @@ fn write_proof<B: Bits>(
     let plies = args.proof_plies.unwrap_or(PROOF_PLIES);
     let info = serde_json::json!({ "solver": "hands alpha-beta", "plies": plies });
     let file = golomb_engine::hands::proof::build(solver, pos, moves, plies, Some(info))?;
-    out.write_with(|w| Ok(serde_json::to_writer(w, &file)?))?;
-    Ok(ProofSummary {
-        file: out.path().display().to_string(),
-        plies,
-        leaves: file.lower.leaves() + file.upper.leaves(),
-    })
+    ProofSummary::write(out, &file, plies, file.lower.leaves() + file.upper.leaves(), None)
 }
