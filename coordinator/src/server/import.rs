@@ -15,10 +15,10 @@
 //! verified at the end exactly as a worker's is.
 
 use golomb_engine::solve::Outcome;
-use golomb_engine::split::{Goal, position_key};
+use golomb_engine::split::position_key;
 use golomb_engine::{Position, with_game};
 use golomb_proto::spec::JobSpec;
-use golomb_proto::{JobId, ValidSpec, pb};
+use golomb_proto::{JobId, Kind, ValidSpec, pb};
 
 use super::export::{ExportFile, FORMAT, VERSION};
 use super::plan;
@@ -105,7 +105,7 @@ pub fn file_spec(file: &ExportFile) -> Result<ValidSpec, ImportError> {
         neutral: job.neutral.clone().unwrap_or_default(),
     };
     let valid = ValidSpec::new(&wire).map_err(|e| ImportError::Spec(e.to_string()))?;
-    if valid.spec.goal == Goal::Count || valid.spec.hands.is_some() {
+    if valid.spec.kind() != Kind::GameValue {
         return Err(ImportError::Spec(
             "only Golomb games (goal solve or classify) can be imported; a count or a hands game is run again".into(),
         ));

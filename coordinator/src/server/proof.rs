@@ -83,7 +83,7 @@ pub struct ChildProof {
 /// what a classify exists for, checkable child by child by `golomb verify`.
 pub fn child_proofs(job: JobId, tree: &JobTree) -> Result<Vec<ChildProof>, ProofExportError> {
     let JobTree { spec, root, nodes } = tree;
-    if spec.goal != Goal::Classify || spec.hands.is_some() {
+    if spec.kind() != Kind::GameValue || spec.goal != golomb_engine::split::Goal::Classify {
         return Ok(Vec::new());
     }
     let Some(top) = nodes.get(root) else { return Ok(Vec::new()) };
