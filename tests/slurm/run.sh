@@ -123,13 +123,13 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- munge -----------------------------------------------------------------
-mkdir -m 700 "$tmp/munge"
+mkdir -m 755 "$tmp/munge"
 dd if=/dev/urandom of="$tmp/munge/munge.key" bs=1024 count=1 status=none
 chmod 400 "$tmp/munge/munge.key"
 munge_socket="$tmp/munge/munge.socket"
 munged --foreground --force --socket="$munge_socket" --key-file="$tmp/munge/munge.key" \
     --pid-file="$tmp/munge/munged.pid" --log-file="$tmp/munge/munged.log" \
-    --seed-file="$tmp/munge/munged.seed" &
+    --seed-file="$tmp/munge/munged.seed" 2>"$tmp/munge/munged.out" &
 pids+=($!)
 wait_for 20 "munged's socket" test -S "$munge_socket"
 log "munged up ($munge_socket)"
@@ -254,9 +254,16 @@ wait_for 240 "task ${slurm_job}_1 to end" task_gone "$slurm_job"
 log "allocation over; squeue:"
 squeue
 [[ -z "$(squeue -h)" ]] || fail "squeue is not empty"
+# Task 1 must end COMPLETED, not TIMEOUT: its worker stopped on the early signal
+# and exited 0 before the limit. Task 2 was cancelled; its worker too exits 0.
 for task in 1 2; do
-    scontrol show job "${slurm_job}_$task" 2>/dev/null | grep -o 'JobState=[A-Z_]* Reason=[^ ]*\|RunTime=[^ ]*\|ExitCode=[^ ]*' | paste -sd ' ' |
-        sed "s/^/task $task: /"
+    state="$(scontrol show job "${slurm_job}_$task" 2>/dev/null |
+        grep -o 'JobState=[A-Z_]*\|RunTime=[^ ]*\|TimeLimit=[^ ]*\|ExitCode=[^ ]*' | paste -sd ' ')"
+    log "task $task: $state"
+    want=COMPLETED
+    ((task == 2)) && want=CANCELLED
+    grep -q "JobState=$want" <<<"$state" || fail "task $task should have ended $want"
+    grep -q "ExitCode=0:0" <<<"$state" || fail "task $task's script should have exited 0"
 done
 for task in 1 2; do
     file="$tmp/golomb-worker-${slurm_job}_$task.log"

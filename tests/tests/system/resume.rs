@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
-use golomb_tests::{Cluster, ServeOptions, check_classify, count, golomb_command, wait_until};
+use golomb_tests::{Cluster, ServeOptions, check_classify, golomb_command, wait_until};
 use serde_json::Value;
 
 const MINUTES: Duration = Duration::from_secs(300);
@@ -32,14 +32,14 @@ fn tampered(dir: &Path, name: &str, export: &Value, change: impl FnOnce(&mut Val
 
 #[test]
 fn a_classify_exported_half_way_finishes_on_a_fresh_database() {
-    // The first machine: a few seconds of a job that needs about ten, with units split.
+    // The first machine: a moment of a job that needs about ten seconds of one core.
     let mut first = Cluster::start(None, 4.0);
     let mut worker = first.worker("w1", 1);
     let job = first.submit(&["--board", "7x6", "--goal", "classify", "--split-after", "0.05"]);
-    wait_until(MINUTES, "children decided and a unit split", || {
+    wait_until(MINUTES, "children decided", || {
         let status = first.status(job);
         let decided = status["children"]["decided"].as_u64().unwrap_or(0);
-        (decided >= 40 && count(&status, "units", "split") >= 1 || status["state"] != "running").then_some(())
+        (decided >= 40 || matches!(status["state"].as_str(), Some("done" | "failed" | "cancelled"))).then_some(())
     });
     worker.pause();
     let file = first.dir.path().join("half.json");
