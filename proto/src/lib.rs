@@ -2,7 +2,9 @@
 //! its users: the generated `golomb.v1` messages and services ([`pb`]), the
 //! protocol version a worker must speak, id newtypes ([`ids`]), the domain
 //! job spec and its validation ([`spec`]) and every conversion between wire
-//! and domain types ([`convert`]), where the coordinator is ([`address`]) and how to reach it ([`connect`]).
+//! and domain types ([`convert`]), where the coordinator is ([`address`]) and how to reach it ([`connect`]),
+//! and what both binaries do around their work ([`process`]: logging,
+//! signals, error text).
 //!
 //! The code is generated at build time from `golomb/v1/golomb.proto` by the
 //! pure-Rust `protox` compiler, so no system `protoc` is needed.
@@ -12,6 +14,7 @@ pub mod auth;
 pub mod connect;
 pub mod convert;
 pub mod ids;
+pub mod process;
 pub mod spec;
 
 /// The generated `golomb.v1` messages, clients and servers.

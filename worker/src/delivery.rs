@@ -9,8 +9,8 @@ use anyhow::bail;
 use golomb_engine::solve::Outcome;
 use golomb_proto::{convert, pb};
 
+use crate::config::{WorkerConfig, WorkerSummary};
 use crate::connect::{Client, Refusal, refusal};
-use crate::run::{WorkerConfig, WorkerSummary};
 use crate::shared::Shared;
 use crate::solver::UnitOutcome;
 

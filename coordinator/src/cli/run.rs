@@ -115,7 +115,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         };
         let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();
-        tokio::spawn(golomb_worker::stop_on_signal(interrupt.clone(), "saving what is finished"));
+        tokio::spawn(golomb_proto::process::stop_on_signal(interrupt.clone(), "saving what is finished"));
         let finished = tokio::select! {
             finished = follow(&mut client, job, args.quiet, &interrupt) => finished?,
             stopped = &mut worker => {
