@@ -12,7 +12,6 @@ mod client;
 mod drain;
 mod export;
 mod info;
-pub(crate) mod job_report;
 mod moves;
 pub mod output;
 mod pause;
@@ -33,7 +32,7 @@ mod submit;
 mod tile;
 mod verify;
 mod verify_hands;
-pub(crate) mod workers;
+mod workers;
 
 use std::io::Write;
 

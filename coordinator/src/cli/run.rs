@@ -15,8 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::args::{ClientArgs, JobArgs};
 use super::client::{self, Client, refused, save_proof};
-use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
 use super::output::{self, OutputFile, duration, plural, si};
+use crate::report::job::{LocalWorkerReport, ResultsReport, is_finished};
 use crate::server::lock::DbLock;
 use crate::server::{ServerConfig, bind_all};
 use crate::store::Store;
