@@ -1,21 +1,25 @@
 //! The coordinator side of Golomb, and the user's `golomb` command line.
 //!
-//! - [`server`]: the gRPC `Jobs` and `Work` services, lease expiry, and the
+//! - [`server`]: the gRPC `Jobs` and `Work` services, lease expiry, the
 //!   scheduler's use of the engine (splitting jobs and long units, results
-//!   in the root's terms, proofs of cluster jobs);
+//!   in the root's terms, proofs of cluster jobs), and the web status page
+//!   (`serve --http`: its JSON under `/api/...` and `/metrics`, read through
+//!   the same `Jobs` service);
 //! - [`store`]: the SQLite store, the only place with SQL;
 //! - [`manager`]: the proof-number manager's in-memory tree of a game job
 //!   (which unit to hand out next), with no SQL: the store keeps it in step
 //!   with its tables;
-//! - `http`: the web status page, its JSON under `/api/...` and `/metrics`
-//!   (`serve --http`), read through the same `Jobs` service and printed with
-//!   the CLI's report types;
+//! - [`report`]: the reports that the command line prints and the web page
+//!   serves (a job's status and results, the workers), below both;
 //! - [`cli`]: every `golomb` command, one module each, from `pieces` and
 //!   `solve` on one machine to `serve`, `submit`, `status`, `results` and
 //!   `run` (an embedded coordinator with an in-process worker).
+//!
+//! Imports go one way, from the command line down: `cli`, then `server`,
+//! then `report`, then `store`, then `manager`.
 
 pub mod cli;
-mod http;
 pub mod manager;
+pub mod report;
 pub mod server;
 pub mod store;

@@ -4,7 +4,9 @@
 //! job spec and its validation ([`spec`]), what a unit computes and reports
 //! by kind ([`kind`]: the wire's `oneof`s as enums) and every other
 //! conversion between wire and domain types ([`convert`]), where the
-//! coordinator is ([`address`]) and how to reach it ([`connect`]).
+//! coordinator is ([`address`]) and how to reach it ([`connect`]), and
+//! what both binaries do around their work ([`process`]: logging, signals,
+//! error text).
 //!
 //! The code is generated at build time from `golomb/v1/golomb.proto` by the
 //! pure-Rust `protox` compiler, so no system `protoc` is needed.
@@ -15,6 +17,7 @@ pub mod connect;
 pub mod convert;
 pub mod ids;
 pub mod kind;
+pub mod process;
 pub mod spec;
 
 /// The generated `golomb.v1` messages, clients and servers.

@@ -242,8 +242,26 @@ log "results: root win, $children children: $losses lose for the side to move (w
 grep -q '^verified: win' "$tmp/verify.out" || fail "golomb verify did not verify a win"
 
 # --- leaving -------------------------------------------------------------------
-# Task 2 by scancel (Slurm signals the script and the worker), task 1 by the time
-# limit (--signal=B:TERM@60 to the script, which passes it on).
+# A second, longer job keeps both workers busy, so that they have units in hand
+# when they are told to go: those must come back to the queue at once, not after
+# their leases expire. Task 2 leaves by scancel (Slurm signals every process of
+# the task), task 1 by the time limit (--signal=B:TERM@60 to the batch script,
+# which is the worker itself).
+job2="$("$golomb" submit --board 8x8 --goal classify --json | sed -n 's/.*"job": *\([0-9]*\).*/\1/p')"
+[[ -n "$job2" ]] || fail "golomb submit printed no job id"
+log "golomb job $job2 (8x8 classify, hours of work), to keep the workers busy"
+# Worker names that `golomb workers --json` shows holding leases, one a line.
+leasing_workers() {
+    "$golomb" workers --json |
+        awk -F': ' '/"name":/ {gsub(/[",]/, "", $2); name = $2} /"leased_units":/ {if ($2 + 0 > 0) print name}'
+}
+both_leasing() {
+    local names
+    names="$(leasing_workers)"
+    grep -qx "slurm-$slurm_job-1" <<<"$names" && grep -qx "slurm-$slurm_job-2" <<<"$names"
+}
+wait_for 60 "both workers to lease units of job $job2" both_leasing
+"$golomb" workers
 log "scancel ${slurm_job}_2"
 scancel "${slurm_job}_2"
 task_gone() { [[ -z "$(squeue -h -j "$1" 2>/dev/null)" ]]; }
@@ -278,4 +296,11 @@ none_online() { [[ -z "$(online_workers)" ]]; }
 wait_for 60 "the coordinator to show no worker online" none_online
 log "golomb workers:"
 "$golomb" workers
+# What the workers held of job 2 went back to the queue when they left.
+"$golomb" status "$job2" --json >"$tmp/job2.json"
+grep -q '"leased": 0,' "$tmp/job2.json" || fail "job $job2 still has leased units after the workers left"
+grep -q '"stale_leases": 0,' "$tmp/job2.json" || fail "job $job2 has stale leases after the workers left"
+log "job $job2 after the workers left:"
+"$golomb" status "$job2"
+"$golomb" cancel "$job2" >/dev/null || true
 log "PASS: Slurm array job $slurm_job joined, finished golomb job $job with the known values, and left"

@@ -35,7 +35,9 @@ pub fn binary(name: &str) -> PathBuf {
         BUILT.get_or_init(|| {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let mut command = Command::new(cargo);
+            // With the test-only seam the fault tests use, as `cargo test --workspace` builds it.
             command.args(["build", "--bins", "-p", "golomb-coordinator", "-p", "golomb-worker"]);
+            command.args(["--features", "golomb-coordinator/fault-injection"]);
             if dir.ends_with("release") {
                 command.arg("--release");
             }

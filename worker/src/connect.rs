@@ -14,7 +14,7 @@ use tonic::Code;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
-use crate::run::WorkerConfig;
+use crate::config::WorkerConfig;
 use crate::shared::Shared;
 
 pub(crate) type Client = WorkClient<InterceptedService<Channel, SendToken>>;

@@ -8,8 +8,8 @@ use std::sync::atomic::Ordering::Relaxed;
 use anyhow::bail;
 use golomb_proto::{UnitResult, pb};
 
+use crate::config::{WorkerConfig, WorkerSummary};
 use crate::connect::{Client, Refusal, refusal};
-use crate::run::{WorkerConfig, WorkerSummary};
 use crate::shared::Shared;
 use crate::solver::UnitOutcome;
 

@@ -7,6 +7,7 @@
 //! number may join or leave at any time.
 
 mod busy;
+mod config;
 mod connect;
 mod delivery;
 mod heartbeat;
@@ -16,88 +17,15 @@ mod shared;
 mod solver;
 
 pub use busy::BusyClock;
-pub use run::{WorkerConfig, WorkerSummary, run};
+pub use config::{WorkerConfig, WorkerSummary};
+pub use run::run;
 pub use solver::{UnitOutcome, UnitSolver};
 
-/// Logs to stderr (never stdout, which carries command output), without
-/// colours unless stderr is a terminal; `RUST_LOG` picks the level (default `info`).
-pub fn init_tracing() {
-    use std::io::IsTerminal;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .try_init();
-}
+// The process helpers moved to the crate both binaries depend on; these
+// paths keep working.
+pub use golomb_proto::process::{error_text, init_tracing, status_text, stop_on_signal};
 
 /// This machine's host name, for `golomb workers` (empty where it cannot be read).
 pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
-}
-
-/// Cancels `shutdown` on Ctrl-C or SIGTERM, logging `what` (what stopping means for the caller).
-pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken, what: &'static str) {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(term) => term,
-            Err(_) => {
-                let _ = ctrl_c.await;
-                shutdown.cancel();
-                return;
-            }
-        };
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
-    tracing::info!("stopping: {what}");
-    shutdown.cancel();
-}
-
-/// An error and its causes on one line, `outer: cause: root cause`, each
-/// cause once: many errors (tonic's, rusqlite's, some `thiserror` ones)
-/// already print their source in their own message, and `{:#}` would
-/// print it again.
-pub fn error_text(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        // rusqlite's innermost cause is "Error code 26: file is not a database": its tail counts too.
-        let tail = cause_text.rsplit(": ").next().unwrap_or(&cause_text);
-        if !cause_text.is_empty() && !text.contains(&cause_text) && !text.contains(tail) {
-            text = format!("{text}: {cause_text}");
-        }
-        source = cause.source();
-    }
-    text
-}
-
-/// A refused call in words: its message and what caused it (a transport
-/// error's message alone says only "transport error"), each cause once.
-pub fn status_text(status: &tonic::Status) -> String {
-    error_text(status)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn error_text_prints_each_cause_once() {
-        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");
-        let err = anyhow::Error::new(io).context("cannot read x.json");
-        assert_eq!(super::error_text(err.as_ref()), "cannot read x.json: No such file or directory (os error 2)");
-        #[derive(Debug, thiserror::Error)]
-        #[error("unknown goal: {0}")]
-        struct Repeats(#[source] std::io::Error);
-        let inner = std::io::Error::other("try solve or classify");
-        let err = anyhow::Error::new(Repeats(inner)).context("invalid job");
-        assert_eq!(super::error_text(err.as_ref()), "invalid job: unknown goal: try solve or classify");
-    }
 }

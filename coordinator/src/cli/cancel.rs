@@ -8,8 +8,8 @@ use golomb_proto::pb;
 
 use super::args::ClientArgs;
 use super::client::{refused, with_client};
-use super::job_report::StatusReport;
 use super::output;
+use crate::report::job::StatusReport;
 
 /// Options of `golomb cancel` and `golomb retry`.
 #[derive(Debug, Args)]

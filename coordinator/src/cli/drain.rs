@@ -10,7 +10,7 @@ use golomb_proto::pb;
 use super::args::ClientArgs;
 use super::client::{refused, with_client};
 use super::output::{self, Report};
-use super::workers::WorkersReport;
+use crate::report::workers::WorkersReport;
 
 /// Options of `golomb drain`.
 #[derive(Debug, Args)]

@@ -13,7 +13,6 @@ mod drain;
 mod export;
 mod import;
 mod info;
-pub(crate) mod job_report;
 mod moves;
 mod openings;
 pub mod output;
@@ -33,7 +32,7 @@ mod status;
 mod submit;
 mod tile;
 mod verify;
-pub(crate) mod workers;
+mod workers;
 
 use std::io::Write;
 

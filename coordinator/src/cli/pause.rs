@@ -10,8 +10,8 @@ use golomb_proto::pb;
 use super::args::ClientArgs;
 use super::cancel::CancelArgs;
 use super::client::{refused, with_client};
-use super::job_report::StatusReport;
 use super::output;
+use crate::report::job::StatusReport;
 
 /// Runs `golomb pause`.
 pub fn pause(args: &CancelArgs, out: &mut dyn Write) -> anyhow::Result<()> {

@@ -10,8 +10,8 @@ use golomb_proto::{Kind, pb};
 
 use super::args::ClientArgs;
 use super::client::{refused, save_proof, with_client};
-use super::job_report::{PageReport, ResultsReport};
 use super::output::{self, OutputFile};
+use crate::report::job::{PageReport, ResultsReport};
 
 /// Options of `golomb results`.
 #[derive(Debug, Args)]

@@ -16,8 +16,8 @@ use tokio_util::sync::CancellationToken;
 use super::args::{ClientArgs, JobArgs};
 use super::client::{self, Client, refused, save_proof};
 use super::import;
-use super::job_report::{LocalWorkerReport, ResultsReport, is_finished};
 use super::output::{self, OutputFile, duration, plural, si};
+use crate::report::job::{LocalWorkerReport, ResultsReport, is_finished};
 use crate::server::lock::DbLock;
 use crate::server::{ServerConfig, bind_all};
 use crate::store::Store;
@@ -133,7 +133,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         };
         let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();
-        tokio::spawn(golomb_worker::stop_on_signal(interrupt.clone(), "saving what is finished"));
+        tokio::spawn(golomb_proto::process::stop_on_signal(interrupt.clone(), "saving what is finished"));
         let finished = tokio::select! {
             finished = follow(&mut client, job, args.quiet, &interrupt) => finished?,
             stopped = &mut worker => {

@@ -71,7 +71,7 @@ impl Report for Listening {
 
 /// Runs `golomb serve`.
 pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    golomb_worker::init_tracing();
+    golomb_proto::process::init_tracing();
     let config = ServerConfig {
         max_connections: args.max_connections,
         handshake_seconds: args.handshake_seconds,
@@ -100,7 +100,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             listening.write_text(out)?;
         }
         out.flush()?;
-        tokio::spawn(golomb_worker::stop_on_signal(shutdown, "no new calls; finishing the ones in flight"));
+        tokio::spawn(golomb_proto::process::stop_on_signal(shutdown, "no new calls; finishing the ones in flight"));
         server.await
     })
 }

@@ -7,8 +7,8 @@ use golomb_proto::pb;
 
 use super::args::ClientArgs;
 use super::client::{refused, with_client};
-use super::job_report::{JobList, StatusReport, is_finished};
 use super::output::{self, Report, si};
+use crate::report::job::{JobList, StatusReport, is_finished};
 use serde::Serialize;
 
 /// Options of `golomb status`.

@@ -35,6 +35,10 @@
 //! map; every change (a lease, a value, an expansion, a lease given back)
 //! recomputes only the node's ancestors, deepest first.
 
+mod trees;
+
+pub use trees::{RELOAD_EVERY, Trees};
+
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 

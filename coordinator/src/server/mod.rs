@@ -10,67 +10,40 @@
 //! coordinator at a time may use a database: [`lock`] holds an exclusive
 //! lock on it for the server's life.
 
+mod config;
 mod connections;
 pub mod export;
+mod http;
 pub mod import;
 pub(crate) mod jobs;
 pub mod lock;
 mod plan;
 pub mod proof;
+mod shared;
 mod slow_refusals;
 mod status;
 mod tls;
 mod views;
 mod work;
 
-pub use views::job_state;
+pub use crate::report::job::job_state;
+pub use config::{ServerConfig, TlsFiles};
+pub use shared::Shared;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use golomb_engine::{AnyGame, GameSpec};
 use golomb_proto::auth::RequireToken;
 use golomb_proto::pb::jobs_server::JobsServer;
 use golomb_proto::pb::work_server::WorkServer;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
-use tonic::Status;
 
-use crate::store::{Store, StoreError};
-
-/// How to run a coordinator.
-#[derive(Clone, Debug)]
-pub struct ServerConfig {
-    /// The SQLite file.
-    pub db: PathBuf,
-    /// The token every call must carry, if any.
-    pub token: Option<String>,
-    /// How long a lease lasts without a heartbeat.
-    pub lease_seconds: f64,
-    /// The most connections served at once; more are closed at once.
-    pub max_connections: usize,
-    /// A connection must start its HTTP/2 handshake within this long, or it is closed.
-    pub handshake_seconds: f64,
-    /// Where to serve the web status page, `/api/...` and `/metrics` (plain HTTP), if anywhere.
-    pub http: Option<String>,
-    /// The certificate and key to serve gRPC over TLS with, if any.
-    pub tls: Option<TlsFiles>,
-}
-
-/// A PEM certificate chain and its private key (`golomb serve --tls-cert --tls-key`).
-#[derive(Clone, Debug)]
-pub struct TlsFiles {
-    /// The certificate chain, server certificate first.
-    pub cert: PathBuf,
-    /// The private key.
-    pub key: PathBuf,
-}
+use crate::store::Store;
 
 /// Where a coordinator listens.
 #[derive(Copy, Clone, Debug)]
@@ -79,105 +52,6 @@ pub struct Bound {
     pub grpc: SocketAddr,
     /// The web page's address, when it serves one.
     pub http: Option<SocketAddr>,
-}
-
-impl ServerConfig {
-    /// A configuration with the default connection limits.
-    pub fn new(db: PathBuf, token: Option<String>, lease_seconds: f64) -> ServerConfig {
-        ServerConfig { db, token, lease_seconds, max_connections: 1024, handshake_seconds: 10.0, http: None, tls: None }
-    }
-
-    /// How often workers are asked to send heartbeats: a third of a lease.
-    pub fn heartbeat_seconds(&self) -> f64 {
-        self.lease_seconds / 3.0
-    }
-}
-
-/// What the services share: the store, its read connection, and the settings.
-#[derive(Clone)]
-pub struct Shared {
-    store: Arc<Mutex<Store>>,
-    reader: Arc<Mutex<Store>>,
-    db_id: Arc<str>,
-    config: Arc<ServerConfig>,
-    /// Games built for checking reported moves, by spec.
-    games: Arc<Mutex<HashMap<GameSpec, Arc<AnyGame>>>>,
-    /// Submits planned at once (each can take a lot of memory while its tree is built).
-    planning: Arc<Semaphore>,
-    /// When a write to the store last failed (a full disk, an I/O error): while
-    /// writes fail, heartbeats cannot be recorded, so leases must not run down.
-    last_write_failure: Arc<Mutex<Option<Instant>>>,
-    /// Cancelled when the server stops: long calls (watches) end with it.
-    shutdown: CancellationToken,
-    /// Leases that ran out since the coordinator started (for `/metrics`).
-    expired_leases: Arc<AtomicU64>,
-}
-
-/// Runs `f` on `store` on a blocking thread.
-async fn on_store<T: Send + 'static>(
-    store: &Arc<Mutex<Store>>,
-    f: impl FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, Status> {
-    let store = store.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut store = store.lock().unwrap_or_else(|e| e.into_inner());
-        // Storage errors name the file.
-        f(&mut store).map_err(|e| e.at(store.path()))
-    })
-    .await
-    .map_err(|e| Status::internal(format!("store task failed: {e}")))?
-    .map_err(Status::from)
-}
-
-impl Shared {
-    /// Leases that ran out since this coordinator started.
-    pub fn expired_leases(&self) -> u64 {
-        self.expired_leases.load(Relaxed)
-    }
-
-    /// The `Jobs` service over this store: the web page asks it what `golomb` asks.
-    pub(crate) fn jobs_service(&self) -> jobs::JobsService {
-        jobs::JobsService(self.clone())
-    }
-
-    /// Runs `f` on the store (the writing connection) on a blocking thread.
-    pub async fn store<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, Status> {
-        let failure = self.last_write_failure.clone();
-        on_store(&self.store, move |s| {
-            let result = f(s);
-            if result.as_ref().is_err_and(StoreError::is_storage) {
-                *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
-            }
-            result
-        })
-        .await
-    }
-
-    /// Runs a read-only `f` on the store's read connection on a blocking thread:
-    /// in WAL mode it sees the last committed state and never blocks the writer.
-    pub async fn read<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, Status> {
-        on_store(&self.reader, |s| f(s)).await
-    }
-
-    /// The game a spec names, built once and kept (a few at a time).
-    pub fn game(&self, spec: &GameSpec) -> Result<Arc<AnyGame>, golomb_proto::SpecError> {
-        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(game) = games.get(spec) {
-            return Ok(game.clone());
-        }
-        let game = Arc::new(spec.build()?);
-        if games.len() >= 8 {
-            games.clear();
-        }
-        games.insert(spec.clone(), game.clone());
-        Ok(game)
-    }
 }
 
 /// Locks and opens the store and binds `listen`; returns the bound address and the server future.
@@ -234,7 +108,7 @@ pub async fn bind_all(
     };
     let bound = Bound { grpc: addr, http: http_addr };
     Ok((bound, async move {
-        let web = http.map(|listener| tokio::spawn(crate::http::serve(listener, shared.clone(), shutdown.clone())));
+        let web = http.map(|listener| tokio::spawn(http::serve(listener, shared.clone(), shutdown.clone())));
         let result = serve(listener, shared, tls, shutdown).await;
         if let Some(web) = web {
             match web.await {
@@ -331,16 +205,8 @@ async fn upkeep(shared: Shared, shutdown: CancellationToken) {
         }
         let last = last.clone();
         let failure = shared.last_write_failure.clone();
-        let lease_seconds = shared.config.lease_seconds;
         let done = shared
             .store(move |s| {
-                // A wall clock stepped back must not leave leases longer than one lease.
-                let capped = s.cap_leases(lease_seconds)?;
-                if capped > 0 {
-                    tracing::warn!(
-                        "{capped} leases ended later than one lease from now (the clock stepped back?): capped"
-                    );
-                }
                 let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
                 let excess = last.excess(every.as_secs_f64());
                 let failing = failure.lock().unwrap_or_else(|e| e.into_inner()).is_some_and(|t| t.elapsed() < lease);

@@ -1,5 +1,6 @@
 //! Store rows as wire messages: a job's status with its rate and ETA, and
-//! workers; and the job state between its store and wire forms.
+//! workers; and the job state in its wire form (read back from the wire by
+//! [`crate::report::job::job_state`]).
 
 use golomb_proto::{convert, pb};
 
@@ -14,18 +15,6 @@ impl From<JobState> for pb::JobState {
             JobState::Cancelled => pb::JobState::Cancelled,
             JobState::Failed => pb::JobState::Failed,
         }
-    }
-}
-
-/// The state a status message carries: its enum, or its text from an older coordinator.
-pub fn job_state(status: &pb::JobStatus) -> Option<JobState> {
-    match pb::JobState::try_from(status.job_state).unwrap_or(pb::JobState::Unspecified) {
-        pb::JobState::Pending => Some(JobState::Pending),
-        pb::JobState::Running => Some(JobState::Running),
-        pb::JobState::Done => Some(JobState::Done),
-        pb::JobState::Cancelled => Some(JobState::Cancelled),
-        pb::JobState::Failed => Some(JobState::Failed),
-        pb::JobState::Unspecified => JobState::from_name(&status.state),
     }
 }
 

@@ -36,7 +36,7 @@ impl Store {
     pub fn decided_nodes(&self, job: JobId) -> Result<Vec<DecidedNode>, StoreError> {
         let id = job.0 as i64;
         let tx = self.conn.unchecked_transaction()?;
-        super::jobs::job_spec(&tx, id)?;
+        super::job_row::job_spec(&tx, id)?;
         let units: Vec<(Vec<u8>, i64, f64)> = tx
             .prepare("SELECT rank, positions, seconds FROM units WHERE job = ?1 ORDER BY rank")?
             .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?

@@ -12,10 +12,11 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::JobId;
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
-use super::jobs::job_spec;
+use super::db::now;
+use super::error::StoreError;
+use super::job_row::job_spec;
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::tree::stop_units_of_job;
-use super::{StoreError, now};
 
 /// A score from the first player's view, seen by `player`.
 pub fn for_player(first_view: i32, player: Player) -> i32 {

@@ -15,10 +15,11 @@ use golomb_engine::split::Goal;
 use golomb_proto::JobId;
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
-use super::jobs::job_spec;
+use super::finish::finish_if_answered;
+use super::job_row::job_spec;
 use super::split::{SplitTarget, TreeGame, insert_children};
 use super::state::{NodeId, UnitState, Value};
-use super::tree::{decide, finish_if_answered, settle};
+use super::tree::{decide, settle};
 use super::{Store, StoreError, now};
 
 /// One decided node of an export file, checked against the game.

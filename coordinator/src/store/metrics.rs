@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use rusqlite::named_params;
 
-use super::jobs::UnitCounts;
+use super::job_row::UnitCounts;
 use super::state::{JobState, UnitState};
 use super::{ONLINE_SECONDS, Store, StoreError, now};
 

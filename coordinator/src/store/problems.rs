@@ -44,7 +44,7 @@ impl Store {
     pub fn job_problems(&self, job: JobId) -> Result<(Vec<FailedUnit>, Vec<ConflictRow>), StoreError> {
         let id = job.0 as i64;
         let tx = self.conn.unchecked_transaction()?;
-        super::jobs::job_spec(&tx, id)?;
+        super::job_row::job_spec(&tx, id)?;
         let failed = tx
             .prepare(
                 "SELECT u.id, n.line, COALESCE(u.error, ''), u.attempts FROM units u JOIN nodes n ON n.id = u.node

@@ -4,103 +4,34 @@
 //! oldest first, paused ones skipped.
 //!
 //! Each running game job's manager tree lives in the store's memory
-//! ([`Trees`]), loaded from the tables the first time a unit of the job is
+//! ([`Trees`], with the policy of which leaf a worker gets next), loaded from the tables the first time a unit of the job is
 //! leased (after a restart, for instance) and kept in step with every
 //! change after its transaction commits. The tables stay the record: a
 //! tree that disagrees with them (a chosen unit that is not waiting after
 //! all) is dropped and loaded again.
 
-use std::collections::HashMap;
-
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
-use golomb_proto::{JobId, UnitId};
+use golomb_proto::{JobId, UnitId, WorkerId};
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
-use super::StoreError;
-use super::jobs::job_spec;
+use super::db::{Store, begin, now};
+use super::error::StoreError;
+use super::job_row::job_spec;
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::units::LeasedUnit;
-use crate::manager::{NodeKind, PnLeaf, PnTree};
+use super::workers;
+use crate::manager::{NodeKind, PnLeaf, PnTree, Trees};
 
-/// The manager trees of the running game jobs, by job id.
-#[derive(Default)]
-pub(super) struct Trees {
-    trees: HashMap<i64, PnTree>,
-    /// When each job's tree was last loaded because it had nothing to hand out while units waited.
-    checked: HashMap<i64, std::time::Instant>,
-    /// The node each worker last gave back to be split, by job and worker:
-    /// its next units come from below it while there are any, since its
-    /// transposition table holds their positions.
-    homes: HashMap<(i64, i64), NodeId>,
-}
-
-/// A tree with nothing to hand out while the job has waiting units is
-/// loaded again, at most this often: it should never happen, and if it
-/// does, the tables decide.
-const RELOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
-
-impl Trees {
-    /// The job's tree, if loaded.
-    pub(super) fn get_mut(&mut self, job: i64) -> Option<&mut PnTree> {
-        self.trees.get_mut(&job)
-    }
-
-    /// Forgets a job's tree (it ended, or changed in a way that is simplest to reload).
-    pub(super) fn forget(&mut self, job: i64) {
-        self.trees.remove(&job);
-    }
-
-    /// Notes that `worker` gave `node` of `job` back to be split: its next units come from below it.
-    pub(super) fn set_home(&mut self, job: i64, worker: i64, node: NodeId) {
-        self.homes.insert((job, worker), node);
-    }
-
-    /// Forgets every tree.
-    pub(super) fn clear(&mut self) {
-        self.trees.clear();
-    }
-
-    /// The jobs whose trees are loaded.
-    pub(super) fn jobs(&self) -> Vec<i64> {
-        self.trees.keys().copied().collect()
-    }
-
-    /// The job's tree, loading it from the tables if needed.
-    fn load(&mut self, conn: &Connection, job: i64, root: NodeId, goal: Goal) -> Result<&mut PnTree, StoreError> {
-        Ok(match self.trees.entry(job) {
-            std::collections::hash_map::Entry::Occupied(tree) => tree.into_mut(),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(load_tree(conn, job, root, goal == Goal::Classify)?)
-            }
-        })
-    }
-
-    /// Whether the job's tree may be checked against the tables now (at most once a [`RELOAD_EVERY`]).
-    fn may_check(&mut self, job: i64) -> bool {
-        let now = std::time::Instant::now();
-        match self.checked.get(&job) {
-            Some(&at) if now.duration_since(at) < RELOAD_EVERY => false,
-            _ => {
-                self.checked.insert(job, now);
-                true
-            }
-        }
-    }
-
-    /// Notes that a node's unit is (no longer) held.
-    pub(super) fn set_busy(&mut self, job: i64, node: NodeId, busy: bool) {
-        if let Some(tree) = self.trees.get_mut(&job) {
-            tree.set_busy(node, busy);
-        }
-    }
-
-    /// Notes a node's value.
-    pub(super) fn decide(&mut self, job: i64, node: NodeId, value: Outcome) {
-        if let Some(tree) = self.trees.get_mut(&job) {
-            tree.decide(node, value);
-        }
-    }
+/// The job's tree, loading it from the tables if needed.
+fn load<'t>(
+    trees: &'t mut Trees,
+    conn: &Connection,
+    job: i64,
+    root: NodeId,
+    goal: Goal,
+) -> Result<&'t mut PnTree, StoreError> {
+    trees.get_or_load(job, || load_tree(conn, job, root, goal == Goal::Classify))
 }
 
 /// A node as the manager's tree takes it: its id, depth, moves, value,
@@ -283,16 +214,14 @@ pub(super) fn lease_units(
         }
         let Some(root) = root else { continue };
         touched.push(job);
-        let saturated = trees.load(tx, job, root, goal)?.is_saturated();
+        let saturated = load(trees, tx, job, root, goal)?.is_saturated();
         if saturated && trees.may_check(job) && has_waiting_units(tx, job)? {
             tracing::warn!("job {job}: the manager had nothing to hand out while units wait: reloading its tree");
             trees.forget(job);
         }
-        let home = trees.homes.get(&(job, worker)).copied();
-        let tree = trees.load(tx, job, root, goal)?;
+        load(trees, tx, job, root, goal)?;
         for _ in 0..want {
-            // Below the worker's last split first, where its table already is; else the job's most-proving leaf.
-            let Some(node) = home.and_then(|h| tree.select_below(h)).or_else(|| tree.select()) else { break };
+            let Some(node) = trees.next_leaf(job, worker) else { break };
             match lease_node(tx, node, worker, deadline, prefix)? {
                 Some(row) => leased.push(row),
                 None => {
@@ -320,4 +249,38 @@ pub(super) fn lease_units(
         });
     }
     Ok(units)
+}
+
+impl Store {
+    /// Leases up to `max` units for `worker` until `now + lease_seconds`:
+    /// jobs by priority then age, paused ones skipped; in a game job its
+    /// most-proving leaves ([`crate::manager`]), in a tiling count its next
+    /// shares. A draining worker gets none.
+    pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
+        let Store { conn, db_id, faults, trees, .. } = self;
+        let tx = begin(conn, faults)?;
+        let mut touched = Vec::new();
+        let result = (|| {
+            workers::touch(&tx, worker)?;
+            let draining: bool = tx
+                .prepare_cached("SELECT draining FROM workers WHERE id = ?1")?
+                .query_row([worker.0 as i64], |r| r.get(0))?;
+            if draining {
+                // A draining worker finishes what it holds and gets nothing more.
+                tx.commit()?;
+                return Ok(Vec::new());
+            }
+            let deadline = now() + lease_seconds;
+            let units = lease_units(&tx, trees, worker.0 as i64, max as usize, deadline, db_id, &mut touched)?;
+            tx.commit()?;
+            Ok(units)
+        })();
+        if result.is_err() {
+            // Leaves chosen in memory were not leased after all: the tables decide again.
+            for job in touched {
+                trees.forget(job);
+            }
+        }
+        result
+    }
 }

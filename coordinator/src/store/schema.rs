@@ -17,7 +17,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use super::StoreError;
+use super::error::StoreError;
 
 /// The schema version this code writes and reads.
 pub const SCHEMA_VERSION: i64 = 4;
@@ -169,7 +169,7 @@ pub(super) fn open(path: &Path) -> Result<Connection, StoreError> {
         return Err(StoreError::Foreign { path: shown, found: app });
     }
     if version > SCHEMA_VERSION {
-        return Err(StoreError::Newer { path: shown, found: version });
+        return Err(StoreError::Newer { path: shown, found: version, supported: SCHEMA_VERSION });
     }
     if has_tables {
         super::storage::check_integrity(&conn, path)?;

@@ -7,10 +7,12 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobSpec, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
-use super::jobs::{NewNode, job_spec};
+use super::finish::finish_if_answered;
+use super::job_row::job_spec;
+use super::jobs::NewNode;
 use super::schedule::known_leaf;
 use super::state::{NodeId, UnitState, Value};
-use super::tree::{count_open, decide, finish_if_answered, revive, settle};
+use super::tree::{count_open, decide, revive, settle};
 use super::units::HeldUnit;
 use super::{Store, StoreError, now};
 use crate::manager::{NodeKind, PnLeaf};

@@ -1,17 +1,17 @@
-//! Units: leasing them to workers, heartbeats, results (a value, a tiling
-//! count or a failure), give-backs, and expiring lost leases (splitting a
-//! long unit is in `split`).
+//! Units: heartbeats, results (a value, a tiling count or a failure),
+//! give-backs, and expiring lost leases (leasing them is in `schedule`,
+//! splitting a long unit in `split`).
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 use golomb_proto::{JobId, JobSpec, Kind, UnitId, UnitResult, WorkerId};
 use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 
-use super::jobs::job_spec;
-use super::schedule::lease_units;
+use super::finish::finish_if_answered;
+use super::job_row::job_spec;
 use super::state::{NodeId, UnitState, Value};
-use super::tree::{decide, fail_job_if_needed, finish_if_answered};
-use super::{MAX_ATTEMPTS, Store, StoreError, begin, hands, now, workers};
+use super::tree::{decide, fail_job_if_needed};
+use super::{MAX_ATTEMPTS, Store, StoreError, hands, now, workers};
 
 /// A unit handed to a worker.
 #[derive(Clone, Debug)]
@@ -239,38 +239,6 @@ fn complete_value(
 }
 
 impl Store {
-    /// Leases up to `max` units for `worker` until `now + lease_seconds`:
-    /// jobs by priority then age, paused ones skipped; in a game job its
-    /// most-proving leaves ([`crate::manager`]), in a tiling count its next
-    /// shares. A draining worker gets none.
-    pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
-        let Store { conn, db_id, fault_file, trees, .. } = self;
-        let tx = begin(conn, fault_file.as_deref())?;
-        let mut touched = Vec::new();
-        let result = (|| {
-            workers::touch(&tx, worker)?;
-            let draining: bool = tx
-                .prepare_cached("SELECT draining FROM workers WHERE id = ?1")?
-                .query_row([worker.0 as i64], |r| r.get(0))?;
-            if draining {
-                // A draining worker finishes what it holds and gets nothing more.
-                tx.commit()?;
-                return Ok(Vec::new());
-            }
-            let deadline = now() + lease_seconds;
-            let units = lease_units(&tx, trees, worker.0 as i64, max as usize, deadline, db_id, &mut touched)?;
-            tx.commit()?;
-            Ok(units)
-        })();
-        if result.is_err() {
-            // Leaves chosen in memory were not leased after all: the tables decide again.
-            for job in touched {
-                trees.forget(job);
-            }
-        }
-        result
-    }
-
     /// Extends the leases a worker still holds and records their progress;
     /// returns the reported units it no longer holds (to stop).
     pub fn heartbeat(

@@ -14,18 +14,17 @@ mod small;
 pub use local::{LOCAL_MAX, LocalBuffers, NEAR_MAX, NEAR_TT_MB};
 
 use crate::bitboard::Bits;
+use crate::solve::buffers::Buffers;
 use crate::solve::history::{HINTS, Hints};
 use crate::solve::movelist::MoveList;
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
-use crate::solve::{Buffers, Context, Outcome, Scope};
+use crate::solve::{Context, Outcome, Scope};
 
 /// Positions between two checks of the stop conditions.
 pub const POLL_INTERVAL: u64 = 1024;
 
-/// By default, nodes with fewer moves than this skip the transposition
-/// table: searching them costs less than a probe's cache miss.
-pub const TT_MIN_MOVES: usize = 6;
+pub use crate::solve::config::TT_MIN_MOVES;
 
 /// The outcome of a search from one node, with the move that won it.
 #[derive(Clone, Debug)]

@@ -12,9 +12,9 @@ use golomb_proto::convert::value_name;
 use golomb_proto::{JobId, pb};
 
 use super::board::{Mark, escape, svg};
-use super::{Web, WebError};
-use crate::cli::output::{duration, si};
-use crate::cli::workers::WorkerState;
+use super::web::{Web, WebError};
+use crate::report::output::{duration, si};
+use crate::report::workers::WorkerState;
 use crate::store::{ConflictRow, FailedUnit};
 
 /// Rows of a results table drawn with boards; the JSON has them all.

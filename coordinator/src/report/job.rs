@@ -8,8 +8,19 @@ use golomb_proto::pb;
 use serde::Serialize;
 
 use super::output::{Report, duration, si};
-use crate::server::job_state;
 use crate::store::JobState;
+
+/// The state a status message carries: its enum, or its text from an older coordinator.
+pub fn job_state(status: &pb::JobStatus) -> Option<JobState> {
+    match pb::JobState::try_from(status.job_state).unwrap_or(pb::JobState::Unspecified) {
+        pb::JobState::Pending => Some(JobState::Pending),
+        pb::JobState::Running => Some(JobState::Running),
+        pb::JobState::Done => Some(JobState::Done),
+        pb::JobState::Cancelled => Some(JobState::Cancelled),
+        pb::JobState::Failed => Some(JobState::Failed),
+        pb::JobState::Unspecified => JobState::from_name(&status.state),
+    }
+}
 
 /// Unit counts by state.
 #[derive(Serialize, Default)]

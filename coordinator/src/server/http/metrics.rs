@@ -14,7 +14,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 
-use super::{Web, WebError};
+use super::web::{Web, WebError};
 use crate::store::{DURATION_BUCKETS, MetricsSnapshot};
 
 /// The content type of Prometheus's text format.

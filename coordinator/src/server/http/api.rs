@@ -5,9 +5,9 @@ use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use super::{Web, WebError};
-use crate::cli::job_report::{JobList, ResultsReport, StatusReport};
-use crate::cli::workers::WorkersReport;
+use super::web::{Web, WebError};
+use crate::report::job::{JobList, ResultsReport, StatusReport};
+use crate::report::workers::WorkersReport;
 
 /// A report as a JSON answer, written as `--json` writes it (pretty, fields in the same order).
 fn json(report: &impl serde::Serialize) -> Result<Response, WebError> {

@@ -1,0 +1,44 @@
+//! How to run a coordinator ([`ServerConfig`]), with its TLS files
+//! ([`TlsFiles`]): what the services, the web page and the upkeep all read.
+
+use std::path::PathBuf;
+
+/// How to run a coordinator.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// The SQLite file.
+    pub db: PathBuf,
+    /// The token every call must carry, if any.
+    pub token: Option<String>,
+    /// How long a lease lasts without a heartbeat.
+    pub lease_seconds: f64,
+    /// The most connections served at once; more are closed at once.
+    pub max_connections: usize,
+    /// A connection must start its HTTP/2 handshake within this long, or it is closed.
+    pub handshake_seconds: f64,
+    /// Where to serve the web status page, `/api/...` and `/metrics` (plain HTTP), if anywhere.
+    pub http: Option<String>,
+    /// The certificate and key to serve gRPC over TLS with, if any.
+    pub tls: Option<TlsFiles>,
+}
+
+/// A PEM certificate chain and its private key (`golomb serve --tls-cert --tls-key`).
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    /// The certificate chain, server certificate first.
+    pub cert: PathBuf,
+    /// The private key.
+    pub key: PathBuf,
+}
+
+impl ServerConfig {
+    /// A configuration with the default connection limits.
+    pub fn new(db: PathBuf, token: Option<String>, lease_seconds: f64) -> ServerConfig {
+        ServerConfig { db, token, lease_seconds, max_connections: 1024, handshake_seconds: 10.0, http: None, tls: None }
+    }
+
+    /// How often workers are asked to send heartbeats: a third of a lease.
+    pub fn heartbeat_seconds(&self) -> f64 {
+        self.lease_seconds / 3.0
+    }
+}

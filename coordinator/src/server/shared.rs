@@ -1,0 +1,98 @@
+//! What the services share ([`Shared`]): the store's writing and reading
+//! connections, the settings, the games built for checking reports, and the
+//! shutdown token; every store call runs on a blocking thread from here.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use golomb_engine::{AnyGame, GameSpec};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tonic::Status;
+
+use crate::server::config::ServerConfig;
+use crate::store::{Store, StoreError};
+
+/// What the services share: the store, its read connection, and the settings.
+#[derive(Clone)]
+pub struct Shared {
+    pub(super) store: Arc<Mutex<Store>>,
+    pub(super) reader: Arc<Mutex<Store>>,
+    pub(super) db_id: Arc<str>,
+    pub(super) config: Arc<ServerConfig>,
+    /// Games built for checking reported moves, by spec.
+    pub(super) games: Arc<Mutex<HashMap<GameSpec, Arc<AnyGame>>>>,
+    /// Submits planned at once (each can take a lot of memory while its tree is built).
+    pub(super) planning: Arc<Semaphore>,
+    /// When a write to the store last failed (a full disk, an I/O error): while
+    /// writes fail, heartbeats cannot be recorded, so leases must not run down.
+    pub(super) last_write_failure: Arc<Mutex<Option<Instant>>>,
+    /// Cancelled when the server stops: long calls (watches) end with it.
+    pub(super) shutdown: CancellationToken,
+    /// Leases that ran out since the coordinator started (for `/metrics`).
+    pub(super) expired_leases: Arc<AtomicU64>,
+}
+
+/// Runs `f` on `store` on a blocking thread.
+async fn on_store<T: Send + 'static>(
+    store: &Arc<Mutex<Store>>,
+    f: impl FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, Status> {
+    let store = store.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut store = store.lock().unwrap_or_else(|e| e.into_inner());
+        // Storage errors name the file.
+        f(&mut store).map_err(|e| e.at(store.path()))
+    })
+    .await
+    .map_err(|e| Status::internal(format!("store task failed: {e}")))?
+    .map_err(Status::from)
+}
+
+impl Shared {
+    /// Leases that ran out since this coordinator started.
+    pub fn expired_leases(&self) -> u64 {
+        self.expired_leases.load(Relaxed)
+    }
+
+    /// Runs `f` on the store (the writing connection) on a blocking thread.
+    pub async fn store<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, Status> {
+        let failure = self.last_write_failure.clone();
+        on_store(&self.store, move |s| {
+            let result = f(s);
+            if result.as_ref().is_err_and(StoreError::is_storage) {
+                *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+            }
+            result
+        })
+        .await
+    }
+
+    /// Runs a read-only `f` on the store's read connection on a blocking thread:
+    /// in WAL mode it sees the last committed state and never blocks the writer.
+    pub async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, Status> {
+        on_store(&self.reader, |s| f(s)).await
+    }
+
+    /// The game a spec names, built once and kept (a few at a time).
+    pub fn game(&self, spec: &GameSpec) -> Result<Arc<AnyGame>, golomb_proto::SpecError> {
+        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(game) = games.get(spec) {
+            return Ok(game.clone());
+        }
+        let game = Arc::new(spec.build()?);
+        if games.len() >= 8 {
+            games.clear();
+        }
+        games.insert(spec.clone(), game.clone());
+        Ok(game)
+    }
+}

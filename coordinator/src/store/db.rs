@@ -1,0 +1,78 @@
+//! The [`Store`] handle: its connection, opening (and migrating) a file,
+//! write transactions, checkpoints, and the store's clock. Every other
+//! file of the store adds the operations of one concern to it.
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::error::StoreError;
+use super::fault::WriteFaults;
+use super::schema;
+use crate::manager::Trees;
+
+/// Seconds since the Unix epoch, the store's clock.
+pub fn now() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Starts a write transaction on `conn`, failing as a full disk would when `faults` says so (tests only).
+pub(super) fn begin<'c>(
+    conn: &'c mut Connection,
+    faults: &WriteFaults,
+) -> Result<rusqlite::Transaction<'c>, StoreError> {
+    faults.check()?;
+    Ok(conn.transaction()?)
+}
+
+/// The SQLite store.
+pub struct Store {
+    pub(super) conn: Connection,
+    pub(super) db_id: String,
+    /// The database file, for messages.
+    pub(super) path: std::path::PathBuf,
+    /// Writes that tests make fail (nothing in a build without the `fault-injection` feature).
+    pub(super) faults: WriteFaults,
+    /// The proof-number manager's trees of the running game jobs (writer only).
+    pub(super) trees: Trees,
+}
+
+impl Store {
+    /// Opens (or creates, or migrates) the database at `path`, refusing foreign or newer files.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = schema::open(path).map_err(|e| e.at(path))?;
+        let db_id = schema::db_id(&conn).map_err(|e| e.at(path))?;
+        Ok(Store { conn, db_id, path: path.to_path_buf(), faults: WriteFaults::from_env(), trees: Trees::default() })
+    }
+
+    /// The database file, for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The database's identity: lease tokens start with it, and workers learn
+    /// it when they register, so work from another database is never mixed in.
+    pub fn db_id(&self) -> &str {
+        &self.db_id
+    }
+
+    /// Starts a write transaction (failing as a full disk would while a test's fault file exists).
+    pub(super) fn write(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
+        begin(&mut self.conn, &self.faults)
+    }
+
+    /// Folds the write-ahead log into the main file and empties it (at shutdown).
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).optional()?;
+        Ok(())
+    }
+
+    /// Folds what it can of the write-ahead log into the main file without
+    /// waiting for readers (now and then while serving); an error means the
+    /// main file cannot be written, and the log grows until it can.
+    pub fn checkpoint_passive(&self) -> Result<(), StoreError> {
+        self.conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())).optional()?;
+        Ok(())
+    }
+}

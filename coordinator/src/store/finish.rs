@@ -1,0 +1,46 @@
+//! Ending a job whose question is answered: a game's root (or every child
+//! of its root, for `classify`), every share of a tiling count, every unit
+//! of a hands game.
+
+use golomb_engine::split::Goal;
+use rusqlite::{OptionalExtension, Transaction, named_params};
+
+use super::db::now;
+use super::error::StoreError;
+use super::hands::{finish_if_done, is_hands};
+use super::state::{JobState, UnitState};
+use super::tree::{root_children_decided, stop_units_of_job};
+
+/// Ends a running job whose question is answered: `solve` when the root is
+/// decided, `classify` when every child of the root is, `count` when every
+/// share is counted. Units left stop.
+pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), StoreError> {
+    let found: Option<(String, JobState)> = tx
+        .prepare_cached("SELECT goal, state FROM jobs WHERE id = ?1")?
+        .query_row([job], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((goal, state)) = found else { return Ok(()) };
+    if state.is_finished() {
+        return Ok(());
+    }
+    if is_hands(tx, job)? {
+        return finish_if_done(tx, job);
+    }
+    let answered: bool = match goal.parse::<Goal>() {
+        Ok(Goal::Classify) => root_children_decided(tx, job).map(|(decided, total)| decided == total)?,
+        Ok(Goal::Count) => tx
+            .prepare_cached("SELECT NOT EXISTS (SELECT 1 FROM units WHERE job = :job AND state != :done)")?
+            .query_row(named_params! { ":job": job, ":done": UnitState::Done }, |r| r.get(0))?,
+        _ => tx
+            .prepare_cached("SELECT n.value IS NOT NULL FROM jobs j JOIN nodes n ON n.id = j.root WHERE j.id = ?1")?
+            .query_row([job], |r| r.get(0))?,
+    };
+    if answered {
+        tx.execute(
+            "UPDATE jobs SET state = :done, finished = :now WHERE id = :job",
+            named_params! { ":job": job, ":now": now(), ":done": JobState::Done },
+        )?;
+        stop_units_of_job(tx, job)?;
+    }
+    Ok(())
+}

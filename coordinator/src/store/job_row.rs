@@ -1,0 +1,223 @@
+//! Reading a job: its spec alone ([`job_spec`], cheap) or its whole row
+//! with its progress ([`JobRow`]), inside a transaction.
+
+use golomb_engine::GameSpec;
+use golomb_engine::solve::Outcome;
+use golomb_engine::split::Goal;
+use golomb_engine::tiling::Each;
+use golomb_proto::spec::HandsSpec;
+use golomb_proto::{JobId, JobSpec, SpecError};
+use rusqlite::{OptionalExtension, Row, Transaction, named_params};
+
+use super::db::now;
+use super::error::StoreError;
+use super::progress::{ProgressRow, latest_for};
+use super::state::{JobState, UnitState, Value};
+use super::tree::root_children_decided;
+use super::workers::ONLINE_SECONDS;
+
+/// Counts of a job's units by state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UnitCounts {
+    /// Waiting for a worker.
+    pub pending: u64,
+    /// Held by a worker.
+    pub leased: u64,
+    /// Solved.
+    pub done: u64,
+    /// Failed too often.
+    pub failed: u64,
+    /// No longer needed.
+    pub cancelled: u64,
+    /// Split into children.
+    pub split: u64,
+}
+
+impl UnitCounts {
+    /// Adds `count` units in `state`.
+    pub(super) fn add(&mut self, state: UnitState, count: u64) {
+        let slot = match state {
+            UnitState::Pending => &mut self.pending,
+            UnitState::Leased => &mut self.leased,
+            UnitState::Done => &mut self.done,
+            UnitState::Failed => &mut self.failed,
+            UnitState::Cancelled => &mut self.cancelled,
+            UnitState::Split => &mut self.split,
+        };
+        *slot += count;
+    }
+}
+
+/// A job as stored, with its progress.
+#[derive(Clone, Debug)]
+pub struct JobRow {
+    /// Its id.
+    pub id: JobId,
+    /// Its spec.
+    pub spec: JobSpec,
+    /// Where it is in its life.
+    pub state: JobState,
+    /// The root's value ([`Outcome::Unknown`] until decided).
+    pub value: Outcome,
+    /// The root's winning move, when it is a win.
+    pub best: Option<String>,
+    /// Unit counts.
+    pub units: UnitCounts,
+    /// Positions searched (finished units and running ones).
+    pub positions: u64,
+    /// Seconds from submission to now (or to the end).
+    pub elapsed: f64,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Disagreeing results recorded.
+    pub conflicts: u64,
+    /// Distinct online workers holding its units (heard from within [`ONLINE_SECONDS`]).
+    pub workers: u64,
+    /// Its units leased to workers not heard from within [`ONLINE_SECONDS`]:
+    /// they wait for their lease to expire.
+    pub stale_leases: u64,
+    /// Root children decided so far.
+    pub children_decided: u64,
+    /// Root children in all.
+    pub children_total: u64,
+    /// For tiling counts: tilings counted so far, as found.
+    pub solutions: u64,
+    /// For tiling counts: tilings counted so far, up to the board's symmetries.
+    pub solutions_up_to_symmetry: u64,
+    /// Paused by a user: none of its units is leased until it is resumed.
+    pub paused: bool,
+    /// Units of higher-priority jobs are leased first.
+    pub priority: i32,
+    /// For games: the proof-number manager's latest sample of the job's progress.
+    pub progress: Option<ProgressRow>,
+    /// For hands games, once done: the root's final score difference for its
+    /// side to move under best play (`value` is win or loss by its sign, unknown for 0).
+    pub score: Option<i32>,
+}
+
+/// Reads a job's spec from its `jobs` row.
+fn spec_from_row(row: &Row<'_>) -> rusqlite::Result<Result<JobSpec, SpecError>> {
+    let goal: String = row.get("goal")?;
+    let each: String = row.get("each")?;
+    let game = GameSpec::new(
+        row.get::<_, String>("board")?,
+        row.get::<_, String>("blocked")?,
+        row.get::<_, String>("pieces")?,
+    );
+    let (moves, split_depth, split_after_seconds) =
+        (row.get("moves")?, row.get("split_depth")?, row.get("split_after")?);
+    let hands: Option<String> = row.get("hands")?;
+    let neutral: Option<String> = row.get("neutral")?;
+    let hands = hands.map(|hands| HandsSpec { hands, neutral: neutral.unwrap_or_default() });
+    Ok((|| {
+        let goal: Goal = goal.parse()?;
+        let each: Each = if each.is_empty() { Each::Exactly } else { each.parse()? };
+        Ok(JobSpec { game, moves, goal, each, split_depth, split_after_seconds, hands })
+    })())
+}
+
+/// A job's spec alone (cheap: for leases and splits).
+pub(super) fn job_spec(tx: &Transaction<'_>, job: i64) -> Result<JobSpec, StoreError> {
+    let id = JobId(job as u64);
+    tx.prepare_cached("SELECT * FROM jobs WHERE id = ?1")?
+        .query_row([job], spec_from_row)
+        .optional()?
+        .ok_or(StoreError::NoJob(id))?
+        .map_err(|error| StoreError::StoredSpec { job: id, error })
+}
+
+/// The job's own columns, before its progress is counted.
+struct JobColumns {
+    spec: Result<JobSpec, SpecError>,
+    state: JobState,
+    value: Value,
+    best: Option<String>,
+    elapsed: f64,
+    error: Option<String>,
+    symmetries: i64,
+    paused: bool,
+    priority: i32,
+    score: Option<i32>,
+}
+
+/// Reads a job with its progress inside a transaction.
+pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreError> {
+    let job = id.0 as i64;
+    let columns = tx
+        .query_row(
+            "SELECT j.*, n.value AS root_value, n.best AS root_best FROM jobs j LEFT JOIN nodes n ON n.id = j.root
+             WHERE j.id = ?1",
+            [job],
+            |r| {
+                let created: f64 = r.get("created")?;
+                let finished: Option<f64> = r.get("finished")?;
+                Ok(JobColumns {
+                    spec: spec_from_row(r)?,
+                    state: r.get("state")?,
+                    value: r.get("root_value")?,
+                    best: r.get("root_best")?,
+                    elapsed: finished.unwrap_or_else(now) - created,
+                    error: r.get("error")?,
+                    symmetries: r.get("symmetries")?,
+                    paused: r.get("paused")?,
+                    priority: r.get("priority")?,
+                    score: r.get("score")?,
+                })
+            },
+        )
+        .optional()?
+        .ok_or(StoreError::NoJob(id))?;
+    let spec = columns.spec.map_err(|error| StoreError::StoredSpec { job: id, error })?;
+    // Counted state by state through the (state, job) index: a job the
+    // manager expanded has millions of waiting units, and a pass over its
+    // rows took seconds.
+    let mut units = UnitCounts::default();
+    let mut count = tx.prepare_cached("SELECT COUNT(*) FROM units WHERE state = ?1 AND job = ?2")?;
+    for state in UnitState::ALL {
+        units.add(state, count.query_row(rusqlite::params![state, job], |r| r.get::<_, i64>(0))? as u64);
+    }
+    drop(count);
+    let (positions, workers, stale_leases, solutions, fixed): (i64, i64, i64, i64, i64) = tx.query_row(
+        // Workers: the online ones holding its units; a crashed worker's lease outlives it.
+        // Waiting units have searched nothing that still counts: they are left out (by the index).
+        "SELECT COALESCE(SUM(u.positions + u.progress), 0),
+                COUNT(DISTINCT CASE WHEN u.state = :leased AND w.last_seen >= :online THEN u.worker END),
+                COALESCE(SUM(u.state = :leased AND (w.last_seen IS NULL OR w.last_seen < :online)), 0),
+                COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0)
+         FROM units u LEFT JOIN workers w ON w.id = u.worker
+         WHERE u.state IN (:leased, :done, :failed, :cancelled, :split) AND u.job = :job",
+        named_params! {
+            ":job": job, ":leased": UnitState::Leased, ":online": now() - ONLINE_SECONDS,
+            ":done": UnitState::Done, ":failed": UnitState::Failed, ":cancelled": UnitState::Cancelled,
+            ":split": UnitState::Split,
+        },
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
+    let conflicts: i64 =
+        tx.query_row("SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1", [job], |r| {
+            r.get(0)
+        })?;
+    let (decided, total) = root_children_decided(tx, job)?;
+    Ok(JobRow {
+        id,
+        spec,
+        state: columns.state,
+        value: columns.value.0,
+        best: columns.best,
+        units,
+        positions: positions as u64,
+        elapsed: columns.elapsed,
+        error: columns.error,
+        conflicts: conflicts as u64,
+        workers: workers as u64,
+        stale_leases: stale_leases as u64,
+        children_decided: decided,
+        children_total: total,
+        solutions: solutions as u64,
+        solutions_up_to_symmetry: (fixed / columns.symmetries.max(1)) as u64,
+        paused: columns.paused,
+        priority: columns.priority,
+        progress: latest_for(tx, job, columns.state, columns.value.0)?,
+        score: columns.score,
+    })
+}

@@ -1,0 +1,35 @@
+//! A worker's settings ([`WorkerConfig`]) and what it reports when it stops
+//! ([`WorkerSummary`]): below the main loop, the connection and the
+//! delivery, which all read them.
+
+/// How to run a worker.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// The coordinator's URL, like `http://127.0.0.1:7117`.
+    pub coordinator: String,
+    /// Solver threads.
+    pub threads: usize,
+    /// A name shown by `golomb workers`.
+    pub name: String,
+    /// The coordinator's token, if it has one.
+    pub token: Option<String>,
+    /// Transposition table size in MiB (default: sized to each game's board).
+    pub tt_mb: Option<usize>,
+    /// For an `https://` coordinator with a private CA: the CA's PEM certificate.
+    pub tls_ca: Option<std::path::PathBuf>,
+}
+
+/// What a worker did, returned when it stops.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerSummary {
+    /// Units solved and reported.
+    pub units: u64,
+    /// Positions searched in them.
+    pub positions: u64,
+    /// Seconds during which some unit was being solved.
+    pub busy_seconds: f64,
+    /// Seconds the worker ran.
+    pub wall_seconds: f64,
+    /// Whether it stopped because the coordinator drained it (`golomb drain`).
+    pub drained: bool,
+}
