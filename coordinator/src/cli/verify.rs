@@ -49,6 +49,24 @@ struct VerifyReport {
     /// For a Golomb game's proof: the positions each re-solve examined.
     #[serde(skip_serializing_if = "Option::is_none")]
     positions_per_leaf: Option<Histogram>,
+    /// For a classify job's export: its children's proofs, each checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    children: Option<ChildrenChecked>,
+}
+
+/// What checking a classify export's proofs of its root's children found.
+#[derive(Serialize)]
+struct ChildrenChecked {
+    /// Children whose proof was checked (one per class of moves).
+    verified: usize,
+    /// Of them, the ones lost for their side to move: the root's winning moves.
+    lost: usize,
+    /// Positions the checker re-solved below their proof trees.
+    leaves: usize,
+    /// Positions it examined.
+    positions: u64,
+    /// Seconds it took.
+    seconds: f64,
 }
 
 /// The root's proved value, by game.
@@ -84,6 +102,14 @@ impl Report for VerifyReport {
             "checker re-solved {} positions, examining {} positions in {:.2} s",
             self.leaves, self.positions, self.seconds
         )?;
+        if let Some(c) = &self.children {
+            writeln!(
+                out,
+                "verified: the value of each of the {} children the export proves ({} lost for their side to move, \
+                 so winning moves here); re-solved {} positions, examining {} positions in {:.2} s",
+                c.verified, c.lost, c.leaves, c.positions, c.seconds
+            )?;
+        }
         Ok(())
     }
 }
@@ -200,6 +226,55 @@ fn progress_line(file: &str, threads: usize, progress: &VerifyProgress, elapsed:
     )
 }
 
+/// Checks the proof of every child a classify job's export carries (none
+/// for other files): each must be of the root's game, start at the root's
+/// move to it, claim the value the export lists, and pass the checker; the
+/// first that fails is named.
+fn verify_children(
+    text: &str,
+    root: &ProofFile,
+    pool: &rayon::ThreadPool,
+    game: &golomb_engine::AnyGame,
+) -> anyhow::Result<Option<ChildrenChecked>> {
+    let value: serde_json::Value = serde_json::from_str(text)?;
+    if value["format"] != crate::server::export::FORMAT {
+        return Ok(None);
+    }
+    let export: ExportFile = serde_json::from_value(value)?;
+    if export.children.is_empty() {
+        return Ok(None);
+    }
+    let started = std::time::Instant::now();
+    let mut checked = ChildrenChecked { verified: 0, lost: 0, leaves: 0, positions: 0, seconds: 0.0 };
+    for child in &export.children {
+        let name = format!("child {} of the root", child.mv);
+        let proof = &child.proof;
+        let line = golomb_engine::notation::join_line(&root.moves, &child.mv);
+        anyhow::ensure!(
+            proof.board == root.board && proof.pieces == root.pieces && proof.blocked == root.blocked,
+            "{name}: its proof is of another game"
+        );
+        anyhow::ensure!(proof.moves == line, "{name}: its proof starts at `{}`, not at `{line}`", proof.moves);
+        anyhow::ensure!(
+            proof.value == child.value,
+            "{name}: the export says {:?}, its proof {:?}",
+            child.value,
+            proof.value
+        );
+        check_header(proof).with_context(|| name.clone())?;
+        let progress = VerifyProgress::default();
+        let done = pool
+            .install(|| with_game!(game, g => verify_counted(g, proof, &progress)))
+            .with_context(|| format!("{name} ({:?} for its side to move) is not verified", child.value))?;
+        checked.verified += 1;
+        checked.lost += usize::from(child.value == Outcome::Loss);
+        checked.leaves += done.leaves;
+        checked.positions += done.positions;
+    }
+    checked.seconds = started.elapsed().as_secs_f64();
+    Ok(Some(checked))
+}
+
 /// Runs `golomb verify`: prints "verified" or fails naming the first bad position.
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let path = &args.proof;
@@ -217,6 +292,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let checked =
                 with_lines(line, || pool.install(|| with_game!(&game, g => verify_counted(g, &proof, &progress))))
                     .with_context(not_verified)?;
+            let children = verify_children(&text, &proof, &pool, &game).with_context(not_verified)?;
             VerifyReport {
                 verified: true,
                 proved: Proved::Value { value: proof.value },
@@ -225,6 +301,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 positions: checked.positions,
                 seconds: checked.elapsed.as_secs_f64(),
                 positions_per_leaf: Some(checked.positions_per_leaf),
+                children,
             }
         }
         Proof::Hands(proof) => {
@@ -243,6 +320,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 positions: checked.positions,
                 seconds: checked.elapsed.as_secs_f64(),
                 positions_per_leaf: None,
+                children: None,
             }
         }
     };
