@@ -87,6 +87,16 @@ fn the_page_and_the_api_show_a_running_job() {
     assert_eq!(page.matches("class=\"move\"").count(), 5 * rows, "each child's move drawn in blue");
     assert!(page.contains("class=\"answer\""), "some child drawn with its winning answer");
 
+    // Once the coordinator has two samples of the job (one each 10 s), the page draws its history.
+    wait_until(MINUTES, "two progress samples", || {
+        let history = cluster.json(&["status", &job.to_string(), "--history"]);
+        (history.as_array().map_or(0, Vec::len) >= 2).then_some(())
+    });
+    let (_, page) = get(&cluster, &format!("/jobs/{job}"));
+    let chart = page.split("<svg id=\"history\"").nth(1).expect("the history chart").split("</svg>").next().unwrap();
+    assert!(chart.contains("nodes decided") && chart.contains("positions/s"), "{chart}");
+    assert!(chart.matches("<polyline").count() >= 3, "a line per series with values: {chart}");
+
     let (code, workers) = get(&cluster, "/workers");
     assert_eq!(code, 200);
     assert!(workers.contains("w-page") && workers.contains("data-state=\"working\""), "{workers}");

@@ -2,8 +2,10 @@
 //! --http ADDR`): a status page for people, the same data as JSON for
 //! programs, and Prometheus metrics, all read-only, on an axum router.
 //!
-//! - `/` every job; `/jobs/ID` one job with its root drawn as a board and its
-//!   results table (each child a small board); `/workers` the workers;
+//! - `/` every job; `/jobs/ID` one job with its root drawn as a board, its
+//!   history as a chart (decided nodes, the root's φ and δ, positions per
+//!   second) and its results table (each child a small board); `/workers`
+//!   the workers;
 //! - `/api/jobs`, `/api/jobs/ID`, `/api/jobs/ID/results`, `/api/workers`: the
 //!   JSON that `golomb status --json`, `status ID --json`, `results ID
 //!   --json` and `workers --json` print;
@@ -16,6 +18,7 @@
 
 mod api;
 mod board;
+mod chart;
 mod metrics;
 mod pages;
 mod web;

@@ -12,6 +12,7 @@ use golomb_proto::convert::value_name;
 use golomb_proto::{JobId, pb};
 
 use super::board::{Mark, escape, svg};
+use super::chart::history_chart;
 use super::web::{Web, WebError};
 use crate::report::output::{duration, si};
 use crate::report::workers::WorkerState;
@@ -289,6 +290,12 @@ pub(super) async fn job_page(State(web): State<Web>, Path(id): Path<u64>) -> Res
         "<div style=\"display:flex;gap:2em;align-items:flex-start\"><div id=\"root-board\">{root}</div>{}</div>",
         facts(&s, &spec)
     );
+    let history = web.shared.read(move |s| s.progress_history(JobId(id))).await?;
+    let chart = history_chart(&history);
+    if !chart.is_empty() {
+        body.push_str("<h2>History</h2>");
+        body.push_str(&chart);
+    }
     if !results.children.is_empty() {
         body.push_str("<h2>Results</h2>");
         body.push_str(&results_table(&spec, &results.children));

@@ -1,0 +1,201 @@
+//! A job's history as an SVG chart for its page: four panels over the
+//! job's time, each a line per series: decided nodes; root children
+//! decided; the root's proof and disproof numbers (a log scale, gaps where
+//! a number is infinite); positions per second. Drawn from the samples the
+//! coordinator keeps (`golomb status --history`), no script.
+
+use std::fmt::Write as _;
+
+use crate::report::output::{duration, si};
+use crate::store::ProgressRow;
+
+/// Width and height of one panel's plot area, in pixels.
+const WIDTH: f64 = 560.0;
+const HEIGHT: f64 = 90.0;
+/// Room for the labels left of and above each plot.
+const LEFT: f64 = 70.0;
+const TOP: f64 = 22.0;
+/// Space between panels.
+const GAP: f64 = 30.0;
+
+/// One line of a panel: its name, colour and value per sample (`None`: no value then).
+struct Series {
+    name: &'static str,
+    colour: &'static str,
+    values: Vec<Option<f64>>,
+}
+
+/// The chart of a job's samples, oldest first; empty with fewer than two samples.
+pub(super) fn history_chart(rows: &[ProgressRow]) -> String {
+    if rows.len() < 2 {
+        return String::new();
+    }
+    let start = rows[0].at;
+    let times: Vec<f64> = rows.iter().map(|r| r.at - start).collect();
+    let number = |n: Option<u64>| n.map(|n| n as f64);
+    let panels: [(&str, bool, Vec<Series>); 4] = [
+        (
+            "nodes decided",
+            false,
+            vec![Series {
+                name: "proved or disproved",
+                colour: "#1565c0",
+                values: rows.iter().map(|r| Some((r.tree.nodes_proved + r.tree.nodes_disproved) as f64)).collect(),
+            }],
+        ),
+        (
+            "root children decided",
+            false,
+            vec![Series {
+                name: "children with a value",
+                colour: "#2e7d32",
+                values: rows.iter().map(|r| Some(r.children_decided as f64)).collect(),
+            }],
+        ),
+        (
+            "root's numbers (log)",
+            true,
+            vec![
+                Series {
+                    name: "φ proof",
+                    colour: "#6a1b9a",
+                    values: rows.iter().map(|r| number(r.tree.proof_number)).collect(),
+                },
+                Series {
+                    name: "δ disproof",
+                    colour: "#ef6c00",
+                    values: rows.iter().map(|r| number(r.tree.disproof_number)).collect(),
+                },
+            ],
+        ),
+        (
+            "positions/s",
+            false,
+            vec![Series {
+                name: "positions per second",
+                colour: "#455a64",
+                values: rows.iter().map(|r| r.positions_per_second).collect(),
+            }],
+        ),
+    ];
+    let height = panels.len() as f64 * (TOP + HEIGHT + GAP);
+    let mut svg = format!(
+        "<svg id=\"history\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" \
+         font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"the job's history\">",
+        LEFT + WIDTH + 20.0
+    );
+    let span = times.last().copied().unwrap_or(0.0).max(1e-9);
+    for (i, (title, log, series)) in panels.iter().enumerate() {
+        let y0 = i as f64 * (TOP + HEIGHT + GAP) + TOP;
+        panel(&mut svg, y0, title, *log, series, &times, span);
+    }
+    let bottom = height - 6.0;
+    let _ = write!(
+        svg,
+        "<text x=\"{LEFT}\" y=\"{bottom}\">0</text><text x=\"{}\" y=\"{bottom}\" text-anchor=\"end\">{} since the first sample</text></svg>",
+        LEFT + WIDTH,
+        duration(span)
+    );
+    svg
+}
+
+/// Draws one panel with its top at `y0`.
+fn panel(svg: &mut String, y0: f64, title: &str, log: bool, series: &[Series], times: &[f64], span: f64) {
+    let scale = |v: f64| if log { (1.0 + v).log10() } else { v };
+    let values = series.iter().flat_map(|s| s.values.iter().flatten().copied());
+    let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let _ = write!(
+        svg,
+        "<rect x=\"{LEFT}\" y=\"{y0}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" fill=\"#fafafa\" stroke=\"#bbb\"/>\
+         <text x=\"{LEFT}\" y=\"{}\" font-weight=\"bold\">{title}</text>",
+        y0 - 8.0
+    );
+    let mut legend = LEFT + 150.0;
+    for s in series {
+        let _ = write!(
+            svg,
+            "<rect x=\"{legend}\" y=\"{}\" width=\"10\" height=\"3\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+            y0 - 11.0,
+            s.colour,
+            legend + 14.0,
+            y0 - 8.0,
+            s.name
+        );
+        legend += 150.0;
+    }
+    if !low.is_finite() {
+        let _ = write!(svg, "<text x=\"{}\" y=\"{}\">no value yet (∞)</text>", LEFT + 8.0, y0 + HEIGHT / 2.0);
+        return;
+    }
+    // Linear panels start at 0; the log panel at its smallest value.
+    let floor = if log { low } else { low.min(0.0) };
+    let (lo, hi) = (scale(floor), scale(high));
+    let range = (hi - lo).max(1e-9);
+    let y = |v: f64| y0 + HEIGHT - (scale(v) - lo) / range * HEIGHT;
+    let x = |t: f64| LEFT + t / span * WIDTH;
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+        LEFT - 4.0,
+        y0 + 10.0,
+        si(high),
+        LEFT - 4.0,
+        y0 + HEIGHT,
+        si(floor)
+    );
+    for s in series {
+        // A polyline per stretch of samples that have a value.
+        let mut points = String::new();
+        for (t, v) in times.iter().zip(&s.values) {
+            match v {
+                Some(v) => {
+                    let _ = write!(points, "{:.1},{:.1} ", x(*t), y(*v));
+                }
+                None if !points.is_empty() => {
+                    line(svg, &points, s.colour);
+                    points.clear();
+                }
+                None => {}
+            }
+        }
+        if !points.is_empty() {
+            line(svg, &points, s.colour);
+        }
+    }
+}
+
+fn line(svg: &mut String, points: &str, colour: &str) {
+    let _ = write!(
+        svg,
+        "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.5\" points=\"{}\"/>",
+        points.trim_end()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::PnStats;
+
+    fn sample(at: f64, decided: u64, phi: Option<u64>, rate: Option<f64>) -> ProgressRow {
+        ProgressRow {
+            at,
+            tree: PnStats { proof_number: phi, disproof_number: Some(3), nodes_proved: decided, ..PnStats::default() },
+            positions: 0,
+            children_decided: decided / 2,
+            positions_per_second: rate,
+        }
+    }
+
+    #[test]
+    fn a_history_draws_one_line_per_series_and_breaks_at_infinite_numbers() {
+        assert!(history_chart(&[sample(0.0, 0, Some(1), None)]).is_empty(), "one sample is no history");
+        let rows =
+            [sample(100.0, 0, Some(10), None), sample(110.0, 4, None, Some(1e6)), sample(120.0, 9, Some(2), Some(2e6))];
+        let chart = history_chart(&rows);
+        assert!(chart.starts_with("<svg id=\"history\"") && chart.ends_with("</svg>"));
+        // Decided nodes: 1; children: 1; φ: 2 stretches (broken by ∞) + δ: 1; positions/s: 1.
+        assert_eq!(chart.matches("<polyline").count(), 6, "{chart}");
+        assert!(chart.contains("since the first sample"), "{chart}");
+    }
+}
