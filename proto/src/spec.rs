@@ -232,7 +232,12 @@ impl JobSpec {
         let goal = Goal::from_str(&spec.goal)?;
         let each = if goal == Goal::Count && !spec.each.is_empty() { spec.each.parse()? } else { Each::Exactly };
         Ok(JobSpec {
-            game: GameSpec::new(spec.board.clone(), spec.blocked.clone(), spec.pieces.clone()),
+            // The wire's defaults are the command line's: an empty piece set is the pentominoes.
+            game: GameSpec::new(
+                spec.board.clone(),
+                spec.blocked.clone(),
+                if spec.pieces.trim().is_empty() { "pentominoes".to_string() } else { spec.pieces.clone() },
+            ),
             moves: spec.moves.clone(),
             goal,
             each,
@@ -347,6 +352,9 @@ mod tests {
     fn good_specs_are_normalised() {
         let valid = ValidSpec::new(&spec("L:c5,c4,d4,e4,f4", "classify", 1)).unwrap();
         assert_eq!(valid.spec.moves, "L:c4,d4,e4,f4,c5");
+        // The wire's defaults are the command line's: no piece set means the pentominoes.
+        let bare = ValidSpec::new(&pb::JobSpec { pieces: String::new(), ..spec("", "solve", 1) }).unwrap();
+        assert_eq!(bare.spec.game.pieces, "pentominoes");
         assert_eq!(valid.spec.to_wire().rules, "golomb");
         assert_eq!(valid.spec.goal, Goal::Classify);
     }

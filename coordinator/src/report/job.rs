@@ -278,7 +278,8 @@ impl<C> JobReport<C> {
     /// The job as one line of a list: state, value, units, title.
     pub fn write_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let u = &self.units;
-        let state = if self.paused { format!("{} paused", self.state) } else { self.state.clone() };
+        let waiting = matches!(self.state.as_str(), "pending" | "running");
+        let state = if self.paused && waiting { format!("{} paused", self.state) } else { self.state.clone() };
         writeln!(
             out,
             "{:<9} {:<5} {}/{} units done  {}",
@@ -294,7 +295,9 @@ impl<C> JobReport<C> {
     /// The status block: state, value or tilings, units, progress, conflicts, error.
     fn write_status(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "{}", self.title())?;
-        let paused = if self.paused { ", paused (`golomb resume` hands out its units again)" } else { "" };
+        // A finished job's pause flag changes nothing: only a running or waiting one is offered `resume`.
+        let running = matches!(self.state.as_str(), "pending" | "running");
+        let paused = if self.paused && running { ", paused (`golomb resume` hands out its units again)" } else { "" };
         writeln!(out, "state:     {}{paused}", self.state)?;
         if self.priority != 0 {
             writeln!(out, "priority:  {}", self.priority)?;

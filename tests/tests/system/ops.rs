@@ -49,6 +49,12 @@ fn a_paused_job_stays_paused_across_a_restart() {
     let refused = cluster.golomb(&["pause", &job.to_string()]);
     assert!(!refused.status.success());
     assert!(text(&refused.stderr).contains("is done: there is nothing to pause"), "{}", text(&refused.stderr));
+    // A paused job that is cancelled is not offered `resume`: it is a dead end, and says nothing else.
+    let other = cluster.submit(&["--board", "8x8", "--goal", "classify"]);
+    cluster.json(&["pause", &other.to_string()]);
+    cluster.json(&["cancel", &other.to_string()]);
+    let shown = text(&cluster.golomb(&["status", &other.to_string()]).stdout);
+    assert!(shown.contains("cancelled") && !shown.contains("golomb resume"), "{shown}");
     let refused = cluster.golomb(&["resume", "99"]);
     assert!(!refused.status.success());
     assert!(text(&refused.stderr).contains("no job 99"), "{}", text(&refused.stderr));
