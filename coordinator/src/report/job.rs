@@ -210,7 +210,8 @@ impl<C> JobReport<C> {
     fn new(s: &pb::JobStatus, children: C) -> JobReport<C> {
         let u = s.units.unwrap_or_default();
         let spec = s.spec.clone().unwrap_or_default();
-        let count = spec.goal == golomb_engine::split::Goal::Count.name();
+        let kind = spec.kind();
+        let count = kind == Some(golomb_proto::Kind::TilingCount);
         JobReport {
             job: s.job_id,
             state: job_state(s).map_or_else(|| s.state.clone(), |state| state.name().to_string()),
@@ -239,7 +240,7 @@ impl<C> JobReport<C> {
             paused: s.paused,
             priority: s.priority,
             spec: SpecReport {
-                rules: (spec.rules == golomb_proto::spec::HANDS_RULES).then(|| spec.rules.clone()),
+                rules: (kind == Some(golomb_proto::Kind::HandsScore)).then(|| spec.rules.clone()),
                 hands: non_empty(&spec.hands),
                 neutral: non_empty(&spec.neutral),
                 each: non_empty(&spec.each),

@@ -148,7 +148,8 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         ("elapsed", duration(s.elapsed_seconds)),
         ("time left", eta),
     ];
-    if spec.rules == golomb_proto::spec::HANDS_RULES {
+    let kind = spec.kind();
+    if kind == Some(golomb_proto::Kind::HandsScore) {
         let neutral =
             if spec.neutral.is_empty() { String::new() } else { format!(", neutral {}", escape(&spec.neutral)) };
         rows.push(("hands", format!("{}{neutral}", escape(&spec.hands))));
@@ -158,7 +159,7 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         );
         rows.push(("score", score));
     }
-    if spec.goal == "count" {
+    if kind == Some(golomb_proto::Kind::TilingCount) {
         rows.push(("tilings", format!("{} ({} up to symmetry)", s.solutions, s.solutions_up_to_symmetry)));
     }
     if s.conflicts > 0 {
