@@ -117,6 +117,10 @@ pub struct ExportNode {
     /// For the hands rules: its final score difference from the FIRST player's view.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<i32>,
+    /// The worker that reported a unit's value: `NAME (worker ID)` on the
+    /// coordinator that exported it (absent when its children decided it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
 }
 
 /// What each field of the file means (written into it).
@@ -131,6 +135,7 @@ fn fields() -> BTreeMap<String, String> {
         ("nodes[].unit", "true when a worker solved the position; false when its children decided it"),
         ("nodes[].positions", "positions the solver examined at or below this node"),
         ("nodes[].seconds", "solver seconds at or below this node"),
+        ("nodes[].decided_by", "the worker that reported the value of a node solved as a unit: its name and id on the exporting coordinator"),
         ("nodes[].score", "hands rules only: the final score difference from the first player's view"),
         ("job.hands", "hands rules only: the hands, the first player's before the slash"),
         ("job.neutral", "hands rules only: the neutral piece's placement"),
@@ -185,6 +190,7 @@ pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: O
                 positions: n.positions,
                 seconds: n.seconds,
                 score: n.score,
+                decided_by: n.decided_by.clone(),
             })
             .collect(),
         proof,

@@ -27,6 +27,9 @@ pub struct DecidedNode {
     pub seconds: f64,
     /// For the hands rules: its score from the first player's view (its `value` is then unknown for a draw).
     pub score: Option<i32>,
+    /// For a node a worker solved: that worker, `NAME (worker ID)` (none for
+    /// nodes decided by their children, or imported from another cluster).
+    pub decided_by: Option<String>,
 }
 
 impl Store {
@@ -50,7 +53,9 @@ impl Store {
         let nodes = tx
             .prepare(
                 "SELECT n.line, n.depth, n.value, n.best, n.replies, n.rank,
-                        EXISTS (SELECT 1 FROM units u WHERE u.node = n.id AND u.state = ?2), n.score
+                        EXISTS (SELECT 1 FROM units u WHERE u.node = n.id AND u.state = ?2), n.score,
+                        (SELECT w.name || ' (worker ' || w.id || ')' FROM units u JOIN workers w ON w.id = u.worker
+                         WHERE u.node = n.id AND u.state = ?2)
                  FROM nodes n WHERE n.job = ?1 AND (n.value IS NOT NULL OR n.score IS NOT NULL) ORDER BY n.rank",
             )?
             .query_map(rusqlite::params![id, UnitState::Done], |r| {
@@ -67,6 +72,7 @@ impl Store {
                     positions: (sums[end].0 - sums[start].0) as u64,
                     seconds: sums[end].1 - sums[start].1,
                     score: r.get(7)?,
+                    decided_by: r.get(8)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
