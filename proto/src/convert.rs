@@ -5,9 +5,8 @@
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 
-use crate::kind::Kind;
 use crate::pb;
-use crate::spec::{HANDS_RULES, JobSpec, RULES};
+use crate::spec::JobSpec;
 
 impl From<Outcome> for pb::Value {
     fn from(outcome: Outcome) -> pb::Value {
@@ -62,20 +61,6 @@ pub fn outcome_from_name(name: &str) -> Outcome {
     }
 }
 
-impl pb::JobSpec {
-    /// What a wire spec's units compute, read from its `rules` and `goal`
-    /// text (`None` when either is not ours): for clients, which read specs
-    /// from the coordinator without validating them.
-    pub fn kind(&self) -> Option<Kind> {
-        let hands = match self.rules.as_str() {
-            "" | RULES => false,
-            HANDS_RULES => true,
-            _ => return None,
-        };
-        Some(Kind::of(self.goal.parse().ok()?, hands))
-    }
-}
-
 /// The wire form of a domain job spec.
 impl From<&JobSpec> for pb::JobSpec {
     fn from(spec: &JobSpec) -> pb::JobSpec {
@@ -108,16 +93,5 @@ mod tests {
         for o in [Outcome::Win, Outcome::Loss] {
             assert_eq!(outcome_from_name(outcome_name(o).unwrap()), o);
         }
-    }
-
-    #[test]
-    fn wire_specs_name_their_kind() {
-        let spec =
-            |rules: &str, goal: &str| pb::JobSpec { rules: rules.into(), goal: goal.into(), ..Default::default() };
-        assert_eq!(spec("", "classify").kind(), Some(Kind::GameValue));
-        assert_eq!(spec("golomb", "count").kind(), Some(Kind::TilingCount));
-        assert_eq!(spec("hands", "solve").kind(), Some(Kind::HandsScore));
-        assert_eq!(spec("chess", "solve").kind(), None);
-        assert_eq!(spec("golomb", "prove").kind(), None);
     }
 }

@@ -15,7 +15,7 @@ use golomb_engine::split::Goal;
 use golomb_engine::tiling::{Each, TilingError};
 
 use crate::pb::{self, complete_request, unit};
-use crate::spec::HandsSpec;
+use crate::spec::{HANDS_RULES, HandsSpec, RULES};
 
 /// What a job's units compute and report.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -258,6 +258,40 @@ impl fmt::Display for UnitResult {
     }
 }
 
+impl crate::spec::JobSpec {
+    /// What the job's units compute and report.
+    pub fn kind(&self) -> Kind {
+        Kind::of(self.goal, self.hands.is_some())
+    }
+
+    /// The work of one of the job's units; `weight` and `checks` are a tiling
+    /// share's (see [`UnitWork::TilingCount`]), unused by the other kinds.
+    pub fn unit_work(&self, weight: u64, checks: Vec<u32>) -> UnitWork {
+        match (&self.hands, self.goal) {
+            (Some(hands), _) => UnitWork::HandsScore(hands.clone()),
+            (None, Goal::Count) => UnitWork::TilingCount { each: self.each, weight, checks },
+            (None, Goal::Solve | Goal::Classify) => UnitWork::GameValue {
+                // Checked when the job was submitted; a zero (or unreadable) time never splits.
+                split_after: Duration::try_from_secs_f64(self.split_after_seconds).ok().filter(|d| !d.is_zero()),
+            },
+        }
+    }
+}
+
+impl pb::JobSpec {
+    /// What a wire spec's units compute, read from its `rules` and `goal`
+    /// text (`None` when either is not ours): for clients, which read specs
+    /// from the coordinator without validating them.
+    pub fn kind(&self) -> Option<Kind> {
+        let hands = match self.rules.as_str() {
+            "" | RULES => false,
+            HANDS_RULES => true,
+            _ => return None,
+        };
+        Some(Kind::of(self.goal.parse().ok()?, hands))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,5 +359,16 @@ mod tests {
         assert_eq!(Kind::of(Goal::Count, false), Kind::TilingCount);
         assert_eq!(Kind::of(Goal::Solve, true), Kind::HandsScore);
         assert_eq!(UnitResult::Count { solutions: 1, fixed: 1 }.kind(), Some(Kind::TilingCount));
+    }
+
+    #[test]
+    fn wire_specs_name_their_kind() {
+        let spec =
+            |rules: &str, goal: &str| pb::JobSpec { rules: rules.into(), goal: goal.into(), ..Default::default() };
+        assert_eq!(spec("", "classify").kind(), Some(Kind::GameValue));
+        assert_eq!(spec("golomb", "count").kind(), Some(Kind::TilingCount));
+        assert_eq!(spec("hands", "solve").kind(), Some(Kind::HandsScore));
+        assert_eq!(spec("chess", "solve").kind(), None);
+        assert_eq!(spec("golomb", "prove").kind(), None);
     }
 }

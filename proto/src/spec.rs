@@ -4,7 +4,6 @@
 //! read and written only at the wire and in the store's SQL.
 
 use std::str::FromStr;
-use std::time::Duration;
 
 use golomb_engine::hands::{HandsGame, HandsLineError, HandsSource, NeutralSpec, SetupError, SetupSpec};
 use golomb_engine::split::{self, Goal, SplitError, UnknownGoal};
@@ -12,7 +11,6 @@ use golomb_engine::tiling::{Each, Tiler, TilingError};
 use golomb_engine::{AnyGame, BoardError, GameError, GameSpec, GameSpecError, LineError, NotationError, PieceSetError};
 use golomb_engine::{Player, Position, with_game};
 
-use crate::kind::{Kind, UnitWork};
 use crate::pb;
 
 /// Golomb's game, the common pile (its name on the wire and in files).
@@ -58,28 +56,7 @@ pub struct HandsSpec {
 impl JobSpec {
     /// The rules' name on the wire and in the store: `golomb` or `hands`.
     pub fn rules(&self) -> &'static str {
-        match self.kind() {
-            Kind::HandsScore => HANDS_RULES,
-            Kind::GameValue | Kind::TilingCount => RULES,
-        }
-    }
-
-    /// What the job's units compute and report.
-    pub fn kind(&self) -> Kind {
-        Kind::of(self.goal, self.hands.is_some())
-    }
-
-    /// The work of one of the job's units; `weight` and `checks` are a tiling
-    /// share's (see [`UnitWork::TilingCount`]), unused by the other kinds.
-    pub fn unit_work(&self, weight: u64, checks: Vec<u32>) -> UnitWork {
-        match (&self.hands, self.goal) {
-            (Some(hands), _) => UnitWork::HandsScore(hands.clone()),
-            (None, Goal::Count) => UnitWork::TilingCount { each: self.each, weight, checks },
-            (None, Goal::Solve | Goal::Classify) => UnitWork::GameValue {
-                // Checked when the job was submitted; a zero (or unreadable) time never splits.
-                split_after: Duration::try_from_secs_f64(self.split_after_seconds).ok().filter(|d| !d.is_zero()),
-            },
-        }
+        if self.hands.is_some() { HANDS_RULES } else { RULES }
     }
 }
 

@@ -11,7 +11,7 @@ pub enum StoreError {
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// SQLite failed on a named file (what the server reports).
-    #[error("database {path}: {error} ({})", super::storage::advice(error))]
+    #[error("database {path}: {error} ({})", advice(error))]
     Storage {
         /// The database file.
         path: String,
@@ -97,4 +97,24 @@ pub enum StoreError {
         /// What cannot be done.
         what: &'static str,
     },
+}
+
+/// What to do about a SQLite error, by its kind.
+fn advice(error: &rusqlite::Error) -> &'static str {
+    use rusqlite::ErrorCode;
+    match error.sqlite_error_code() {
+        Some(ErrorCode::DiskFull) => "the disk is full: free space; the coordinator goes on by itself",
+        Some(ErrorCode::ReadOnly) => "the file or its directory cannot be written: give the coordinator write access",
+        Some(ErrorCode::SystemIoFailure) => "the disk failed to read or write: check the device and the kernel log",
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+            "the file is damaged: restore it from a backup, or start a new database and `golomb import` an export"
+        }
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            "the file cannot be opened: check the path and its permissions"
+        }
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            "another process holds the file: is a second coordinator running on it?"
+        }
+        _ => "see the coordinator's log",
+    }
 }

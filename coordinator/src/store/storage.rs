@@ -4,28 +4,9 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, ErrorCode};
+use rusqlite::Connection;
 
 use super::StoreError;
-
-/// What to do about a SQLite error, by its kind.
-pub(super) fn advice(error: &rusqlite::Error) -> &'static str {
-    match error.sqlite_error_code() {
-        Some(ErrorCode::DiskFull) => "the disk is full: free space; the coordinator goes on by itself",
-        Some(ErrorCode::ReadOnly) => "the file or its directory cannot be written: give the coordinator write access",
-        Some(ErrorCode::SystemIoFailure) => "the disk failed to read or write: check the device and the kernel log",
-        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
-            "the file is damaged: restore it from a backup, or start a new database and `golomb import` an export"
-        }
-        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
-            "the file cannot be opened: check the path and its permissions"
-        }
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-            "another process holds the file: is a second coordinator running on it?"
-        }
-        _ => "see the coordinator's log",
-    }
-}
 
 impl StoreError {
     /// This error with the database file named, when it is SQLite's.
