@@ -9,7 +9,7 @@ use super::db::now;
 use super::error::StoreError;
 use super::hands::{finish_if_done, is_hands};
 use super::state::{JobState, UnitState};
-use super::tree::{root_children_decided, stop_units_of_job};
+use super::tree::stop_units_of_job;
 
 /// Ends a running job whose question is answered: `solve` when the root is
 /// decided, `classify` when every child of the root is, `count` when every
@@ -27,7 +27,16 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), S
         return finish_if_done(tx, job);
     }
     let answered: bool = match goal.parse::<Goal>() {
-        Ok(Goal::Classify) => root_children_decided(tx, job).map(|(decided, total)| decided == total)?,
+        // Stops at the first undecided child: counting all of them on every
+        // result cost a page read per child (a 1,000-child root with a million
+        // nodes ran 364 results a second).
+        Ok(Goal::Classify) => tx
+            .prepare_cached(
+                "SELECT NOT EXISTS (SELECT 1 FROM jobs j JOIN edges e ON e.parent = j.root
+                                    JOIN nodes n ON n.id = e.child
+                                    WHERE j.id = ?1 AND n.value IS NULL AND n.score IS NULL)",
+            )?
+            .query_row([job], |r| r.get(0))?,
         Ok(Goal::Count) => tx
             .prepare_cached("SELECT NOT EXISTS (SELECT 1 FROM units WHERE job = :job AND state != :done)")?
             .query_row(named_params! { ":job": job, ":done": UnitState::Done }, |r| r.get(0))?,
