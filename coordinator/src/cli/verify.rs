@@ -16,6 +16,7 @@ use golomb_engine::verify::{VerifyProgress, check_header, verify_counted};
 use golomb_engine::{GameSpec, with_game};
 
 use crate::server::export::ExportFile;
+use crate::server::proof::ChildProof;
 use serde::Serialize;
 
 use super::args::{build_game, thread_pool};
@@ -116,8 +117,9 @@ impl Report for VerifyReport {
 
 /// A proof file of either game.
 enum Proof {
-    /// A Golomb game's proof (from a proof file or an export).
-    Game(ProofFile),
+    /// A Golomb game's proof (from a proof file or an export), with the
+    /// proofs of the root's children a classify export carries.
+    Game(ProofFile, Vec<ChildProof>),
     /// A hands game's proof: both bound trees.
     Hands(HandsProofFile),
 }
@@ -133,27 +135,28 @@ impl Proof {
                 .with_context(|| format!("{} is not a valid hands proof file", path.display()))?;
             return Ok(Proof::Hands(proof));
         }
-        let proof = read_game_proof(text)
+        let (proof, children) = read_game_proof(text)
             .with_context(|| format!("{} is not a valid proof file (nor a golomb export)", path.display()))?;
         check_header(&proof)?;
-        Ok(Proof::Game(proof))
+        Ok(Proof::Game(proof, children))
     }
 
     /// The game the proof is about.
     fn game_spec(&self) -> GameSpec {
         match self {
-            Proof::Game(proof) => proof.game_spec(),
+            Proof::Game(proof, _) => proof.game_spec(),
             Proof::Hands(proof) => proof.game_spec(),
         }
     }
 }
 
 /// The Golomb game proof in `text`: a `golomb-proof` file, or the proof inside a
-/// `golomb-export` file (whose nodes are first checked against the proof's game).
-fn read_game_proof(text: &str) -> anyhow::Result<ProofFile> {
+/// `golomb-export` file (whose nodes are first checked against the proof's game),
+/// with the export's proofs of the root's children (none for a proof file).
+fn read_game_proof(text: &str) -> anyhow::Result<(ProofFile, Vec<ChildProof>)> {
     let value: serde_json::Value = serde_json::from_str(text)?;
     if value["format"] != crate::server::export::FORMAT {
-        return Ok(serde_json::from_value(value)?);
+        return Ok((serde_json::from_value(value)?, Vec::new()));
     }
     let export: ExportFile = serde_json::from_value(value)?;
     anyhow::ensure!(
@@ -166,7 +169,7 @@ fn read_game_proof(text: &str) -> anyhow::Result<ProofFile> {
         "this export holds no proof: its root was not decided when it was exported (or the job counts tilings)",
     )?;
     check_export_nodes(&export, &proof)?;
-    Ok(proof)
+    Ok((proof, export.children))
 }
 
 /// Checks an export's nodes against its proof's game: each position replays,
@@ -231,22 +234,17 @@ fn progress_line(file: &str, threads: usize, progress: &VerifyProgress, elapsed:
 /// move to it, claim the value the export lists, and pass the checker; the
 /// first that fails is named.
 fn verify_children(
-    text: &str,
+    children: &[ChildProof],
     root: &ProofFile,
     pool: &rayon::ThreadPool,
     game: &golomb_engine::AnyGame,
 ) -> anyhow::Result<Option<ChildrenChecked>> {
-    let value: serde_json::Value = serde_json::from_str(text)?;
-    if value["format"] != crate::server::export::FORMAT {
-        return Ok(None);
-    }
-    let export: ExportFile = serde_json::from_value(value)?;
-    if export.children.is_empty() {
+    if children.is_empty() {
         return Ok(None);
     }
     let started = std::time::Instant::now();
     let mut checked = ChildrenChecked { verified: 0, lost: 0, leaves: 0, positions: 0, seconds: 0.0 };
-    for child in &export.children {
+    for child in children {
         let name = format!("child {} of the root", child.mv);
         let proof = &child.proof;
         let line = golomb_engine::notation::join_line(&root.moves, &child.mv);
@@ -285,14 +283,14 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let pool = thread_pool(args.threads)?;
     let not_verified = || format!("{} is NOT verified", path.display());
     let report = match proof {
-        Proof::Game(proof) => {
+        Proof::Game(proof, children) => {
             let threads = pool.current_num_threads();
             let progress = VerifyProgress::default();
             let line = |elapsed| progress_line(&path.display().to_string(), threads, &progress, elapsed);
             let checked =
                 with_lines(line, || pool.install(|| with_game!(&game, g => verify_counted(g, &proof, &progress))))
                     .with_context(not_verified)?;
-            let children = verify_children(&text, &proof, &pool, &game).with_context(not_verified)?;
+            let children = verify_children(&children, &proof, &pool, &game).with_context(not_verified)?;
             VerifyReport {
                 verified: true,
                 proved: Proved::Value { value: proof.value },
