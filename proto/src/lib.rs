@@ -33,6 +33,10 @@ pub const PROTOCOL_VERSION: u32 = 3;
 /// The coordinator's default address.
 pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:7117";
 
+/// The most steps of the line below a split unit that a worker reports and
+/// the coordinator expands (each step is one node expanded in the job's tree).
+pub const MAX_PATH_STEPS: usize = 32;
+
 pub use ids::{JobId, UnitId, WorkerId};
 pub use kind::{Kind, UnitResult, UnitWork, WireError};
 pub use spec::{JobSpec, SpecError, ValidSpec};

@@ -84,11 +84,12 @@ pub(crate) fn collect(
             tracing::warn!("unit {} ({}) failed: {error}", unit.unit_id, unit.moves);
             complete(UnitResult::Failure(error), None)
         }
-        UnitOutcome::TooLong { decided, stats } => {
+        UnitOutcome::TooLong { decided, path, stats } => {
             tracing::info!(
-                "unit {} ran past its time: giving it back to be split, {} children decided",
+                "unit {} ran past its time: giving it back to be split, {} children decided, a line of {} below",
                 unit.unit_id,
-                decided.len()
+                decided.len(),
+                path.len()
             );
             Report::GiveBack(pb::GiveBackRequest {
                 worker_id,
@@ -96,6 +97,7 @@ pub(crate) fn collect(
                 lease_tokens: vec![unit.lease_token.clone()],
                 split: true,
                 decided,
+                path,
                 stats: Some(stats),
             })
         }

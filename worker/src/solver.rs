@@ -6,11 +6,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use golomb_engine::hands::{self, HandsConfig, HandsGame};
-use golomb_engine::solve::partial::decided_children;
+use golomb_engine::solve::partial::{DecidedChild, decided_children, decided_path};
 use golomb_engine::solve::{Carry, Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
 use golomb_engine::{Bits, Player};
+use golomb_proto::MAX_PATH_STEPS;
 use golomb_proto::spec::{HandsSpec, hands_setup};
 use golomb_proto::{Kind, UnitResult, UnitWork, convert, pb};
 
@@ -31,6 +32,8 @@ pub enum UnitOutcome {
     TooLong {
         /// Children of the unit's position the search decided, in notation.
         decided: Vec<pb::DecidedChild>,
+        /// The line below the unit's position the search was on, with what it decided there.
+        path: Vec<pb::PathStep>,
         /// Positions and time the search took.
         stats: pb::UnitStats,
     },
@@ -250,15 +253,20 @@ fn solve_game(
         match report.outcome {
             Outcome::Unknown if !over.load(Relaxed) => UnitOutcome::Stopped,
             Outcome::Unknown => {
-                let decided = decided_children(g, &pos, &report, tt)
+                let wire = |d: DecidedChild| pb::DecidedChild {
+                    r#move: g.move_name(d.placement),
+                    value: convert::value(d.outcome),
+                    winning_move: d.best.map(|id| g.move_name(id)).unwrap_or_default(),
+                };
+                let decided = decided_children(g, &pos, &report, tt).into_iter().map(wire).collect();
+                let path = decided_path(g, &pos, &report, tt, MAX_PATH_STEPS)
                     .into_iter()
-                    .map(|d| pb::DecidedChild {
-                        r#move: g.move_name(d.placement),
-                        value: convert::value(d.outcome),
-                        winning_move: d.best.map(|id| g.move_name(id)).unwrap_or_default(),
+                    .map(|step| pb::PathStep {
+                        r#move: g.move_name(step.placement),
+                        decided: step.decided.into_iter().map(wire).collect(),
                     })
                     .collect();
-                UnitOutcome::TooLong { decided, stats }
+                UnitOutcome::TooLong { decided, path, stats }
             }
             value => {
                 // A winning move is the proof data of a win; a loss has none.

@@ -84,7 +84,14 @@ struct PnNode {
     delta: u64,
     parents: Vec<u32>,
     children: Vec<u32>,
+    /// Levels below this node whose nodes are expanded without a unit when chosen (see [`PnTree::far_from_answer`]).
+    dive: u8,
+    /// Whether this node was expanded without a unit, on a dive.
+    dived: bool,
 }
+
+/// The deepest dive: levels expanded without a unit below a node whose unit got nowhere.
+pub const MAX_DIVE: u8 = 16;
 
 /// What a leaf held by a worker counts as while it is out (Wu's policies).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -215,6 +222,8 @@ impl PnTree {
             delta: 1,
             parents: Vec::new(),
             children: Vec::new(),
+            dive: 0,
+            dived: false,
         });
         self.index.insert(leaf.id, n);
         n
@@ -348,6 +357,56 @@ impl PnTree {
         self.nodes[n as usize].busy = true;
         self.update_from(n);
         Some(self.nodes[n as usize].id)
+    }
+
+    /// Notes that a unit at `id` ran its whole budget and decided none of its
+    /// node's children: the node is far bigger than a unit, and so, most
+    /// likely, are its children. The next leaves chosen below it are expanded
+    /// without a unit (a dive) for some levels: two below a node whose unit
+    /// got nowhere with no dive above it, then four times the levels dived
+    /// straight above it each time a unit at the bottom of a dive gets nowhere
+    /// again (at most [`MAX_DIVE`]), so that units reach a size that decides
+    /// within a few budgets in a few rounds instead of one level per budget.
+    /// The job's root never dives (the whole 8x8 game's first opening takes
+    /// longer than a budget: that says nothing of the others), nor does a
+    /// classify job's root or its children (the positions it exists to decide).
+    pub fn far_from_answer(&mut self, id: NodeId) {
+        let Some(&n) = self.index.get(&id) else { return };
+        let depth = self.nodes[n as usize].depth;
+        if n == self.root || depth == 0 || (self.classify && depth < 2) {
+            return;
+        }
+        let mut above = 0u8;
+        let mut p = n;
+        while let Some(&q) = self.nodes[p as usize].parents.first()
+            && self.nodes[q as usize].dived
+            && above < MAX_DIVE
+        {
+            above += 1;
+            p = q;
+        }
+        self.nodes[n as usize].dive = if above == 0 { 2 } else { above.saturating_mul(4).min(MAX_DIVE) };
+    }
+
+    /// For a leaf just chosen: whether to expand it without a unit (a parent
+    /// dives), and if so how many levels the dive goes on below it.
+    pub fn dive_into(&self, id: NodeId) -> Option<u8> {
+        let &n = self.index.get(&id)?;
+        let node = &self.nodes[n as usize];
+        if node.kind != NodeKind::Frontier {
+            return None;
+        }
+        let dive = node.parents.iter().map(|&p| self.nodes[p as usize].dive).max()?;
+        (dive > 0).then(|| dive - 1)
+    }
+
+    /// Notes that a leaf chosen for a dive (see [`PnTree::dive_into`]) was
+    /// expanded without a unit; the dive goes on `levels` below it.
+    pub fn mark_dived(&mut self, id: NodeId, levels: u8) {
+        if let Some(&n) = self.index.get(&id) {
+            self.nodes[n as usize].dived = true;
+            self.nodes[n as usize].dive = levels;
+        }
     }
 
     /// Whether nothing can be handed out now (every needed leaf is in flight, or the job is answered).

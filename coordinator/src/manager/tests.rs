@@ -169,6 +169,20 @@ fn the_manager_reaches_the_true_value_on_random_trees() {
             leases += 1;
             assert!(leases < 10_000, "seed {seed}: no end");
             let g = (n.0 - 1) as usize;
+            // On seeds divisible by 3, a leaf chosen on a dive is expanded without a unit (as the store does).
+            if seed % 3 == 0
+                && !game.children[g].is_empty()
+                && let Some(levels) = tree.dive_into(n)
+            {
+                let children: Vec<PnLeaf> = game.children[g]
+                    .iter()
+                    .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))
+                    .collect();
+                tree.expand(n, &children);
+                tree.mark_dived(n, levels);
+                held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+                continue;
+            }
             // A unit expands when it has children and its "budget" (every other lease) runs out.
             if !game.children[g].is_empty() && (leases + seed as usize).is_multiple_of(2) {
                 let children: Vec<PnLeaf> = game.children[g]
@@ -176,6 +190,10 @@ fn the_manager_reaches_the_true_value_on_random_trees() {
                     .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))
                     .collect();
                 tree.expand(n, &children);
+                if seed % 3 == 0 {
+                    // The unit got nowhere: the next leaves below it dive.
+                    tree.far_from_answer(n);
+                }
                 home = Some(n);
             } else {
                 let value = game.value(g);
@@ -217,4 +235,36 @@ fn a_worker_gets_leaves_below_its_last_split_while_there_are_any() {
     tree.decide(NodeId(4), Outcome::Loss);
     assert_eq!(tree.select_below(NodeId(2)), None, "a is won: its other child is not needed");
     assert_eq!(tree.select_below(NodeId(99)), None, "an unknown node");
+}
+
+/// A unit that got nowhere makes the next leaves below its node dive: two
+/// levels first, then four times the levels dived straight above each time
+/// a unit at a dive's bottom gets nowhere again; the root never dives, nor
+/// a classify job's openings.
+#[test]
+fn a_node_far_from_its_answer_dives_deeper_each_time() {
+    let mut tree = PnTree::new(NodeId(0), false, &[leaf(0, 0, 2, NodeKind::Frontier)], &[]);
+    tree.far_from_answer(NodeId(0));
+    tree.expand(NodeId(0), &[leaf(1, 1, 2, NodeKind::Frontier)]);
+    assert_eq!(tree.dive_into(NodeId(1)), None, "the root never dives");
+    // A unit at depth 1 gets nowhere: its children and grandchildren are expanded without units.
+    tree.far_from_answer(NodeId(1));
+    tree.expand(NodeId(1), &[leaf(2, 2, 2, NodeKind::Frontier)]);
+    assert_eq!(tree.dive_into(NodeId(2)), Some(1));
+    tree.expand(NodeId(2), &[leaf(3, 3, 2, NodeKind::Frontier)]);
+    tree.mark_dived(NodeId(2), 1);
+    assert_eq!(tree.dive_into(NodeId(3)), Some(0));
+    tree.expand(NodeId(3), &[leaf(4, 4, 2, NodeKind::Frontier)]);
+    tree.mark_dived(NodeId(3), 0);
+    assert_eq!(tree.dive_into(NodeId(4)), None, "the dive's bottom goes out as a unit");
+    // That unit gets nowhere too: two levels dived above it, so eight now.
+    tree.far_from_answer(NodeId(4));
+    tree.expand(NodeId(4), &[leaf(5, 5, 2, NodeKind::Frontier)]);
+    assert_eq!(tree.dive_into(NodeId(5)), Some(7));
+
+    let mut classify = PnTree::new(NodeId(0), true, &[leaf(0, 0, 2, NodeKind::Frontier)], &[]);
+    classify.expand(NodeId(0), &[leaf(1, 1, 2, NodeKind::Frontier)]);
+    classify.far_from_answer(NodeId(1));
+    classify.expand(NodeId(1), &[leaf(2, 2, 2, NodeKind::Frontier)]);
+    assert_eq!(classify.dive_into(NodeId(2)), None, "an opening of a classify never dives");
 }

@@ -327,6 +327,100 @@ pub fn decided_children(
     })
 }
 
+/// One step of the line below a split unit, checked: its line from the
+/// empty board in the worker's frame (the unit's line and the steps' moves)
+/// and its position's key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineStep {
+    /// The moves from the empty board to the step's position.
+    pub line: String,
+    /// The step position's key (equal positions under the board's symmetries share it).
+    pub key: String,
+}
+
+/// Checks the line a worker reports below a unit it gives back to be split:
+/// at most [`golomb_proto::MAX_PATH_STEPS`] steps, at most [`MAX_DECIDED`]
+/// decided children in all, every step's move legal in the position the
+/// steps before it reach, and every decided child's move legal there, its
+/// value a win or a loss and a win's winning move legal in the child. Names
+/// the first field that fails; nothing is applied before all pass.
+pub fn line_steps(target: &SplitTarget, path: &[pb::PathStep]) -> Result<Vec<LineStep>, String> {
+    if path.len() > golomb_proto::MAX_PATH_STEPS {
+        return Err(format!("path: {} steps, at most {}", path.len(), golomb_proto::MAX_PATH_STEPS));
+    }
+    let decided: usize = path.iter().map(|step| step.decided.len()).sum();
+    if decided > MAX_DECIDED {
+        return Err(format!("path: {decided} decided children in all, at most {MAX_DECIDED}"));
+    }
+    if path.is_empty() {
+        return Ok(Vec::new());
+    }
+    let game = target.spec.game.build().map_err(|e| e.to_string())?;
+    with_game!(&game, g => {
+        let (mut pos, _) = g.play_line(Position::empty(), &target.line).map_err(|e| e.to_string())?;
+        let mut line = target.line.clone();
+        let mut steps = Vec::with_capacity(path.len());
+        for (i, step) in path.iter().enumerate() {
+            let (next, _) = g.play_line(pos, &step.r#move).map_err(|e| format!("path[{i}].move: {e}"))?;
+            if g.count_moves(&next) == 0 {
+                return Err(format!("path[{i}].move: the position after it has no moves: nothing is below it"));
+            }
+            pos = next;
+            for (j, d) in step.decided.iter().enumerate() {
+                let field = format!("path[{i}].decided[{j}]");
+                let (child, _) = g.play_line(pos, &d.r#move).map_err(|e| format!("{field}.move: {e}"))?;
+                match convert::outcome(d.value) {
+                    golomb_engine::solve::Outcome::Unknown => {
+                        return Err(format!("{field}.value: a decided child is a win or a loss"));
+                    }
+                    golomb_engine::solve::Outcome::Win => {
+                        g.parse_move(&d.winning_move).map_err(|e| format!("{field}.winning_move: {e}"))?;
+                        g.play_line(child, &d.winning_move).map_err(|e| format!("{field}.winning_move: {e}"))?;
+                    }
+                    golomb_engine::solve::Outcome::Loss => {}
+                }
+            }
+            line = join_line(&line, &step.r#move);
+            steps.push(LineStep { line: line.clone(), key: position_key(g, &pos) });
+        }
+        Ok(steps)
+    })
+}
+
+/// `reported`, decided children of the position `from` reaches, as the same
+/// children of the position `to` reaches (equal to it under a symmetry of the
+/// board, or by another order of the same moves): every move and winning
+/// move mapped by the symmetry between them.
+pub fn map_decided(
+    spec: &JobSpec,
+    from: &str,
+    to: &str,
+    reported: &[pb::DecidedChild],
+) -> Result<Vec<pb::DecidedChild>, String> {
+    if from == to || reported.is_empty() {
+        return Ok(reported.to_vec());
+    }
+    let game = spec.game.build().map_err(|e| e.to_string())?;
+    with_game!(&game, g => {
+        let (mine, _) = g.play_line(Position::empty(), from).map_err(|e| e.to_string())?;
+        let (theirs, _) = g.play_line(Position::empty(), to).map_err(|e| e.to_string())?;
+        let s = split::symmetry_between(g, &mine, &theirs).ok_or("the two lines reach positions that are not equal")?;
+        let map = |mv: &str| -> Result<String, String> {
+            if mv.is_empty() {
+                return Ok(String::new());
+            }
+            let id = g.parse_move(mv).map_err(|e| e.to_string())?;
+            Ok(g.move_name(g.symmetric_placement(s, id)))
+        };
+        reported
+            .iter()
+            .map(|d| {
+                Ok(pb::DecidedChild { r#move: map(&d.r#move)?, value: d.value, winning_move: map(&d.winning_move)? })
+            })
+            .collect()
+    })
+}
+
 /// The engine as the store's [`TreeGame`] for one job: children as a split
 /// makes them, moves mapped between equal positions by the board's symmetries.
 pub struct Engine<'a>(pub &'a JobSpec);

@@ -125,8 +125,12 @@ impl pb::work_server::Work for WorkService {
         let lease = self.0.config.lease_seconds;
         let max = r.max_units.clamp(1, 256);
         let worker = WorkerId(r.worker_id);
-        let (leased, drain) =
-            self.0.store(move |s| Ok((s.lease(worker, max, lease)?, s.worker_draining(worker)?))).await?;
+        let (leased, drain) = self
+            .0
+            .store(move |s| {
+                Ok((s.lease_growing(worker, max, lease, &plan::unit_children)?, s.worker_draining(worker)?))
+            })
+            .await?;
         let units = leased
             .into_iter()
             .map(|u| pb::Unit {
@@ -222,6 +226,9 @@ impl pb::work_server::Work for WorkService {
         if !r.decided.is_empty() && units.len() != 1 {
             return Err(Status::invalid_argument("decided: children are reported for a split of one unit only"));
         }
+        if !r.path.is_empty() && units.len() != 1 {
+            return Err(Status::invalid_argument("path: a line is reported for a split of one unit only"));
+        }
         let stats = r.stats.unwrap_or_default();
         let cost = SplitCost {
             positions: stats.positions.min(MAX_POSITIONS),
@@ -241,15 +248,17 @@ impl pb::work_server::Work for WorkService {
                 continue;
             }
             let reported = std::mem::take(&mut r.decided);
+            let path = std::mem::take(&mut r.path);
             let spec = target.spec.clone();
             let planned = tokio::task::spawn_blocking(move || {
                 let children = plan::unit_children(&target).map_err(|e| Err(e.to_string()))?;
                 let decided = plan::decided_children(&target, &children, &reported).map_err(Ok)?;
-                Ok::<_, Result<String, String>>((children, decided))
+                let steps = plan::line_steps(&target, &path).map_err(Ok)?;
+                Ok::<_, Result<String, String>>((children, decided, steps.into_iter().zip(path).collect::<Vec<_>>()))
             })
             .await
             .map_err(|e| Status::internal(e.to_string()))?;
-            let (children, decided) = match planned {
+            let (children, decided, line) = match planned {
                 Ok(planned) => planned,
                 Err(Ok(refused)) => {
                     return Err(Status::invalid_argument(format!("unit {unit}: {refused}")));
@@ -261,14 +270,75 @@ impl pb::work_server::Work for WorkService {
                 }
             };
             let (count, kept) = (children.len(), decided.len());
+            let split_spec = spec.clone();
             if self
                 .0
-                .store(move |s| s.split_unit(worker, &held, &children, &decided, cost, &plan::Engine(&spec)))
+                .store(move |s| s.split_unit(worker, &held, &children, &decided, cost, &plan::Engine(&split_spec)))
                 .await?
             {
                 tracing::info!("unit {unit} ran too long: split into {count} children, {kept} of them decided");
+                self.expand_line(worker, unit, &spec, line).await?;
             }
         }
         Ok(Response::new(pb::GiveBackResponse {}))
+    }
+}
+
+impl WorkService {
+    /// Expands, step by step, the line below the split unit `from` that its
+    /// worker's search was on, keeping what the worker decided at each step;
+    /// stops at the first step that is no longer a waiting leaf (another worker
+    /// holds it, or it was decided or expanded meanwhile). The report was
+    /// checked whole before the split ([`plan::line_steps`]).
+    async fn expand_line(
+        &self,
+        worker: WorkerId,
+        from: UnitId,
+        spec: &golomb_proto::JobSpec,
+        line: Vec<(plan::LineStep, pb::PathStep)>,
+    ) -> Result<(), Status> {
+        let (mut expanded, mut kept) = (0usize, 0usize);
+        for (i, (step, reported)) in line.into_iter().enumerate() {
+            let key = step.key.clone();
+            let Some((job, node, target)) = self.0.store(move |s| s.line_node(from, &key)).await? else {
+                break;
+            };
+            let planned = tokio::task::spawn_blocking(move || {
+                // The worker named its moves in its own line's position; the node may be stored under another.
+                let reported = plan::map_decided(&target.spec, &step.line, &target.line, &reported.decided)
+                    .map_err(|e| format!("path[{i}]: {e}"))?;
+                let children = plan::unit_children(&target).map_err(|e| e.to_string())?;
+                let decided =
+                    plan::decided_children(&target, &children, &reported).map_err(|e| format!("path[{i}].{e}"))?;
+                Ok::<_, String>((children, decided))
+            })
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?;
+            // Every field was checked before the split (`plan::line_steps`): what fails here is ours.
+            let (children, decided) = match planned {
+                Ok(planned) => planned,
+                Err(err) => {
+                    tracing::warn!("unit {from}: the line below it stops at step {i}: {err}");
+                    break;
+                }
+            };
+            let count = decided.len();
+            let spec = spec.clone();
+            if !self
+                .0
+                .store(move |s| s.expand_line_node(worker, job, node, &children, &decided, &plan::Engine(&spec)))
+                .await?
+            {
+                break;
+            }
+            expanded += 1;
+            kept += count;
+        }
+        if expanded > 0 {
+            tracing::info!(
+                "unit {from}: the line its search was on expanded {expanded} deep, {kept} positions decided on it"
+            );
+        }
+        Ok(())
     }
 }

@@ -78,7 +78,7 @@ pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;
 pub use results::{ChildRow, JobTree, ResultsPage, TreeNode};
 pub use schema::SCHEMA_VERSION;
-pub use split::{DecidedAt, SplitCost, SplitTarget, TreeGame};
+pub use split::{DecidedAt, Grow, MAX_DIVES, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};

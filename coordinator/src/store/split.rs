@@ -4,7 +4,7 @@
 //! ([`SplitCost`]).
 
 use golomb_engine::solve::Outcome;
-use golomb_proto::{JobSpec, WorkerId};
+use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::finish::finish_if_answered;
@@ -13,7 +13,7 @@ use super::jobs::NewNode;
 use super::schedule::known_leaf;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, revive, settle};
-use super::units::HeldUnit;
+use super::units::{HeldUnit, LeasedUnit};
 use super::{Store, StoreError, now};
 use crate::manager::{NodeKind, PnLeaf};
 
@@ -100,6 +100,22 @@ impl Store {
         cost: SplitCost,
         game: &dyn TreeGame,
     ) -> Result<bool, StoreError> {
+        self.split_held(worker, held, children, decided, cost, game, None)
+    }
+
+    /// [`Store::split_unit`], for a unit given back (`dive` `None`) or expanded on a dive
+    /// that goes on `dive` levels below it.
+    #[allow(clippy::too_many_arguments)]
+    fn split_held(
+        &mut self,
+        worker: WorkerId,
+        held: &HeldUnit,
+        children: &[(String, NewNode)],
+        decided: &[DecidedAt],
+        cost: SplitCost,
+        game: &dyn TreeGame,
+        dive: Option<u8>,
+    ) -> Result<bool, StoreError> {
         let unit = held.unit;
         let tx = self.write()?;
         let found: Option<(i64, NodeId)> = tx
@@ -125,47 +141,145 @@ impl Store {
                 ":positions": cost.positions.min(i64::MAX as u64) as i64, ":seconds": cost.seconds,
             },
         )?;
-        let Expansion { leaves, known } = insert_children(&tx, job, node, children)?;
-        let mut kept = Vec::new();
-        for d in decided {
-            let Some(leaf) = leaves.get(d.index) else { continue };
-            let id = leaf.id;
-            let (open, line): (bool, String) =
-                tx.query_row("SELECT value IS NULL, line FROM nodes WHERE id = ?1", [id], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })?;
-            if !open {
-                continue;
+        let grown = expand_node(&tx, job, node, worker, children, decided, game)?;
+        tx.commit()?;
+        self.grow_tree(job, worker, node, grown)?;
+        if let Some(tree) = self.trees.get_mut(job) {
+            match dive {
+                Some(levels) => tree.mark_dived(node, levels),
+                // A whole budget and not one child decided: the node is far bigger than a unit.
+                None if decided.is_empty() => tree.far_from_answer(node),
+                None => {}
             }
-            // The worker's move is in the split's own child's position; a known node may have another line.
-            let own = &children[d.index].1.line;
-            let best = match &d.best {
-                Some(mv) if line != *own => match game.map_move(own, &line, mv) {
-                    Ok(mapped) => Some(mapped),
+        }
+        self.after_change(job);
+        Ok(true)
+    }
+
+    /// Leases as [`Store::lease`] does, except that a leaf chosen on a dive
+    /// (below a node whose unit got nowhere, see
+    /// [`crate::manager::PnTree::far_from_answer`]) is expanded on the spot by
+    /// `grow` (its children, as a split makes them) instead of going out, and
+    /// the choice is made again; at most [`MAX_DIVES`] such expansions per call.
+    pub fn lease_growing(
+        &mut self,
+        worker: WorkerId,
+        max: u32,
+        lease_seconds: f64,
+        grow: &Grow<'_>,
+    ) -> Result<Vec<LeasedUnit>, StoreError> {
+        let mut out = Vec::new();
+        let mut dives = 0;
+        while out.len() < max as usize {
+            let units = self.lease(worker, max - out.len() as u32, lease_seconds)?;
+            if units.is_empty() {
+                break;
+            }
+            let mut dived = false;
+            for unit in units {
+                let (node, rank, depth): (NodeId, Vec<u8>, u32) = self.conn.query_row(
+                    "SELECT n.id, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
+                    [unit.unit.0 as i64],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )?;
+                let levels = self.trees.get_mut(unit.job.0 as i64).and_then(|t| t.dive_into(node));
+                let Some(levels) = levels.filter(|_| dives < MAX_DIVES) else {
+                    out.push(unit);
+                    continue;
+                };
+                let target = SplitTarget { spec: unit.spec.clone(), line: unit.line.clone(), rank, depth };
+                let children = match grow(&target) {
+                    Ok(children) => children,
                     Err(err) => {
-                        tracing::warn!("a decided child of unit {unit} is not kept: {err}");
+                        tracing::warn!("job {}: node {node} cannot be expanded on a dive: {err}", unit.job);
+                        out.push(unit);
                         continue;
                     }
-                },
-                other => other.clone(),
-            };
-            // The child's unit is done by the worker that decided it: it never waits in the queue.
-            tx.execute(
-                "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, finished = :now,
-                        deadline = NULL, progress = 0, error = NULL
-                 WHERE node = :node AND state IN (:pending, :cancelled)",
-                named_params! {
-                    ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": best,
-                    ":worker": worker.0 as i64, ":now": now(), ":pending": UnitState::Pending,
-                    ":cancelled": UnitState::Cancelled,
-                },
-            )?;
-            decide(&tx, id, d.value, best.as_deref())?;
-            kept.push(id);
+                };
+                let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+                if self.split_held(worker, &held, &children, &[], SplitCost::default(), &Grower(grow), Some(levels))? {
+                    tracing::info!(
+                        "job {}: node {node} expanded without a unit on a dive ({levels} more levels below it)",
+                        unit.job
+                    );
+                    dives += 1;
+                    dived = true;
+                } else {
+                    out.push(unit);
+                }
+            }
+            if !dived {
+                break;
+            }
         }
-        settle(&tx, node)?;
-        finish_if_answered(&tx, job)?;
+        Ok(out)
+    }
+
+    /// The node with position `key` in the job of the split unit `from`, if it
+    /// can be expanded without a unit of its own: undecided, not expanded, and
+    /// its unit waiting (not leased). Returns its job, and its id and place as a split needs them
+    /// (its own line, which may differ from the worker's by a symmetry).
+    pub fn line_node(&self, from: UnitId, key: &str) -> Result<Option<(JobId, NodeId, SplitTarget)>, StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let found: Option<(i64, NodeId, String, Vec<u8>, u32)> = tx
+            .query_row(
+                "SELECT n.job, n.id, n.line, n.rank, n.depth FROM nodes n JOIN units u ON u.node = n.id
+                 WHERE n.job = (SELECT job FROM units WHERE id = :from) AND n.key = :key AND n.value IS NULL
+                   AND u.state = :pending AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)",
+                named_params! { ":from": from.0 as i64, ":key": key, ":pending": UnitState::Pending },
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .optional()?;
+        let out = match found {
+            Some((job, node, line, rank, depth)) => {
+                Some((JobId(job as u64), node, SplitTarget { spec: job_spec(&tx, job)?, line, rank, depth }))
+            }
+            None => None,
+        };
         tx.commit()?;
+        Ok(out)
+    }
+
+    /// Expands a node on the line a worker's search was working on when its
+    /// unit ran out of budget (a step of the split's path): its waiting unit is
+    /// split without being handed out (its work was counted on the unit the
+    /// line started from), its children are added, and the ones that worker
+    /// `decided` are kept as for a split. `false` if the node is no longer
+    /// waiting (leased, decided or expanded meanwhile): the line stops there.
+    pub fn expand_line_node(
+        &mut self,
+        worker: WorkerId,
+        job: JobId,
+        node: NodeId,
+        children: &[(String, NewNode)],
+        decided: &[DecidedAt],
+        game: &dyn TreeGame,
+    ) -> Result<bool, StoreError> {
+        let tx = self.write()?;
+        let waiting = tx.execute(
+            "UPDATE units SET state = :split, worker = :worker, finished = :now, deadline = NULL,
+                    positions = 0, seconds = 0, progress = 0
+             WHERE node = :node AND state = :pending
+               AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.parent = :node)
+               AND (SELECT value FROM nodes WHERE id = :node) IS NULL",
+            named_params! {
+                ":node": node, ":split": UnitState::Split, ":worker": worker.0 as i64, ":now": now(),
+                ":pending": UnitState::Pending,
+            },
+        )?;
+        if waiting == 0 {
+            return Ok(false);
+        }
+        let grown = expand_node(&tx, job.0 as i64, node, worker, children, decided, game)?;
+        tx.commit()?;
+        self.grow_tree(job.0 as i64, worker, node, grown)?;
+        self.after_change(job.0 as i64);
+        Ok(true)
+    }
+
+    /// Brings the manager's tree of `job` up to date after `node` grew (see [`expand_node`]).
+    fn grow_tree(&mut self, job: i64, worker: WorkerId, node: NodeId, grown: Grown) -> Result<(), StoreError> {
+        let Grown { leaves, known, kept } = grown;
         self.trees.set_home(job, worker.0 as i64, node);
         if let Some(tree) = self.trees.get_mut(job) {
             tree.expand(node, &leaves);
@@ -182,9 +296,92 @@ impl Store {
                 }
             }
         }
-        self.after_change(job);
-        Ok(true)
+        Ok(())
     }
+}
+
+/// The most leaves one lease call expands on dives before it hands out what it has.
+pub const MAX_DIVES: usize = 8;
+
+/// A node's children as a split makes them (the server's engine), for expanding nodes on a dive.
+pub type Grow<'a> = dyn Fn(&SplitTarget) -> Result<Vec<(String, NewNode)>, golomb_proto::SpecError> + 'a;
+
+/// [`Grow`] as a [`TreeGame`] for an expansion that keeps no decided child (no move is ever mapped).
+struct Grower<'a, 'b>(&'a Grow<'b>);
+
+impl TreeGame for Grower<'_, '_> {
+    fn children(&self, target: &SplitTarget) -> Result<Vec<(String, NewNode)>, golomb_proto::SpecError> {
+        (self.0)(target)
+    }
+
+    fn map_move(&self, _from: &str, _to: &str, _mv: &str) -> Result<String, String> {
+        Err("a dive keeps no decided child".to_string())
+    }
+}
+
+/// What a node's expansion changed, for the manager's tree.
+struct Grown {
+    /// One leaf per child, in the children's order.
+    leaves: Vec<PnLeaf>,
+    /// Children that were nodes already.
+    known: Vec<NodeId>,
+    /// Children decided by the worker and kept.
+    kept: Vec<NodeId>,
+}
+
+/// Adds `node`'s `children` (new positions become pending units, known ones
+/// are linked and revived), records the ones `worker` decided as done by it
+/// (a decided child that is a node already, reached by another line, gets
+/// its winning move mapped onto that node's own line by `game`), and settles
+/// the node and the job.
+fn expand_node(
+    tx: &Transaction<'_>,
+    job: i64,
+    node: NodeId,
+    worker: WorkerId,
+    children: &[(String, NewNode)],
+    decided: &[DecidedAt],
+    game: &dyn TreeGame,
+) -> Result<Grown, StoreError> {
+    let Expansion { leaves, known } = insert_children(tx, job, node, children)?;
+    let mut kept = Vec::new();
+    for d in decided {
+        let Some(leaf) = leaves.get(d.index) else { continue };
+        let id = leaf.id;
+        let (open, line): (bool, String) =
+            tx.query_row("SELECT value IS NULL, line FROM nodes WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        if !open {
+            continue;
+        }
+        // The worker's move is in the split's own child's position; a known node may have another line.
+        let own = &children[d.index].1.line;
+        let best = match &d.best {
+            Some(mv) if line != *own => match game.map_move(own, &line, mv) {
+                Ok(mapped) => Some(mapped),
+                Err(err) => {
+                    tracing::warn!("a decided child of node {node} is not kept: {err}");
+                    continue;
+                }
+            },
+            other => other.clone(),
+        };
+        // The child's unit is done by the worker that decided it: it never waits in the queue.
+        tx.execute(
+            "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, finished = :now,
+                    deadline = NULL, progress = 0, error = NULL
+             WHERE node = :node AND state IN (:pending, :cancelled)",
+            named_params! {
+                ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": best,
+                ":worker": worker.0 as i64, ":now": now(), ":pending": UnitState::Pending,
+                ":cancelled": UnitState::Cancelled,
+            },
+        )?;
+        decide(tx, id, d.value, best.as_deref())?;
+        kept.push(id);
+    }
+    settle(tx, node)?;
+    finish_if_answered(tx, job)?;
+    Ok(Grown { leaves, known, kept })
 }
 
 /// What expanding a node made: a manager leaf per child (in the children's

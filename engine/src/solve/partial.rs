@@ -7,6 +7,12 @@
 //! search noted at the nodes near the root ([`SolveReport::winning_moves`],
 //! exact), and the transposition table (a value only, so a win found there
 //! needs its winning move looked up: one of its children stored as lost).
+//!
+//! Below the root, the search leaves values too: the line it was working on
+//! when it stopped passes through positions whose tried children it decided.
+//! [`decided_path`] follows that line through the table and lists them, so
+//! that a manager can expand the line and hand out what the search had not
+//! reached (a depth-first search's own frontier, not the root's children).
 
 use crate::bitboard::Bits;
 use crate::game::{Game, PlacementId};
@@ -72,6 +78,81 @@ pub fn decided_children<B: Bits + TtCheck>(
     decided
 }
 
+/// One position on the line an interrupted search was working on, below
+/// the searched position, with the children of it that the search decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathStep {
+    /// The move from the previous step's position (the searched position for the first).
+    pub placement: PlacementId,
+    /// The children of this step's position that the search decided, as [`decided_children`] finds them.
+    pub decided: Vec<DecidedChild>,
+}
+
+/// Undecided children looked at per step when choosing where the line goes on.
+const PATH_CANDIDATES: usize = 8;
+/// A candidate's children probed, at most, for a value in the table.
+const PATH_PROBES: usize = 4096;
+/// Move-list work (the sum of each step's moves squared) after which the line stops.
+const PATH_WORK: u64 = 4_000_000_000;
+
+/// The line below `pos` that the search behind `report` (sharing `tt`) was
+/// working on when it stopped, at most `max_steps` deep: each step is the
+/// undecided child with the fewest replies (the search's own order near the
+/// root) among those some of whose children the table holds decided, with
+/// the step position's decided children. It ends where no such child is
+/// found, and it does not end in steps that decided nothing. The work is
+/// bounded: a step's cost is its moves squared, as the search's own
+/// ordering pays at that node.
+pub fn decided_path<B: Bits + TtCheck>(
+    game: &Game<B>,
+    pos: &Position<B>,
+    report: &SolveReport<B>,
+    tt: &TranspositionTable,
+    max_steps: usize,
+) -> Vec<PathStep> {
+    let order: Vec<u8> = (0..game.pieces().len() as u8).collect();
+    let known =
+        |key: (B, u64)| report.winning_moves.contains_key(&key) || tt.probe(&TtKey::new(key.0, key.1)).is_some();
+    let mut steps: Vec<PathStep> = Vec::new();
+    let mut here = *pos;
+    let mut work = 0u64;
+    while steps.len() < max_steps {
+        let list = MoveList::at(game, &here, &order);
+        let len = list.len() as u64;
+        work = work.saturating_add(len * len);
+        if work > PATH_WORK {
+            break;
+        }
+        let mut candidates: Vec<(usize, u8, B)> = list
+            .moves()
+            .filter(|&(piece, mask)| {
+                let key = list.child_key(piece, mask);
+                key.1 != 0 && !known(key)
+            })
+            .map(|(piece, mask)| (list.count_child(piece, mask), piece, mask))
+            .collect();
+        candidates.sort_by_key(|c| c.0);
+        let mut child = MoveList::with_capacity(list.len());
+        let next = candidates.iter().take(PATH_CANDIDATES).find(|&&(_, piece, mask)| {
+            child.fill_child(&list, piece, mask);
+            child.moves().take(PATH_PROBES).any(|(p, m)| {
+                let key = child.child_key(p, m);
+                key.1 != 0 && known(key)
+            })
+        });
+        let Some(placement) = next.and_then(|&(_, piece, mask)| game.find_placement(piece as usize, mask)) else {
+            break;
+        };
+        here = here.after(game.placement(placement));
+        let decided = decided_children(game, &here, report, tt);
+        steps.push(PathStep { placement, decided });
+    }
+    while steps.last().is_some_and(|s| s.decided.is_empty()) {
+        steps.pop();
+    }
+    steps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +183,32 @@ mod tests {
                 assert_eq!(value.outcome, Outcome::Loss, "the winning move of {} wins", game.move_name(d.placement));
             }
         }
+    }
+
+    /// An interrupted 7x7 search leaves a line below the root whose every
+    /// listed child has the value a full solve gives.
+    #[test]
+    fn the_line_an_interrupted_search_was_on_carries_true_values() {
+        let game = Game::<Bitboard>::new(Board::new(7, 7).unwrap(), PieceSet::of_order(5)).unwrap();
+        let root = Position::empty();
+        let tt = TranspositionTable::new(16);
+        let config = SolveConfig { position_budget: Some(2_000_000), ..SolveConfig::default() };
+        let report = solve(&game, &root, &config, &tt, &Progress::default());
+        assert_eq!(report.outcome, Outcome::Unknown, "the budget must stop the search for this test to test anything");
+        let path = decided_path(&game, &root, &report, &tt, 32);
+        assert!(!path.is_empty(), "2 M positions of search leave a line with decided positions below the 7x7 root");
+        let fresh = SolveConfig::default();
+        let mut here = root;
+        let mut checked = 0;
+        for step in &path {
+            here = here.after(game.placement(step.placement));
+            for d in step.decided.iter().take(3) {
+                let child = here.after(game.placement(d.placement));
+                let truth = solve(&game, &child, &fresh, &TranspositionTable::new(16), &Progress::default()).outcome;
+                assert_eq!(d.outcome, truth, "a decided child on the line");
+                checked += 1;
+            }
+        }
+        assert!(checked > 0);
     }
 }

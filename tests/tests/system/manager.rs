@@ -176,12 +176,13 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
         let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 1 }).await.unwrap().into_inner().units;
         let unit = &units[0];
         let legal = some_move(board, &unit.moves);
-        let split = |decided: pb::DecidedChild| pb::GiveBackRequest {
+        let split = |decided: Vec<pb::DecidedChild>, path: Vec<pb::PathStep>| pb::GiveBackRequest {
             worker_id: me,
             unit_ids: vec![unit.unit_id],
             lease_tokens: vec![unit.lease_token.clone()],
             split: true,
-            decided: vec![decided],
+            decided,
+            path,
             stats: None,
         };
         let bad = [
@@ -189,9 +190,26 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
             pb::DecidedChild { r#move: legal.clone(), value: pb::Value::Win as i32, winning_move: String::new() },
             pb::DecidedChild { r#move: legal, value: pb::Value::Unknown as i32, winning_move: String::new() },
         ];
+        let step = |mv: &str, decided: Vec<pb::DecidedChild>| pb::PathStep { r#move: mv.to_string(), decided };
+        let first = some_move(board, &unit.moves);
+        let after_first = golomb_engine::notation::join_line(&unit.moves, &first);
+        let below = some_move(board, &after_first);
+        let no_answer = pb::DecidedChild {
+            r#move: some_move(board, &golomb_engine::notation::join_line(&after_first, &below)),
+            value: pb::Value::Win as i32,
+            winning_move: String::new(),
+        };
+        let bad_lines = [
+            vec![step("garbage", vec![])],
+            vec![step(&first, vec![bad[0].clone()])],
+            vec![step(&first, vec![]), step(&below, vec![no_answer])],
+            vec![step(&first, vec![]); golomb_proto::MAX_PATH_STEPS + 1],
+        ];
         let mut refusals = Vec::new();
-        for decided in bad {
-            let status = client.give_back(split(decided)).await.expect_err("a bad report is refused");
+        let reports = bad.into_iter().map(|d| (vec![d], vec![])).chain(bad_lines.into_iter().map(|p| (vec![], p)));
+        for (decided, path) in reports {
+            let what = format!("{decided:?} {path:?}");
+            let status = client.give_back(split(decided, path)).await.expect_err(&what);
             assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
             refusals.push(status.message().to_string());
         }
@@ -207,6 +225,10 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
     assert!(refusals[0].contains("decided[0].move"), "{refusals:?}");
     assert!(refusals[1].contains("decided[0].winning_move"), "{refusals:?}");
     assert!(refusals[2].contains("decided[0].value"), "{refusals:?}");
+    assert!(refusals[3].contains("path[0].move"), "{refusals:?}");
+    assert!(refusals[4].contains("path[0].decided[0].move"), "{refusals:?}");
+    assert!(refusals[5].contains("path[1].decided[0].winning_move"), "{refusals:?}");
+    assert!(refusals[6].contains("path: 33 steps"), "{refusals:?}");
     let _workers = [cluster.worker("w1", 1), cluster.worker("w2", 1)];
     let status = cluster.wait_for_end(job, MINUTES);
     assert_eq!(status["state"], "done", "{status}");
