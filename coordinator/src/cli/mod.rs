@@ -9,6 +9,7 @@ pub mod args;
 mod bench;
 mod cancel;
 mod client;
+mod distrust;
 mod drain;
 mod export;
 mod import;
@@ -88,6 +89,8 @@ pub enum Command {
     Priority(pause::PriorityArgs),
     /// Drain a worker (by id or name): it finishes its current unit, leases nothing more, and exits.
     Drain(drain::DrainArgs),
+    /// Void every result a worker reported (a liar): its units are handed out again, done jobs reopened where their answer falls.
+    Distrust(distrust::DistrustArgs),
     /// Write everything a job decided, with its spec and a proof, to a file `golomb verify` checks.
     Export(export::ExportArgs),
     /// Take an export file into a stopped coordinator's database: the job continues there without redoing what it decided.
@@ -126,6 +129,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Resume(args) => pause::resume(&args, out),
         Command::Priority(args) => pause::priority(&args, out),
         Command::Drain(args) => drain::run(&args, out),
+        Command::Distrust(args) => distrust::run(&args, out),
         Command::Export(args) => export::run(&args, out),
         Command::Import(args) => import::run(&args, out),
         Command::Openings(args) => openings::run(&args, out),

@@ -3,7 +3,7 @@
 use std::pin::Pin;
 use std::time::Duration;
 
-use golomb_proto::{JobId, Kind, ValidSpec, pb};
+use golomb_proto::{JobId, Kind, ValidSpec, WorkerId, pb};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
@@ -153,6 +153,25 @@ impl pb::jobs_server::Jobs for JobsService {
             tracing::info!("worker {} ({}) draining: it finishes its current unit and exits", w.worker_id, w.name);
         }
         Ok(Response::new(pb::DrainResponse { workers }))
+    }
+
+    async fn distrust(&self, request: Request<pb::DistrustRequest>) -> Result<Response<pb::DistrustResponse>, Status> {
+        let worker = WorkerId(request.into_inner().worker_id);
+        let Some(done) = self.0.store(move |s| s.distrust(worker)).await? else {
+            return Err(Status::not_found(format!("no worker {worker}: `golomb workers` lists them")));
+        };
+        tracing::warn!(
+            "worker {worker} distrusted: {} results voided and handed out again, {} leases ended, jobs reopened: {:?}",
+            done.units,
+            done.leases,
+            done.reopened
+        );
+        Ok(Response::new(pb::DistrustResponse {
+            units: done.units,
+            leases: done.leases,
+            jobs: done.jobs.iter().map(|j| j.0).collect(),
+            reopened: done.reopened.iter().map(|j| j.0).collect(),
+        }))
     }
 
     async fn export(&self, request: Request<pb::ExportRequest>) -> Result<Response<pb::ExportResponse>, Status> {

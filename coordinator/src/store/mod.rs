@@ -29,6 +29,7 @@
 //!   with the tables;
 //! - `clock`: keeping lease deadlines within one lease of a clock that steps;
 //! - `split`: replacing a unit that ran past its budget by its children;
+//! - `distrust`: voiding a worker's results and working out the values above them again;
 //! - `import`: taking an export's decided nodes into a job (`golomb import`);
 //! - `metrics`: the totals and gauges of `/metrics`;
 //! - `export`: every decided node of a job, for `golomb export`;
@@ -44,6 +45,7 @@
 
 mod clock;
 mod db;
+mod distrust;
 mod error;
 mod export;
 mod fault;
@@ -67,6 +69,7 @@ mod workers;
 
 pub use crate::manager::PnStats;
 pub use db::{Store, now};
+pub use distrust::Distrusted;
 pub use error::StoreError;
 pub use export::DecidedNode;
 pub use fault::FAULT_WRITES_ENV;

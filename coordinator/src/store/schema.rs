@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
 const APPLICATION_ID: i64 = 0x474f_4c4d;
 
@@ -148,6 +148,12 @@ ALTER TABLE units ADD COLUMN score INTEGER;
 ALTER TABLE nodes ADD COLUMN score INTEGER;
 ";
 
+/// Version 4 to 5: a worker whose results were voided (`golomb distrust`) is
+/// marked, and leases nothing more.
+const V4_TO_V5: &str = "
+ALTER TABLE workers ADD COLUMN distrusted INTEGER NOT NULL DEFAULT 0;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -199,6 +205,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 4 {
         tx.execute_batch(V3_TO_V4)?;
+    }
+    if version < 5 {
+        tx.execute_batch(V4_TO_V5)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

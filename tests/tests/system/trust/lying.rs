@@ -2,9 +2,11 @@
 //! every winning child as lost. The coordinator cannot tell (a loss claim
 //! carries nothing to check), but the job's export proves every child, so
 //! `golomb verify` of the export refuses the job and names what fails.
+//! `golomb distrust` then voids the liar's results: the job runs again and
+//! reaches the true values.
 
 use golomb_proto::pb;
-use golomb_tests::{Cluster, golomb_command, local_value};
+use golomb_tests::{Cluster, check_classify, golomb_command, local_value};
 
 use super::{MINUTES, game_value, register, runtime};
 
@@ -13,7 +15,26 @@ fn a_liars_classify_fails_verify_of_its_export() {
     let cluster = Cluster::start(None, 30.0);
     let board = "5x5";
     let job = cluster.submit(&["--board", board, "--goal", "classify", "--split-depth", "1"]);
-    let lies = runtime().block_on(async {
+    let (_, lies) = lie(&cluster, board, job);
+    assert!(lies > 0, "the liar lied");
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+
+    let file = cluster.dir.path().join("lies.json");
+    let out = cluster.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let verify = golomb_command().arg("verify").arg(&file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&verify.stderr);
+    assert!(!verify.status.success(), "a liar's classify passed verify: {}", String::from_utf8_lossy(&verify.stdout));
+    // The root's own proof holds (its winning move is a child really lost): the children's proofs catch the lies.
+    assert!(stderr.contains("is NOT verified: child") && stderr.contains("Loss for its side to move"), "{stderr}");
+}
+
+/// A worker that leases every unit of `job` and reports each child lost: the
+/// really lost ones first, then a lie for every winning one. Returns its id
+/// and how many lies it told.
+fn lie(cluster: &Cluster, board: &str, job: u64) -> (u64, usize) {
+    runtime().block_on(async {
         let mut client = cluster.work_client().await;
         let me = register(&mut client, "liar").await;
         let mut leased = Vec::new();
@@ -41,18 +62,43 @@ fn a_liars_classify_fails_verify_of_its_export() {
             };
             client.complete(request).await.expect("a loss claim with a real lease is taken");
         }
-        lies
-    });
+        (me, lies)
+    })
+}
+
+#[test]
+fn distrust_voids_a_liars_results_and_the_job_reaches_the_true_values() {
+    let cluster = Cluster::start(None, 30.0);
+    let board = "5x5";
+    let job = cluster.submit(&["--board", board, "--goal", "classify", "--split-depth", "1"]);
+    let (liar, lies) = lie(&cluster, board, job);
     assert!(lies > 0, "the liar lied");
     let status = cluster.wait_for_end(job, MINUTES);
     assert_eq!(status["state"], "done", "{status}");
 
-    let file = cluster.dir.path().join("lies.json");
+    let out = cluster.golomb(&["distrust", &liar.to_string()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains(&format!("worker {liar} is distrusted")), "{text}");
+    assert!(text.contains(&format!("reopened (their answer no longer stands): {job}")), "{text}");
+    let status = cluster.json(&["status", &job.to_string()]);
+    assert_eq!(status["state"], "running", "a reopened job runs again: {status}");
+    // The liar leases nothing more.
+    let units = runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        client.lease(pb::LeaseRequest { worker_id: liar, max_units: 16 }).await.unwrap().into_inner().units
+    });
+    assert!(units.is_empty(), "a distrusted worker was handed {} units", units.len());
+    let unknown = cluster.golomb(&["distrust", "999"]);
+    assert!(!unknown.status.success() && String::from_utf8_lossy(&unknown.stderr).contains("no worker 999"));
+
+    let _honest = cluster.worker("honest", 1);
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    check_classify(&cluster.results(job), board, "", |_, _| true);
+    let file = cluster.dir.path().join("repaired.json");
     let out = cluster.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let verify = golomb_command().arg("verify").arg(&file).output().unwrap();
-    let stderr = String::from_utf8_lossy(&verify.stderr);
-    assert!(!verify.status.success(), "a liar's classify passed verify: {}", String::from_utf8_lossy(&verify.stdout));
-    // The root's own proof holds (its winning move is a child really lost): the children's proofs catch the lies.
-    assert!(stderr.contains("is NOT verified: child") && stderr.contains("Loss for its side to move"), "{stderr}");
+    assert!(verify.status.success(), "the repaired job verifies: {}", String::from_utf8_lossy(&verify.stderr));
 }

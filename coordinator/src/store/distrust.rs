@@ -1,0 +1,159 @@
+//! Voiding a worker's results (`golomb distrust`): what it reported is
+//! handed out again, and every value that rested on it is worked out anew.
+//!
+//! The worker is marked distrusted and draining (it leases nothing more),
+//! its leases end, and every unit it finished (a whole unit, or a child it
+//! decided below a split) goes back to the queue with its result cleared.
+//! In each job it touched, every value above the leaves is cleared and
+//! worked out again from the leaves that remain, deepest first, by the
+//! same rules as when values flow up (`tree`); a done job whose answer no
+//! longer stands runs again. The tree's shape stays: expanding a node is
+//! the coordinator's own work, not the worker's.
+
+use golomb_engine::solve::Outcome;
+use golomb_proto::{JobId, WorkerId};
+use rusqlite::{OptionalExtension, Transaction, named_params};
+
+use super::db::Store;
+use super::error::StoreError;
+use super::finish::finish_if_answered;
+use super::state::{JobState, NodeId, UnitState, Value};
+use super::tree::count_open;
+
+/// What `golomb distrust` changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Distrusted {
+    /// Units whose results were voided and that wait for a worker again.
+    pub units: u64,
+    /// Leases of the worker that were ended.
+    pub leases: u64,
+    /// The jobs it had worked on.
+    pub jobs: Vec<JobId>,
+    /// The jobs that were done and run again, their answer no longer standing.
+    pub reopened: Vec<JobId>,
+}
+
+impl Store {
+    /// Voids every result `worker` reported and stops it leasing; `None` if no such worker.
+    pub fn distrust(&mut self, worker: WorkerId) -> Result<Option<Distrusted>, StoreError> {
+        let w = worker.0 as i64;
+        let tx = self.write()?;
+        if tx.execute("UPDATE workers SET distrusted = 1, draining = 1 WHERE id = ?1", [w])? == 0 {
+            return Ok(None);
+        }
+        let jobs: Vec<i64> = tx
+            .prepare("SELECT DISTINCT job FROM units WHERE worker = :w AND state IN (:done, :leased) ORDER BY job")?
+            .query_map(named_params! { ":w": w, ":done": UnitState::Done, ":leased": UnitState::Leased }, |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        // Reports under its leases are refused from now on: the leases no longer exist.
+        let leases = tx.execute(
+            "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0, lease_token = NULL
+             WHERE worker = :w AND state = :leased",
+            named_params! { ":w": w, ":pending": UnitState::Pending, ":leased": UnitState::Leased },
+        )?;
+        let voided: Vec<NodeId> = tx
+            .prepare(
+                "UPDATE units SET state = :pending, worker = NULL, value = NULL, best = NULL, solutions = NULL,
+                        fixed = NULL, score = NULL, positions = 0, seconds = 0, progress = 0, finished = NULL,
+                        error = NULL, deadline = NULL
+                 WHERE worker = :w AND state = :done RETURNING node",
+            )?
+            .query_map(named_params! { ":w": w, ":pending": UnitState::Pending, ":done": UnitState::Done }, |r| {
+                r.get(0)
+            })?
+            .collect::<Result<_, _>>()?;
+        for &node in &voided {
+            tx.execute("UPDATE nodes SET value = NULL, best = NULL, score = NULL WHERE id = ?1", [node])?;
+        }
+        let mut reopened = Vec::new();
+        for &job in &jobs {
+            if resettle(&tx, job)? {
+                reopened.push(JobId(job as u64));
+            }
+        }
+        tx.commit()?;
+        for &job in &jobs {
+            self.trees.forget(job);
+            self.after_change(job);
+        }
+        Ok(Some(Distrusted {
+            units: voided.len() as u64,
+            leases: leases as u64,
+            jobs: jobs.into_iter().map(|j| JobId(j as u64)).collect(),
+            reopened,
+        }))
+    }
+}
+
+/// Works out every value of `job` above its leaves again, deepest first
+/// (a node's children are one piece deeper), puts the units of undecided
+/// leaves back in the queue and stops those of decided ones, and runs the
+/// job again if it was done and its answer no longer stands. Returns whether
+/// it was reopened.
+fn resettle(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
+    let expanded: Vec<NodeId> = tx
+        .prepare(
+            "SELECT id FROM nodes n WHERE job = ?1 AND EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)
+             ORDER BY depth DESC",
+        )?
+        .query_map([job], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for &node in &expanded {
+        tx.execute("UPDATE nodes SET value = NULL, best = NULL WHERE id = ?1", [node])?;
+    }
+    for &node in &expanded {
+        let losing: Option<String> = tx
+            .prepare_cached(
+                "SELECT e.move FROM edges e JOIN nodes c ON c.id = e.child WHERE e.parent = :node AND c.value = :loss
+                 ORDER BY e.ord LIMIT 1",
+            )?
+            .query_row(named_params! { ":node": node, ":loss": Value(Outcome::Loss) }, |r| r.get(0))
+            .optional()?;
+        let all_won: bool = tx
+            .prepare_cached(
+                "SELECT NOT EXISTS (SELECT 1 FROM edges e JOIN nodes c ON c.id = e.child
+                                    WHERE e.parent = :node AND (c.value IS NULL OR c.value != :win))",
+            )?
+            .query_row(named_params! { ":node": node, ":win": Value(Outcome::Win) }, |r| r.get(0))?;
+        match (losing, all_won) {
+            (Some(mv), _) => {
+                tx.execute(
+                    "UPDATE nodes SET value = :win, best = :best WHERE id = :node",
+                    named_params! { ":node": node, ":win": Value(Outcome::Win), ":best": mv },
+                )?;
+            }
+            (None, true) => {
+                tx.execute(
+                    "UPDATE nodes SET value = :loss WHERE id = :node",
+                    named_params! { ":node": node, ":loss": Value(Outcome::Loss) },
+                )?;
+            }
+            (None, false) => {}
+        }
+        count_open(tx, node)?;
+    }
+    tx.execute("UPDATE nodes SET live = (value IS NULL) WHERE job = ?1", [job])?;
+    // Undecided leaves wait for a worker again (a finished job had stopped them); decided ones need none.
+    tx.execute(
+        "UPDATE units SET state = :pending, worker = NULL, deadline = NULL
+         WHERE job = :job AND state = :cancelled
+           AND node IN (SELECT id FROM nodes WHERE job = :job AND value IS NULL AND score IS NULL)",
+        named_params! { ":job": job, ":pending": UnitState::Pending, ":cancelled": UnitState::Cancelled },
+    )?;
+    tx.execute(
+        "UPDATE units SET state = :cancelled WHERE job = :job AND state = :pending
+           AND node IN (SELECT id FROM nodes WHERE job = :job AND (value IS NOT NULL OR score IS NOT NULL))",
+        named_params! { ":job": job, ":pending": UnitState::Pending, ":cancelled": UnitState::Cancelled },
+    )?;
+    let state: JobState = tx.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
+    if state != JobState::Done {
+        return Ok(false);
+    }
+    tx.execute(
+        "UPDATE jobs SET state = :running, finished = NULL, score = NULL WHERE id = :job",
+        named_params! { ":job": job, ":running": JobState::Running },
+    )?;
+    finish_if_answered(tx, job)?;
+    let now: JobState = tx.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
+    Ok(now != JobState::Done)
+}
