@@ -1,0 +1,300 @@
+//! Speedup you can show without a cluster: the manager's tree driven by W
+//! simulated workers on a simulated clock, every unit a real solve.
+//!
+//! `cargo bench -p golomb-coordinator --bench scaling` prints, for each game
+//! and number of workers: units handed out, units wasted (no longer needed
+//! when they came back), positions searched in all, the simulated time to
+//! the answer, the speedup over one worker, the efficiency (speedup per
+//! worker), and where the rest of the workers' time went (idle: nothing to
+//! hand out; queue: waiting for the coordinator).
+//!
+//! The model, and what it leaves out:
+//! - Each unit is a real single-threaded solve of its position with a fresh
+//!   16 MiB table and a budget of B positions (the coordinator's
+//!   `--split-after` in positions). A solve is made once per position and
+//!   replayed for every number of workers, so the runs differ only in which
+//!   units the manager hands out and when.
+//! - A unit takes its positions / `GOLOMB_SCALING_RATE` seconds (default
+//!   2.5 M positions a second, one thread of this machine).
+//! - The coordinator is one queue: each lease + report round trip occupies
+//!   it for 1 / `GOLOMB_SCALING_ROUND_TRIPS` seconds (default 1,697, the
+//!   `manager` bench's figure at a million nodes); a worker waits its turn.
+//! - A unit past its budget comes back with the children its search decided
+//!   (kept, as in the cluster) and its node is expanded; one that decided
+//!   none makes the next leaves below it dive (expanded on the spot), as
+//!   `Store::lease_growing` does. The line below a unit is not replayed.
+//! - Workers keep no table between units (real workers do: they search
+//!   fewer positions than this model says).
+//!
+//! `GOLOMB_SCALING_GAMES` picks the games (`BOARD:GOAL:BUDGET`, comma
+//! separated; default `8x5:solve:20000,7x7:classify:100000`) and
+//! `GOLOMB_SCALING_WORKERS` the worker counts (default `1,16,64,256,1024`).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use golomb_coordinator::manager::{NodeKind, PnLeaf, PnTree};
+use golomb_coordinator::store::NodeId;
+use golomb_engine::solve::partial::decided_children;
+use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::split::{children, position_key};
+use golomb_engine::{Board, BoardSpec, Game, PieceSet, Position, WideBitboard};
+
+type G = Game<WideBitboard>;
+
+/// What one unit's real solve found.
+#[derive(Clone)]
+struct Solved {
+    outcome: Outcome,
+    positions: u64,
+    /// The children it decided (by their node), when it ran out of budget.
+    decided: Vec<(NodeId, Outcome)>,
+}
+
+/// The positions met so far, as the manager's nodes, with their solves.
+struct Positions<'g> {
+    game: &'g G,
+    budget: u64,
+    positions: Vec<Position<WideBitboard>>,
+    depths: Vec<u32>,
+    keys: HashMap<String, NodeId>,
+    children: HashMap<NodeId, Vec<PnLeaf>>,
+    solved: HashMap<NodeId, Solved>,
+    pool: rayon::ThreadPool,
+}
+
+impl<'g> Positions<'g> {
+    fn new(game: &'g G, budget: u64) -> Positions<'g> {
+        let root = Position::empty();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
+        let mut keys = HashMap::new();
+        keys.insert(position_key(game, &root), NodeId(0));
+        Positions {
+            game,
+            budget,
+            positions: vec![root],
+            depths: vec![0],
+            keys,
+            children: HashMap::new(),
+            solved: HashMap::new(),
+            pool,
+        }
+    }
+
+    fn node(&mut self, pos: Position<WideBitboard>, depth: u32) -> NodeId {
+        let key = position_key(self.game, &pos);
+        let next = NodeId(self.positions.len() as i64);
+        *self.keys.entry(key).or_insert_with(|| {
+            self.positions.push(pos);
+            self.depths.push(depth);
+            next
+        })
+    }
+
+    /// The node's children as manager leaves (made once).
+    fn expand(&mut self, node: NodeId) -> Vec<PnLeaf> {
+        if let Some(leaves) = self.children.get(&node) {
+            return leaves.clone();
+        }
+        let i = node.0 as usize;
+        let (pos, depth) = (self.positions[i], self.depths[i]);
+        let leaves: Vec<PnLeaf> = children(self.game, &pos)
+            .into_iter()
+            .map(|c| {
+                let id = self.node(c.position, depth + 1);
+                let kind = if c.replies > 0 { NodeKind::Frontier } else { NodeKind::Lost };
+                PnLeaf { id, depth: depth + 1, replies: c.replies as u32, kind, busy: false }
+            })
+            .collect();
+        self.children.insert(node, leaves.clone());
+        leaves
+    }
+
+    /// The unit's real solve (made once).
+    fn solve(&mut self, node: NodeId) -> Solved {
+        if let Some(s) = self.solved.get(&node) {
+            return s.clone();
+        }
+        let pos = self.positions[node.0 as usize];
+        let depth = self.depths[node.0 as usize];
+        let (game, budget) = (self.game, self.budget);
+        let (outcome, positions, decided) = self.pool.install(|| {
+            let tt = TranspositionTable::new(16);
+            let config = SolveConfig { position_budget: Some(budget), ..SolveConfig::default() };
+            let report = solve(game, &pos, &config, &tt, &Progress::default());
+            let decided = if report.outcome == Outcome::Unknown {
+                decided_children(game, &pos, &report, &tt)
+                    .into_iter()
+                    .map(|d| (pos.after(game.placement(d.placement)), d.outcome))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            (report.outcome, report.stats.positions, decided)
+        });
+        let decided = decided.into_iter().map(|(p, v)| (self.node(p, depth + 1), v)).collect();
+        let s = Solved { outcome, positions, decided };
+        self.solved.insert(node, s.clone());
+        s
+    }
+}
+
+/// What one simulated run cost.
+struct Run {
+    units: u64,
+    wasted: u64,
+    positions: u64,
+    seconds: f64,
+    /// Worker-seconds with nothing to hand out.
+    idle: f64,
+    /// Worker-seconds waiting for the coordinator.
+    queue: f64,
+}
+
+/// The job's answer is known: for a solve the root decided, for a classify every child of it.
+fn answered(tree: &PnTree) -> bool {
+    tree.stats().frontier == 0
+}
+
+fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, round_trip: f64) -> Run {
+    let root = PnLeaf {
+        id: NodeId(0),
+        depth: 0,
+        replies: p.game.count_moves(&Position::empty()) as u32,
+        kind: NodeKind::Frontier,
+        busy: false,
+    };
+    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]);
+    if classify {
+        // A classify's root is expanded when the job is planned.
+        let leaves = p.expand(NodeId(0));
+        tree.expand(NodeId(0), &leaves);
+    }
+    let mut run = Run { units: 0, wasted: 0, positions: 0, seconds: 0.0, idle: 0.0, queue: 0.0 };
+    // Units out: (finish time in ns, node).
+    let mut out: BinaryHeap<Reverse<(u64, i64)>> = BinaryHeap::new();
+    let (mut now, mut coordinator_free) = (0.0f64, 0.0f64);
+    let mut free = workers;
+    let mut idle_since: Vec<f64> = Vec::new();
+    loop {
+        while free > 0 {
+            let Some(node) = next_leaf(&mut tree, p) else { break };
+            // The round trip that hands it out waits for the coordinator.
+            let start = now.max(coordinator_free);
+            coordinator_free = start + round_trip;
+            run.queue += coordinator_free - now;
+            let solved = p.solve(node);
+            run.units += 1;
+            run.positions += solved.positions;
+            let finish = coordinator_free + solved.positions as f64 / rate;
+            out.push(Reverse(((finish * 1e9) as u64, node.0)));
+            free -= 1;
+        }
+        idle_since.resize(free, now);
+        let Some(Reverse((finish, id))) = out.pop() else { break };
+        let finish = finish as f64 / 1e9;
+        for since in idle_since.drain(..) {
+            run.idle += finish - since;
+        }
+        now = finish;
+        free += 1;
+        let node = NodeId(id);
+        tree.set_busy(node, false);
+        if !tree.needed(node) {
+            run.wasted += 1;
+            continue;
+        }
+        let solved = p.solve(node);
+        if solved.outcome != Outcome::Unknown {
+            tree.decide(node, solved.outcome);
+        } else {
+            let leaves = p.expand(node);
+            tree.expand(node, &leaves);
+            for &(child, value) in &solved.decided {
+                tree.decide(child, value);
+            }
+            if solved.decided.is_empty() {
+                tree.far_from_answer(node);
+            }
+        }
+        if answered(&tree) {
+            break;
+        }
+    }
+    run.seconds = now;
+    // Workers still out when the answer came are stopped; those free since then were idle.
+    run
+}
+
+/// The next leaf to hand out, leaves chosen on a dive expanded on the spot.
+fn next_leaf(tree: &mut PnTree, p: &mut Positions<'_>) -> Option<NodeId> {
+    for _ in 0..64 {
+        let node = tree.select()?;
+        match tree.dive_into(node) {
+            Some(levels) => {
+                let leaves = p.expand(node);
+                tree.expand(node, &leaves);
+                tree.mark_dived(node, levels);
+            }
+            None => return Some(node),
+        }
+    }
+    tree.select()
+}
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+fn main() {
+    let games = env_or("GOLOMB_SCALING_GAMES", "8x5:solve:20000,7x7:classify:100000");
+    let counts: Vec<usize> = env_or("GOLOMB_SCALING_WORKERS", "1,16,64,256,1024")
+        .split(',')
+        .map(|w| w.trim().parse().expect("GOLOMB_SCALING_WORKERS: numbers"))
+        .collect();
+    let rate: f64 = env_or("GOLOMB_SCALING_RATE", "2500000").parse().expect("GOLOMB_SCALING_RATE: a number");
+    let round_trips: f64 =
+        env_or("GOLOMB_SCALING_ROUND_TRIPS", "1697").parse().expect("GOLOMB_SCALING_ROUND_TRIPS: a number");
+    println!(
+        "{:<6} {:<8} {:>8} {:>7} {:>7} {:>7} {:>12} {:>10} {:>8} {:>6} {:>6} {:>6}",
+        "board",
+        "goal",
+        "budget",
+        "workers",
+        "units",
+        "wasted",
+        "positions",
+        "seconds",
+        "speedup",
+        "eff",
+        "idle",
+        "queue"
+    );
+    for spec in games.split(',') {
+        let parts: Vec<&str> = spec.split(':').collect();
+        let [board, goal, budget] = parts[..] else { panic!("GOLOMB_SCALING_GAMES: BOARD:GOAL:BUDGET, got {spec}") };
+        let classify = goal == "classify";
+        let budget: u64 = budget.parse().expect("a budget in positions");
+        let board_spec = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
+        let game: G = Game::new(board_spec, PieceSet::of_order(5)).unwrap();
+        let mut positions = Positions::new(&game, budget);
+        let mut one = None;
+        for &workers in &counts {
+            let run = simulate(&mut positions, classify, workers, rate, 1.0 / round_trips);
+            let base = *one.get_or_insert(run.seconds);
+            let speedup = base / run.seconds;
+            let total = workers as f64 * run.seconds;
+            println!(
+                "{board:<6} {goal:<8} {budget:>8} {workers:>7} {:>7} {:>7} {:>12} {:>10.2} {:>8.1} {:>5.0}% {:>5.0}% {:>5.0}%",
+                run.units,
+                run.wasted,
+                run.positions,
+                run.seconds,
+                speedup,
+                100.0 * speedup / workers as f64,
+                100.0 * run.idle / total,
+                100.0 * run.queue / total,
+            );
+        }
+    }
+}
