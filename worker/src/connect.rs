@@ -114,7 +114,11 @@ pub(crate) async fn register(
             }
             Err(status) if refusal(&status) == Refusal::Transient => {
                 let why = crate::status_text(&status);
-                if first_failure {
+                if let Some(problem) = golomb_proto::connect::certificate_problem(&why, config.tls_ca.as_deref()) {
+                    // Not the network: it will not mend by itself, but the coordinator may be given a new
+                    // certificate, so keep trying, saying what is wrong each time.
+                    tracing::error!("cannot register with {}: {problem}; retrying", config.coordinator);
+                } else if first_failure {
                     tracing::warn!(
                         "cannot reach the coordinator at {} ({why}); check that `golomb serve` runs there and \
                          listens on that address (`--listen`; the default 127.0.0.1:7117 is this machine only), \

@@ -8,6 +8,7 @@
 pub mod args;
 mod bench;
 mod cancel;
+mod cert;
 mod client;
 mod drain;
 mod export;
@@ -68,6 +69,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Run the coordinator: jobs, units and results in a SQLite file, served over gRPC.
     Serve(serve::ServeArgs),
+    /// Make a private CA and a TLS certificate for the coordinator (`serve --tls-cert`, clients' `--tls-ca`).
+    Cert(cert::CertArgs),
     /// Submit a job to a coordinator.
     Submit(submit::SubmitArgs),
     /// Show a job's progress (or every job's).
@@ -116,6 +119,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(&args, out),
         Command::Run(args) => run::run(&args, out),
         Command::Serve(args) => serve::run(&args, out),
+        Command::Cert(args) => cert::run(&args, out),
         Command::Submit(args) => submit::run(&args, out),
         Command::Status(args) => status::run(&args, out),
         Command::Results(args) => results::run(&args, out),
