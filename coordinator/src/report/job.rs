@@ -482,9 +482,11 @@ impl Report for ResultsReport {
             Some("win") => "loss",
             _ => "?",
         };
+        // The coordinator's order (winning, losing, undecided: the page's and the CSV's), kept
+        // here too for tables from older coordinators.
         let rank = |c: &ChildReport| match mover(c) {
             "win" => 0,
-            "?" => 1,
+            "loss" => 1,
             _ => 2,
         };
         let mut rows: Vec<(usize, &ChildReport)> = self.children.iter().map(|c| (c.index as usize, c)).collect();
@@ -515,17 +517,24 @@ impl Report for ResultsReport {
         }
         let wins = self.children.iter().filter(|c| mover(c) == "win").count();
         let losses = self.children.iter().filter(|c| mover(c) == "loss").count();
+        let shown = if self.page.is_some() { " shown" } else { "" };
         writeln!(
             out,
-            "\n{} moves: {wins} win for the player who makes them (listed first), {losses} lose, {} unknown; \
-             \"for it\" is the value for the player who made the move, # the move's place in the job",
+            "\n{} moves{shown}: {wins} win for the player who makes them, {losses} lose, {} not decided yet, \
+             in that order; \"for it\" is the value for the player who made the move, # the move's number in \
+             the job's list of moves (moves equal up to symmetry numbered side by side)",
             self.children.len(),
             self.children.len() - wins - losses
         )?;
         if let Some(page) = &self.page {
             let which = if page.winning_only { "winning moves" } else { "moves" };
             let (first, last) = (page.offset + 1, page.offset + self.children.len() as u64);
-            writeln!(out, "shown: {which} {first} to {last} of {} (page with --offset and --limit)", page.matching)?;
+            writeln!(
+                out,
+                "shown: rows {first} to {last} of {} {which}, in the whole table's order (page with --offset and \
+                 --limit)",
+                page.matching
+            )?;
         }
         Ok(())
     }

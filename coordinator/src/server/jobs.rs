@@ -63,7 +63,9 @@ impl pb::jobs_server::Jobs for JobsService {
     async fn results(&self, request: Request<pb::ResultsRequest>) -> Result<Response<pb::JobResults>, Status> {
         let request = request.into_inner();
         let job = JobId(request.job_id);
-        let page = ResultsPage { winning: request.winning, offset: request.offset, limit: request.limit };
+        // Winners first, so that a page (--limit) starts where the whole table does.
+        let page =
+            ResultsPage { winning: request.winning, offset: request.offset, limit: request.limit, winners_first: true };
         // The coordinator pages before naming results by symmetry: that and the sums are the costly part.
         let (row, children, matching) = self.0.read(move |s| s.results_page(job, &page)).await?;
         let spec = row.spec.clone();

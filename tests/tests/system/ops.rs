@@ -138,14 +138,34 @@ fn results_as_csv_and_an_export_verify() {
     assert!(csv.status.success(), "{}", text(&csv.stderr));
     let csv = text(&csv.stdout);
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("move,value,for_mover,winning_answer,same_as,replies,positions,seconds,job"));
+    assert_eq!(
+        lines.next(),
+        Some("move_number,move,value_for_mover,opponent_winning_answer,same_as,replies,positions,seconds,job")
+    );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 1024, "one row per opening of 6x6");
-    // Moves hold commas, so they are quoted: `"L:e1,e2,e3,e4,f4",loss,win,...`.
-    let wins =
-        rows.iter().filter(|r| r.split_once("\",").is_some_and(|(_, rest)| rest.starts_with("loss,win,"))).count();
+    // Moves hold commas, so they are quoted: `17,"L:e1,e2,e3,e4,f4",win,,...`.
+    let split = |row: &str| {
+        let (number, rest) = row.split_once(",\"").unwrap();
+        let (mv, rest) = rest.split_once("\",").unwrap();
+        (number.parse::<usize>().unwrap(), mv.to_string(), rest.split(',').next().unwrap().to_string())
+    };
+    let rows: Vec<(usize, String, String)> = rows.iter().map(|r| split(r)).collect();
+    let wins = rows.iter().filter(|(_, _, value)| value == "win").count();
     assert_eq!(wins, 8, "the 8 winning openings of 6x6");
-    assert!(rows.iter().any(|r| r.starts_with("\"L:e1,e2,e3,e4,f4\",loss,win,")), "{csv}");
+    assert!(rows[..8].iter().all(|(_, _, value)| value == "win"), "winners first: {csv}");
+    assert!(rows.iter().any(|(_, mv, value)| mv == "L:e1,e2,e3,e4,f4" && value == "win"), "{csv}");
+    // Move numbers name each move once, whatever the order of the rows.
+    let mut numbers: Vec<usize> = rows.iter().map(|(number, _, _)| *number).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=1024).collect::<Vec<_>>());
+    // A page (--limit) starts where the whole table does: with the winners.
+    let page = cluster.golomb(&["results", &job.to_string(), "--csv", "--limit", "12"]);
+    let page: Vec<(usize, String, String)> = text(&page.stdout).lines().skip(1).map(split).collect();
+    assert_eq!(page, rows[..12].to_vec(), "the same order with and without --limit");
+    let limited = cluster.golomb(&["results", &job.to_string(), "--limit", "12"]);
+    let limited = text(&limited.stdout);
+    assert!(limited.contains("12 moves shown: 8 win") && limited.contains("rows 1 to 12 of 1024"), "{limited}");
 
     let file = cluster.dir.path().join("job.export.json");
     let out = cluster.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
