@@ -81,7 +81,7 @@ pub enum Command {
     Workers(workers::WorkersArgs),
     /// Cancel a job.
     Cancel(cancel::CancelArgs),
-    /// Retry a failed job: its failed units go back to the queue.
+    /// Retry a failed or cancelled job: its unfinished units go back to the queue, what it decided is kept.
     Retry(cancel::CancelArgs),
     /// Pause a job: none of its units is handed out until `golomb resume` (kept across restarts).
     Pause(cancel::CancelArgs),

@@ -299,7 +299,13 @@ impl<C> JobReport<C> {
         // A finished job's pause flag changes nothing: only a running or waiting one is offered `resume`.
         let running = matches!(self.state.as_str(), "pending" | "running");
         let paused = if self.paused && running { ", paused (`golomb resume` hands out its units again)" } else { "" };
-        writeln!(out, "state:     {}{paused}", self.state)?;
+        // Every stop says the way on: a stopped job can be taken up again.
+        let way_on = match JobState::from_name(&self.state) {
+            Some(JobState::Cancelled) => format!(" (`golomb retry {}` takes it up again)", self.job),
+            Some(JobState::Failed) => format!(" (`golomb retry {}` puts its failed units back)", self.job),
+            _ => String::new(),
+        };
+        writeln!(out, "state:     {}{paused}{way_on}", self.state)?;
         if self.priority != 0 {
             writeln!(out, "priority:  {}", self.priority)?;
         }

@@ -217,3 +217,31 @@ fn results_as_csv_and_an_export_verify() {
     assert!(!refused.status.success());
     assert!(text(&refused.stderr).contains("holds no proof"), "{}", text(&refused.stderr));
 }
+
+/// No dead ends: a cancelled job says how to take it up again, `resume`
+/// points at `retry` instead of refusing bare, and `retry` revives it,
+/// keeping every unit it had done; its units go out again.
+#[test]
+fn a_cancelled_job_can_be_taken_up_again() {
+    let cluster = Cluster::start(None, 30.0);
+    let _worker = cluster.worker("w-revive", 1);
+    let job = cluster.submit(&LONG_JOB);
+    wait_until(MINUTES, "two units done", || (count(&cluster.status(job), "units", "done") >= 2).then_some(()));
+    let id = job.to_string();
+    let cancelled = cluster.golomb(&["cancel", &id]);
+    assert!(text(&cancelled.stdout).contains(&format!("cancelled (`golomb retry {job}` takes it up again)")));
+    let done = count(&cluster.status(job), "units", "done");
+    let resume = cluster.golomb(&["resume", &id]);
+    assert!(!resume.status.success());
+    assert!(text(&resume.stderr).contains("`golomb retry` takes it up again"), "{}", text(&resume.stderr));
+
+    let retried = cluster.json(&["retry", &id]);
+    assert!(matches!(retried["state"].as_str(), Some("running" | "pending")), "{retried}");
+    assert!(count(&retried, "units", "done") >= done, "what it decided is kept: {retried}");
+    assert!(count(&retried, "units", "pending") > 0, "{retried}");
+    wait_until(MINUTES, "a unit done after the retry", || {
+        (count(&cluster.status(job), "units", "done") > done).then_some(())
+    });
+    // A done job still has nothing to retry.
+    cluster.golomb(&["cancel", &id]);
+}
