@@ -113,8 +113,10 @@ pub(crate) async fn register(
                 return Ok(Some(every));
             }
             Err(status) if refusal(&status) == Refusal::Transient => {
-                let why = crate::status_text(&status);
-                if let Some(problem) = golomb_proto::connect::certificate_problem(&why, config.tls_ca.as_deref()) {
+                let details = crate::status_text(&status);
+                tracing::debug!("registering failed: {details}");
+                let why = crate::status_summary(&status);
+                if let Some(problem) = golomb_proto::connect::certificate_problem(&details, config.tls_ca.as_deref()) {
                     // Not the network: it will not mend by itself, but the coordinator may be given a new
                     // certificate, so keep trying, saying what is wrong each time.
                     tracing::error!("cannot register with {}: {problem}; retrying", config.coordinator);

@@ -293,6 +293,31 @@ impl<C> JobReport<C> {
         Ok(())
     }
 
+    /// The job's progress on one line, for `status --watch` into a pipe or a
+    /// log: state, value, units done of all, positions and rate, time left.
+    pub fn write_progress_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let u = &self.units;
+        let all = u.done + u.pending + u.leased + u.failed + u.cancelled;
+        let eta = match self.eta_seconds {
+            Some(eta) if !JobState::from_name(&self.state).is_some_and(JobState::is_finished) => {
+                format!(", ~{} left (estimate)", duration(eta))
+            }
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "job {}: {} {}, {}/{all} units done, {} positions, {}/s, elapsed {}{eta}",
+            self.job,
+            self.state,
+            self.value.unwrap_or("-"),
+            u.done,
+            si(self.positions as f64),
+            si(self.positions_per_second),
+            duration(self.elapsed_seconds)
+        )?;
+        Ok(())
+    }
+
     /// The status block: state, value or tilings, units, progress, conflicts, error.
     fn write_status(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "{}", self.title())?;
@@ -361,12 +386,17 @@ impl<C> JobReport<C> {
             super::output::plural(self.workers as usize),
             duration(self.elapsed_seconds)
         )?;
-        if let Some(search) = &self.search {
+        // The search figures are the manager's latest sample (one every 10 s), not this reading:
+        // said with their age, and left out once the job has ended (the lines above say how).
+        let ended = JobState::from_name(&self.state).is_some_and(JobState::is_finished);
+        if let Some(search) = self.search.as_ref().filter(|_| !ended) {
+            let age = (crate::store::now() - search.sampled_at).max(0.0);
             let rate = search.recent_positions_per_second.map_or(String::new(), |r| format!(", {}/s lately", si(r)));
             writeln!(
                 out,
-                "search:    proof number {}, disproof number {}; {} nodes ({} proved, {} disproved); \
+                "search:    {} ago: proof number {}, disproof number {}; {} nodes ({} proved, {} disproved); \
                  frontier {}, {} in flight{rate}",
+                duration(age),
                 number(search.proof_number),
                 number(search.disproof_number),
                 search.nodes,

@@ -2,6 +2,7 @@
 //! resume a job (kept across a coordinator restart), priorities, draining a
 //! worker, and exporting results as CSV and as a file `golomb verify` checks.
 
+use std::process::Command;
 use std::time::Duration;
 
 use golomb_tests::{Cluster, count, golomb_command, wait_until};
@@ -244,4 +245,43 @@ fn a_cancelled_job_can_be_taken_up_again() {
     });
     // A done job still has nothing to retry.
     cluster.golomb(&["cancel", &id]);
+}
+
+/// `status --watch` into a pipe: one plain line per reading, then the whole
+/// status once the job ends; on a terminal (a pty from `script(1)`), each
+/// reading's block replaces the last in place, and its search line says how
+/// old its sample is.
+#[test]
+fn status_watch_updates_in_place_on_a_terminal_and_by_lines_into_a_pipe() {
+    let cluster = Cluster::start(None, 30.0);
+    let _worker = cluster.worker("w-watch", 1);
+    let job = cluster.submit(&["--board", "7x6", "--goal", "classify"]);
+    let watched =
+        golomb_tests::output_within(&mut cluster.golomb_command(&["status", &job.to_string(), "--watch"]), MINUTES)
+            .expect("the watch ends with the job");
+    let out = text(&watched.stdout);
+    assert!(watched.status.success() && !out.contains('\x1b'), "{out}");
+    let (lines, block) = out.split_once(&format!("job {job}: classify")).expect("the whole status at the end");
+    assert!(lines.lines().count() >= 1, "{out}");
+    assert!(lines.lines().all(|l| l.starts_with(&format!("job {job}: ")) && l.contains("units done")), "{out}");
+    assert!(
+        block.contains("state:     done") && !block.contains("search:"),
+        "an ended job's search line is left out: {out}"
+    );
+
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no script(1) here: the terminal half of this test is skipped");
+        return;
+    }
+    let job = cluster.submit(&LONG_JOB);
+    let golomb = golomb_tests::binary("golomb");
+    let watch = format!("{} status {job} --watch --coordinator {}", golomb.display(), cluster.url);
+    let mut pty = Command::new("timeout");
+    pty.args(["8", "script", "-qc", &watch, "/dev/null"]);
+    let out = pty.output().unwrap();
+    let screen = text(&out.stdout);
+    cluster.golomb(&["cancel", &job.to_string()]);
+    let redraws = screen.matches("F\x1b[J").count();
+    assert!(redraws >= 2, "each reading redraws the block in place: {screen:?}");
+    assert_eq!(screen.matches("state:").count(), redraws + 1, "one block per reading: {screen:?}");
 }
