@@ -134,6 +134,9 @@ pub struct JobReport<C> {
     paused: bool,
     /// Higher first when units are handed out (`submit --priority`, `golomb priority`).
     priority: i32,
+    /// For a pending job: the runnable jobs whose units go out before its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jobs_ahead: Option<u32>,
     spec: SpecReport,
     /// For games: the proof-number manager's figures (at the top level of the JSON).
     #[serde(flatten)]
@@ -238,6 +241,7 @@ impl<C> JobReport<C> {
             solutions: count.then_some(s.solutions),
             solutions_up_to_symmetry: count.then_some(s.solutions_up_to_symmetry),
             paused: s.paused,
+            jobs_ahead: (job_state(s) == Some(JobState::Pending)).then_some(s.jobs_ahead),
             priority: s.priority,
             spec: SpecReport {
                 rules: (kind == Some(golomb_proto::Kind::HandsScore)).then(|| spec.rules.clone()),
@@ -280,7 +284,11 @@ impl<C> JobReport<C> {
     pub fn write_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let u = &self.units;
         let waiting = matches!(self.state.as_str(), "pending" | "running");
-        let state = if self.paused && waiting { format!("{} paused", self.state) } else { self.state.clone() };
+        let state = match self.jobs_ahead {
+            _ if self.paused && waiting => format!("{} paused", self.state),
+            Some(n) if n > 0 => format!("{} ({n} ahead)", self.state),
+            _ => self.state.clone(),
+        };
         writeln!(
             out,
             "{:<9} {:<5} {}/{} units done  {}",
@@ -330,7 +338,17 @@ impl<C> JobReport<C> {
             Some(JobState::Failed) => format!(" (`golomb retry {}` puts its failed units back)", self.job),
             _ => String::new(),
         };
-        writeln!(out, "state:     {}{paused}{way_on}", self.state)?;
+        let queue = match self.jobs_ahead {
+            Some(0) if !self.paused => ", next in the queue".to_string(),
+            Some(n) if !self.paused => format!(
+                ", queued: {n} job{} ahead of it hand{} out units first (`golomb priority {} N` moves it up)",
+                super::output::plural(n as usize),
+                if n == 1 { "s" } else { "" },
+                self.job
+            ),
+            _ => String::new(),
+        };
+        writeln!(out, "state:     {}{queue}{paused}{way_on}", self.state)?;
         if self.priority != 0 {
             writeln!(out, "priority:  {}", self.priority)?;
         }
@@ -379,11 +397,13 @@ impl<C> JobReport<C> {
         };
         writeln!(
             out,
-            "progress:  {} positions, {}/s, {} worker{} on it, elapsed {}{eta}",
+            "progress:  {} positions, {}/s, {} worker{} on it, {} {}{eta}",
             si(self.positions as f64),
             si(self.positions_per_second),
             self.workers,
             super::output::plural(self.workers as usize),
+            // A queued job has not run yet: its time is waiting.
+            if self.jobs_ahead.is_some() { "waiting" } else { "elapsed" },
             duration(self.elapsed_seconds)
         )?;
         // The search figures are the manager's latest sample (one every 10 s), not this reading:

@@ -216,6 +216,21 @@ impl Store {
 }
 
 impl Store {
+    /// The runnable jobs (pending or running, not paused) whose units go out
+    /// before `job`'s: higher priority, or the same and older (the lease order).
+    pub fn jobs_ahead(&self, job: JobId) -> Result<u64, StoreError> {
+        let ahead: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM jobs j JOIN jobs me ON me.id = :job
+             WHERE j.id != me.id AND j.state IN (:pending, :running) AND j.paused = 0
+               AND (j.priority > me.priority OR (j.priority = me.priority AND j.id < me.id))",
+            named_params! { ":job": job.0 as i64, ":pending": JobState::Pending, ":running": JobState::Running },
+            |r| r.get(0),
+        )?;
+        Ok(ahead as u64)
+    }
+}
+
+impl Store {
     /// Gives a failed or cancelled job another chance: the units it still
     /// needs (failed, or cancelled when it failed or was cancelled) go back
     /// to the queue with fresh attempts, and the job runs again, keeping

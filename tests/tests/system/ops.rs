@@ -285,3 +285,29 @@ fn status_watch_updates_in_place_on_a_terminal_and_by_lines_into_a_pipe() {
     assert!(redraws >= 2, "each reading redraws the block in place: {screen:?}");
     assert_eq!(screen.matches("state:").count(), redraws + 1, "one block per reading: {screen:?}");
 }
+
+/// A queued job shows its place: with no worker, the second of two jobs has
+/// one ahead of it, until `priority` moves it first; a paused job is not
+/// ahead of anyone.
+#[test]
+fn a_queued_job_shows_its_place_in_the_queue() {
+    let cluster = Cluster::start(None, 30.0);
+    let first = cluster.submit(&["--board", "6x6", "--goal", "classify"]);
+    let second = cluster.submit(&["--board", "6x6", "--goal", "classify"]);
+    assert_eq!(cluster.status(first)["jobs_ahead"], 0);
+    assert_eq!(cluster.status(second)["jobs_ahead"], 1);
+    let shown = text(&cluster.golomb(&["status", &second.to_string()]).stdout);
+    assert!(shown.contains("pending, queued: 1 job ahead of it hands out units first"), "{shown}");
+    assert!(shown.contains("waiting "), "{shown}");
+    let list = text(&cluster.golomb(&["status"]).stdout);
+    assert!(list.contains("pending (1 ahead)"), "{list}");
+    cluster.golomb(&["priority", &second.to_string(), "5"]);
+    assert_eq!(cluster.status(second)["jobs_ahead"], 0);
+    assert_eq!(cluster.status(first)["jobs_ahead"], 1);
+    cluster.golomb(&["pause", &second.to_string()]);
+    assert_eq!(cluster.status(first)["jobs_ahead"], 0, "a paused job holds no one up");
+    // Once it runs, it is no longer queued.
+    let _worker = cluster.worker("w-queue", 1);
+    let done = cluster.wait_for_end(first, MINUTES);
+    assert!(done.get("jobs_ahead").is_none(), "{done}");
+}
