@@ -83,13 +83,21 @@ impl pb::jobs_server::Jobs for JobsService {
         let page =
             ResultsPage { winning: request.winning, offset: request.offset, limit: request.limit, winners_first: true };
         // The coordinator pages before naming results by symmetry: that and the sums are the costly part.
-        let (row, children, matching) = self.0.read(move |s| s.results_page(job, &page)).await?;
+        let ((row, children, matching), ahead) = self
+            .0
+            .read(move |s| {
+                let page = s.results_page(job, &page)?;
+                let ahead = if page.0.state == JobState::Pending { s.jobs_ahead(job)? } else { 0 };
+                Ok((page, ahead))
+            })
+            .await?;
         let spec = row.spec.clone();
         let children = tokio::task::spawn_blocking(move || plan::child_results(&spec, &children))
             .await
             .map_err(|e| Status::internal(e.to_string()))?
             .map_err(|error| Status::from(crate::store::StoreError::StoredSpec { job, error }))?;
-        Ok(Response::new(pb::JobResults { status: Some(views::job_status(&row)), children, matching }))
+        let status = pb::JobStatus { jobs_ahead: u32::try_from(ahead).unwrap_or(u32::MAX), ..views::job_status(&row) };
+        Ok(Response::new(pb::JobResults { status: Some(status), children, matching }))
     }
 
     async fn cancel(&self, request: Request<pb::CancelRequest>) -> Result<Response<pb::JobStatus>, Status> {

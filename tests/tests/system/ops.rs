@@ -287,11 +287,11 @@ fn status_watch_updates_in_place_on_a_terminal_and_by_lines_into_a_pipe() {
 }
 
 /// A queued job shows its place: with no worker, the second of two jobs has
-/// one ahead of it, until `priority` moves it first; a paused job is not
-/// ahead of anyone.
+/// one ahead of it (in `status`, the list and the page), until `priority`
+/// moves it first; a paused job is not ahead of anyone.
 #[test]
 fn a_queued_job_shows_its_place_in_the_queue() {
-    let cluster = Cluster::start(None, 30.0);
+    let cluster = Cluster::start_with(golomb_tests::ServeOptions::new(30.0).args(&["--http", "127.0.0.1:0"]));
     let first = cluster.submit(&["--board", "6x6", "--goal", "classify"]);
     let second = cluster.submit(&["--board", "6x6", "--goal", "classify"]);
     assert_eq!(cluster.status(first)["jobs_ahead"], 0);
@@ -300,6 +300,8 @@ fn a_queued_job_shows_its_place_in_the_queue() {
     assert!(shown.contains("pending, queued: 1 job ahead of it hands out units first"), "{shown}");
     assert!(shown.contains("waiting "), "{shown}");
     let list = text(&cluster.golomb(&["status"]).stdout);
+    let (_, page) = golomb_tests::http_get(&format!("{}/jobs/{second}", cluster.http.as_deref().unwrap()));
+    assert!(page.contains("<td>queue</td><td>1 job ahead of it hands out units first</td>"), "{page}");
     assert!(list.contains("pending (1 ahead)"), "{list}");
     cluster.golomb(&["priority", &second.to_string(), "5"]);
     assert_eq!(cluster.status(second)["jobs_ahead"], 0);

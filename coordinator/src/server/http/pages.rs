@@ -153,6 +153,14 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         ("elapsed", duration(s.elapsed_seconds)),
         ("time left", eta),
     ];
+    if crate::report::job::job_state(s) == Some(crate::store::JobState::Pending) && !s.paused {
+        let queue = match s.jobs_ahead {
+            0 => "next: its units go out first".to_string(),
+            1 => "1 job ahead of it hands out units first".to_string(),
+            n => format!("{n} jobs ahead of it hand out units first"),
+        };
+        rows.insert(1, ("queue", queue));
+    }
     let kind = spec.kind();
     if kind == Some(golomb_proto::Kind::HandsScore) {
         let neutral =
