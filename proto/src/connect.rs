@@ -67,3 +67,66 @@ pub fn endpoint(url: &str, tls_ca: Option<&Path>) -> Result<Endpoint, ConnectErr
     };
     endpoint.tls_config(tls).map_err(ConnectError::Tls)
 }
+
+/// A TLS certificate this client refused, in words: that it is a
+/// certificate problem, what is wrong with which certificate, and how to
+/// fix it. `error_text` is a failed connection's error with its causes
+/// ([`crate::process::error_text`]); `tls_ca` is the CA file the client
+/// trusted, if any. `None` when the error is not about a certificate.
+pub fn certificate_problem(error_text: &str, tls_ca: Option<&Path>) -> Option<String> {
+    // rustls says "invalid peer certificate: WHAT"; WHAT is the last cause in the chain.
+    let (_, what) = error_text.split_once("invalid peer certificate: ")?;
+    let what = what.trim();
+    let ca = match tls_ca {
+        Some(path) => format!("the CA in {} (--tls-ca)", path.display()),
+        None => "any authority this machine trusts (no --tls-ca given)".to_string(),
+    };
+    let problem = if what.contains("CaUsedAsEndEntity") {
+        "is a CA certificate (basic constraints CA:TRUE, as `openssl req -x509` makes by default), and TLS \
+         clients refuse a CA certificate as a server's own"
+            .to_string()
+    } else if what.contains("UnknownIssuer") || what.contains("BadSignature") {
+        format!("is not signed by {ca}: give the CA certificate that signed it as --tls-ca (or GOLOMB_TLS_CA)")
+    } else if what.starts_with("certificate not valid for name") {
+        format!(
+            "does not name the host in the address: {}; dial the coordinator by one of its names, or make it a \
+             certificate for this one",
+            what.trim_start_matches("certificate ")
+        )
+    } else if what.starts_with("certificate expired") || what.starts_with("certificate not valid yet") {
+        format!("is out of its dates ({what}); check both machines' clocks, or make a new one")
+    } else {
+        format!("was refused ({what})")
+    };
+    Some(format!(
+        "the coordinator's TLS certificate {problem}. This is a certificate problem, not a network one: \
+         `golomb cert --host HOST` makes a private CA and a server certificate that work (serve with its \
+         server.pem and server.key; clients and workers trust its ca.pem with --tls-ca)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::certificate_problem;
+
+    #[test]
+    fn certificate_errors_are_told_apart_and_say_how_to_fix_them() {
+        let seen = "transport error: invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))";
+        let text = certificate_problem(seen, Some(Path::new("ca.pem"))).unwrap();
+        assert!(text.contains("is a CA certificate") && text.contains("golomb cert"), "{text}");
+        let text = certificate_problem("invalid peer certificate: UnknownIssuer", Some(Path::new("x/ca.pem"))).unwrap();
+        assert!(text.contains("not signed by the CA in x/ca.pem"), "{text}");
+        let text = certificate_problem("invalid peer certificate: UnknownIssuer", None).unwrap();
+        assert!(text.contains("no --tls-ca given"), "{text}");
+        // Another CA of the same name: the signature does not match.
+        let text = certificate_problem("invalid peer certificate: BadSignature", Some(Path::new("ca.pem"))).unwrap();
+        assert!(text.contains("not signed by the CA in ca.pem"), "{text}");
+        let seen = "invalid peer certificate: certificate not valid for name \"a.example\"; certificate is only \
+                    valid for localhost";
+        let text = certificate_problem(seen, None).unwrap();
+        assert!(text.contains("does not name the host") && text.contains("a.example"), "{text}");
+        assert!(certificate_problem("transport error: connection refused", None).is_none());
+    }
+}

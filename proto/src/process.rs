@@ -66,8 +66,40 @@ pub fn status_text(status: &tonic::Status) -> String {
     error_text(status)
 }
 
+/// A refused call in one short line for a warning: what happened at the
+/// bottom (`Connection refused (os error 111)`, or the coordinator's own
+/// message) and the gRPC code, at most 160 characters. The whole chain is
+/// [`status_text`], for the debug log.
+pub fn status_summary(status: &tonic::Status) -> String {
+    let mut what = None;
+    let mut source = std::error::Error::source(status);
+    while let Some(cause) = source {
+        what = Some(cause.to_string());
+        source = cause.source();
+    }
+    let what = what.filter(|w| !w.is_empty()).unwrap_or_else(|| status.message().to_string());
+    let mut line = format!("{:?}: {what}", status.code());
+    if line.chars().count() > 160 {
+        line = line.chars().take(157).collect::<String>() + "...";
+    }
+    line.replace(['\n', '\r'], " ")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_status_summary_is_one_short_line() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused (os error 111)");
+        let status = tonic::Status::from_error(Box::new(io));
+        let line = super::status_summary(&status);
+        assert!(line.ends_with(": Connection refused (os error 111)") && !line.contains("tonic"), "{line}");
+        let said = tonic::Status::internal(format!("database x: disk full{}\nmore", " and more".repeat(30)));
+        let line = super::status_summary(&said);
+        assert!(
+            line.starts_with("Internal: database x: disk full") && line.chars().count() <= 160 && !line.contains('\n')
+        );
+    }
+
     #[test]
     fn error_text_prints_each_cause_once() {
         let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");

@@ -113,8 +113,14 @@ pub(crate) async fn register(
                 return Ok(Some(every));
             }
             Err(status) if refusal(&status) == Refusal::Transient => {
-                let why = crate::status_text(&status);
-                if first_failure {
+                let details = crate::status_text(&status);
+                tracing::debug!("registering failed: {details}");
+                let why = crate::status_summary(&status);
+                if let Some(problem) = golomb_proto::connect::certificate_problem(&details, config.tls_ca.as_deref()) {
+                    // Not the network: it will not mend by itself, but the coordinator may be given a new
+                    // certificate, so keep trying, saying what is wrong each time.
+                    tracing::error!("cannot register with {}: {problem}; retrying", config.coordinator);
+                } else if first_failure {
                     tracing::warn!(
                         "cannot reach the coordinator at {} ({why}); check that `golomb serve` runs there and \
                          listens on that address (`--listen`; the default 127.0.0.1:7117 is this machine only), \

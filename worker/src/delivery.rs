@@ -139,10 +139,11 @@ pub(crate) async fn deliver(
         match sent.map_err(|status| (refusal(&status), status)) {
             Ok(()) => {}
             Err((Refusal::Transient, status)) => {
+                tracing::debug!("delivering a result failed: {}", crate::status_text(&status));
                 tracing::warn!(
                     "cannot deliver a result to {} ({}); keeping it and trying again",
                     config.coordinator,
-                    crate::status_text(&status)
+                    crate::status_summary(&status)
                 );
                 return Ok(false);
             }

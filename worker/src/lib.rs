@@ -23,7 +23,7 @@ pub use solver::{UnitOutcome, UnitSolver};
 
 // The process helpers moved to the crate both binaries depend on; these
 // paths keep working.
-pub use golomb_proto::process::{error_text, init_tracing, status_text, stop_on_signal};
+pub use golomb_proto::process::{error_text, init_tracing, status_summary, status_text, stop_on_signal};
 
 /// This machine's host name, for `golomb workers` (empty where it cannot be read).
 pub fn host_name() -> String {

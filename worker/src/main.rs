@@ -27,7 +27,8 @@ struct Args {
     /// A name for `golomb workers` (default: the host name and process id).
     #[arg(long)]
     name: Option<String>,
-    /// A file holding the coordinator's token (default: the GOLOMB_TOKEN variable).
+    /// A file holding the coordinator's token for workers (`serve --worker-token-file`), or its one
+    /// token where it has one (default: the GOLOMB_TOKEN variable).
     #[arg(long)]
     token_file: Option<PathBuf>,
     /// Transposition table size in MiB (default: sized to each job's board, at most 1024).

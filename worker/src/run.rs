@@ -205,9 +205,10 @@ async fn work(
                     Refusal::Unknown => shared.unknown.store(true, Relaxed),
                     Refusal::Fatal => bail!("the coordinator refused a lease: {}", status.message()),
                     Refusal::Transient | Refusal::Final => {
+                        tracing::debug!("leasing failed: {}", crate::status_text(&status));
                         tracing::warn!(
                             "the coordinator could not lease: {}; trying again",
-                            crate::status_text(&status)
+                            crate::status_summary(&status)
                         );
                         tokio::select! {
                             _ = tokio::time::sleep(backoff.next()) => {}

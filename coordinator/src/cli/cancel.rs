@@ -1,5 +1,6 @@
 //! `golomb cancel` and `golomb retry`: stop a job (its pending units are
-//! dropped and running ones stop), or give a failed one another chance.
+//! dropped and running ones stop), or give a failed or cancelled one
+//! another chance.
 
 use std::io::Write;
 
@@ -32,7 +33,7 @@ pub fn run(args: &CancelArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     })
 }
 
-/// Runs `golomb retry`: the failed job's failed units go back to the queue, with fresh attempts.
+/// Runs `golomb retry`: the failed or cancelled job's unfinished units go back to the queue, with fresh attempts.
 pub fn retry(args: &CancelArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     with_client(&args.client, async |client| {
         let s = client.retry(pb::RetryRequest { job_id: args.job }).await.map_err(refused)?.into_inner();

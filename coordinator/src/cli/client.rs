@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use anyhow::Context as _;
 use golomb_proto::auth::{SendToken, load_token};
 use golomb_proto::pb;
 use golomb_proto::pb::jobs_client::JobsClient;
@@ -24,11 +23,15 @@ pub async fn connect(args: &ClientArgs) -> anyhow::Result<Client> {
         .connect_timeout(Duration::from_secs(5))
         .connect()
         .await
-        .with_context(|| {
-            format!(
-                "cannot reach the coordinator at {url}: is `golomb serve` running there? \
-                 (--coordinator or GOLOMB_COORDINATOR names another)"
-            )
+        .map_err(|err| {
+            let text = golomb_proto::process::error_text(&err);
+            match golomb_proto::connect::certificate_problem(&text, args.tls_ca.as_deref()) {
+                Some(problem) => anyhow::anyhow!("cannot talk to the coordinator at {url}: {problem}"),
+                None => anyhow::Error::new(err).context(format!(
+                    "cannot reach the coordinator at {url}: is `golomb serve` running there? \
+                     (--coordinator or GOLOMB_COORDINATOR names another)"
+                )),
+            }
         })?;
     Ok(JobsClient::with_interceptor(channel, SendToken::new(token.as_deref())?)
         .max_decoding_message_size(golomb_proto::connect::MAX_RESPONSE_BYTES))
@@ -40,6 +43,11 @@ pub fn refused(status: tonic::Status) -> anyhow::Error {
     use tonic::Code;
     let broken = matches!(status.code(), Code::Unknown | Code::Unavailable | Code::Cancelled)
         && (status.message().contains("transport") || status.message().contains("connection"));
+    if let Some(problem) =
+        golomb_proto::connect::certificate_problem(&golomb_proto::process::status_text(&status), None)
+    {
+        return anyhow::anyhow!("{problem}");
+    }
     if broken {
         return anyhow::anyhow!(
             "lost the connection to the coordinator during the call ({}): it may have stopped, or it serves \

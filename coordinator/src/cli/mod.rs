@@ -8,6 +8,7 @@
 pub mod args;
 mod bench;
 mod cancel;
+mod cert;
 mod client;
 mod distrust;
 mod drain;
@@ -69,6 +70,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Run the coordinator: jobs, units and results in a SQLite file, served over gRPC.
     Serve(serve::ServeArgs),
+    /// Make a private CA and a TLS certificate for the coordinator (`serve --tls-cert`, clients' `--tls-ca`).
+    Cert(cert::CertArgs),
     /// Submit a job to a coordinator.
     Submit(submit::SubmitArgs),
     /// Show a job's progress (or every job's).
@@ -79,7 +82,7 @@ pub enum Command {
     Workers(workers::WorkersArgs),
     /// Cancel a job.
     Cancel(cancel::CancelArgs),
-    /// Retry a failed job: its failed units go back to the queue.
+    /// Retry a failed or cancelled job: its unfinished units go back to the queue, what it decided is kept.
     Retry(cancel::CancelArgs),
     /// Pause a job: none of its units is handed out until `golomb resume` (kept across restarts).
     Pause(cancel::CancelArgs),
@@ -119,6 +122,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(&args, out),
         Command::Run(args) => run::run(&args, out),
         Command::Serve(args) => serve::run(&args, out),
+        Command::Cert(args) => cert::run(&args, out),
         Command::Submit(args) => submit::run(&args, out),
         Command::Status(args) => status::run(&args, out),
         Command::Results(args) => results::run(&args, out),

@@ -6,11 +6,12 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use golomb_proto::{Kind, pb};
+use golomb_proto::pb;
 
 use super::args::ClientArgs;
 use super::client::{refused, save_proof, with_client};
 use super::output::{self, OutputFile};
+use crate::report::csv::write_results_csv;
 use crate::report::job::{PageReport, ResultsReport};
 
 /// Options of `golomb results`.
@@ -24,7 +25,8 @@ pub struct ResultsArgs {
     /// Also write a proof of the root's value to this file, for `golomb verify`.
     #[arg(long)]
     pub proof: Option<PathBuf>,
-    /// Show at most this many children (0: all), for jobs with tens of thousands.
+    /// Show at most this many children (0: all), for jobs with tens of thousands; in the same order
+    /// as the whole table (winners first).
     #[arg(long, default_value_t = 0)]
     pub limit: u32,
     /// Skip this many children first (with `--limit`, to page through them).
@@ -36,57 +38,10 @@ pub struct ResultsArgs {
     /// Print JSON instead of text.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print the children as CSV (one row per move, with a header) instead of text.
+    /// Print the children as CSV (one row per move, winners first, with a header naming whose value
+    /// each column holds) instead of text.
     #[arg(long)]
     pub csv: bool,
-}
-
-/// The columns of `--csv`.
-const CSV_HEADER: [&str; 9] =
-    ["move", "value", "for_mover", "winning_answer", "same_as", "replies", "positions", "seconds", "job"];
-
-/// Writes the children of `r` as CSV. `value` is for the side to move after
-/// the move, `for_mover` for the player who made it; a merged row's work is
-/// counted on its twin (0 here), so the columns add up to the job's. A hands
-/// game's table has a last column, `score`: the final score difference for
-/// the player who made the move (its `value` columns are unknown).
-fn write_csv(out: &mut dyn Write, r: &pb::JobResults) -> anyhow::Result<()> {
-    let job = r.status.as_ref().map_or(0, |s| s.job_id).to_string();
-    let hands = r.status.as_ref().and_then(|s| s.spec.as_ref()).and_then(pb::JobSpec::kind) == Some(Kind::HandsScore);
-    let mut csv = csv::Writer::from_writer(out);
-    // Hands games add a last column: the score for the player who made the move.
-    let header: Vec<&str> = CSV_HEADER.iter().copied().chain(hands.then_some("score")).collect();
-    csv.write_record(&header)?;
-    for c in &r.children {
-        let value = golomb_proto::convert::value_name(c.value).unwrap_or("unknown");
-        let for_mover = match value {
-            "loss" => "win",
-            "win" => "loss",
-            _ => "unknown",
-        };
-        let merged = !c.same_as.is_empty();
-        let positions = if merged { 0 } else { c.positions };
-        let seconds = if merged { 0.0 } else { c.seconds };
-        let (replies, positions, seconds) = (c.replies.to_string(), positions.to_string(), format!("{seconds:.3}"));
-        let score = c.score.map_or_else(String::new, |s| s.to_string());
-        let mut record = vec![
-            c.r#move.as_str(),
-            value,
-            for_mover,
-            &c.winning_move,
-            &c.same_as,
-            &replies,
-            &positions,
-            &seconds,
-            &job,
-        ];
-        if hands {
-            record.push(&score);
-        }
-        csv.write_record(&record)?;
-    }
-    csv.flush()?;
-    Ok(())
 }
 
 /// Runs `golomb results`.
@@ -105,7 +60,7 @@ pub fn run(args: &ResultsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             );
         }
         if args.csv {
-            return write_csv(out, &r);
+            return write_results_csv(out, &r);
         }
         let mut report = ResultsReport::of(&r);
         if args.limit > 0 || args.offset > 0 || args.winning {

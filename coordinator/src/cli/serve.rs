@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use anyhow::Context as _;
 use clap::Args;
 use golomb_proto::auth::load_token;
 use serde::Serialize;
@@ -20,9 +21,14 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:7117")]
     pub listen: String,
-    /// A file holding the token every call must carry (default: the GOLOMB_TOKEN variable; none: no check).
+    /// A file holding the operator's token, which every call must carry unless it carries the workers'
+    /// (default: the GOLOMB_TOKEN variable; none: no check). Alone, it is the workers' token too.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+    /// A file holding a token for workers only: it may register, lease, heartbeat and report, and
+    /// nothing else (no submit, status, cancel, pause or drain). Needs an operator token as well.
+    #[arg(long)]
+    pub worker_token_file: Option<PathBuf>,
     /// Seconds a lease lasts without a heartbeat; a dead worker's units return to the queue after this.
     #[arg(long, default_value_t = 30.0)]
     pub lease_seconds: f64,
@@ -53,6 +59,8 @@ struct Listening {
     coordinator: String,
     database: String,
     token_required: bool,
+    /// Whether workers have a token of their own (which may only do a worker's calls).
+    worker_token: bool,
     /// The web status page's URL, when `--http` is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     status_page: Option<String>,
@@ -60,7 +68,11 @@ struct Listening {
 
 impl Report for Listening {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
-        let token = if self.token_required { "token required" } else { "no token" };
+        let token = match (self.token_required, self.worker_token) {
+            (false, _) => "no token",
+            (true, false) => "token required",
+            (true, true) => "token required; workers have their own",
+        };
         writeln!(out, "coordinator on {} (database {}, {token})", self.coordinator, self.database)?;
         if let Some(page) = &self.status_page {
             writeln!(out, "status page on {page} (metrics on {page}metrics)")?;
@@ -72,7 +84,12 @@ impl Report for Listening {
 /// Runs `golomb serve`.
 pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     golomb_proto::process::init_tracing();
+    let worker_token = match &args.worker_token_file {
+        Some(file) => Some(load_token(Some(file))?.context("--worker-token-file is empty")?),
+        None => None,
+    };
     let config = ServerConfig {
+        worker_token,
         max_connections: args.max_connections,
         handshake_seconds: args.handshake_seconds,
         http: args.http.clone(),
@@ -92,6 +109,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             coordinator: format!("{scheme}://{}", bound.grpc),
             database: args.db.display().to_string(),
             token_required: secured,
+            worker_token: args.worker_token_file.is_some(),
             status_page: bound.http.map(|a| format!("http://{a}/")),
         };
         if args.json {

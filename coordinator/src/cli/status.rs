@@ -19,7 +19,8 @@ pub struct StatusArgs {
     pub client: ClientArgs,
     /// The job (default: every job, one line each).
     pub job: Option<u64>,
-    /// Keep printing the job's progress until it ends; exits non-zero if the coordinator goes away first.
+    /// Follow the job until it ends: on a terminal its status is updated in place; piped, one line per
+    /// reading and the whole status at the end. Exits non-zero if the coordinator goes away first.
     #[arg(long)]
     pub watch: bool,
     /// Print the job's progress samples over time (the proof-number manager's, every 10 s while it runs).
@@ -152,6 +153,41 @@ impl Report for History {
     }
 }
 
+/// Where `status --watch` writes its text: on a terminal, each reading's
+/// block replaces the last one in place; into a pipe or a file, one plain
+/// line per reading, and the whole block once the job has ended.
+struct Screen {
+    /// The terminal, when stdout is one.
+    term: Option<console::Term>,
+    /// Rows the last block took on the terminal (lines wider than it wrap).
+    rows: usize,
+}
+
+impl Screen {
+    fn new(json: bool) -> Screen {
+        let term = console::Term::stdout();
+        Screen { term: (!json && term.is_term()).then_some(term), rows: 0 }
+    }
+
+    /// Shows one reading; `last`: the job has ended.
+    fn show(&mut self, out: &mut dyn Write, report: &StatusReport, last: bool) -> anyhow::Result<()> {
+        let Some(term) = &self.term else {
+            return if last { report.write_text(out) } else { report.write_progress_line(out) };
+        };
+        let mut block = Vec::new();
+        report.write_text(&mut block)?;
+        let block = String::from_utf8_lossy(&block);
+        let width = term.size_checked().map_or(80, |(_, columns)| usize::from(columns.max(1)));
+        if self.rows > 0 {
+            // To the start of the last block's first row, and clear from there down.
+            write!(out, "\x1b[{}F\x1b[J", self.rows)?;
+        }
+        write!(out, "{block}")?;
+        self.rows = block.lines().map(|line| console::measure_text_width(line).max(1).div_ceil(width)).sum();
+        Ok(())
+    }
+}
+
 /// Runs `golomb status`.
 pub fn run(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     with_client(&args.client, async |client| {
@@ -172,14 +208,14 @@ pub fn run(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let request = pb::WatchRequest { job_id: job, interval_ms: 2000 };
         let mut stream = client.watch(request).await.map_err(refused)?.into_inner();
         let mut finished = false;
+        let mut screen = Screen::new(args.json);
         while let Some(s) = stream.message().await.map_err(refused)? {
             finished = is_finished(&s);
             let report = StatusReport::of(&s);
             if args.json {
                 output::print_json_line(out, &report)?;
             } else {
-                report.write_text(out)?;
-                writeln!(out)?;
+                screen.show(out, &report, finished)?;
             }
             out.flush()?;
         }

@@ -134,6 +134,9 @@ pub struct JobReport<C> {
     paused: bool,
     /// Higher first when units are handed out (`submit --priority`, `golomb priority`).
     priority: i32,
+    /// For a pending job: the runnable jobs whose units go out before its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jobs_ahead: Option<u32>,
     spec: SpecReport,
     /// For games: the proof-number manager's figures (at the top level of the JSON).
     #[serde(flatten)]
@@ -238,6 +241,7 @@ impl<C> JobReport<C> {
             solutions: count.then_some(s.solutions),
             solutions_up_to_symmetry: count.then_some(s.solutions_up_to_symmetry),
             paused: s.paused,
+            jobs_ahead: (job_state(s) == Some(JobState::Pending)).then_some(s.jobs_ahead),
             priority: s.priority,
             spec: SpecReport {
                 rules: (kind == Some(golomb_proto::Kind::HandsScore)).then(|| spec.rules.clone()),
@@ -280,7 +284,11 @@ impl<C> JobReport<C> {
     pub fn write_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let u = &self.units;
         let waiting = matches!(self.state.as_str(), "pending" | "running");
-        let state = if self.paused && waiting { format!("{} paused", self.state) } else { self.state.clone() };
+        let state = match self.jobs_ahead {
+            _ if self.paused && waiting => format!("{} paused", self.state),
+            Some(n) if n > 0 => format!("{} ({n} ahead)", self.state),
+            _ => self.state.clone(),
+        };
         writeln!(
             out,
             "{:<9} {:<5} {}/{} units done  {}",
@@ -293,13 +301,54 @@ impl<C> JobReport<C> {
         Ok(())
     }
 
+    /// The job's progress on one line, for `status --watch` into a pipe or a
+    /// log: state, value, units done of all, positions and rate, time left.
+    pub fn write_progress_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let u = &self.units;
+        let all = u.done + u.pending + u.leased + u.failed + u.cancelled;
+        let eta = match self.eta_seconds {
+            Some(eta) if !JobState::from_name(&self.state).is_some_and(JobState::is_finished) => {
+                format!(", ~{} left (estimate)", duration(eta))
+            }
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "job {}: {} {}, {}/{all} units done, {} positions, {}/s, elapsed {}{eta}",
+            self.job,
+            self.state,
+            self.value.unwrap_or("-"),
+            u.done,
+            si(self.positions as f64),
+            si(self.positions_per_second),
+            duration(self.elapsed_seconds)
+        )?;
+        Ok(())
+    }
+
     /// The status block: state, value or tilings, units, progress, conflicts, error.
     fn write_status(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "{}", self.title())?;
         // A finished job's pause flag changes nothing: only a running or waiting one is offered `resume`.
         let running = matches!(self.state.as_str(), "pending" | "running");
         let paused = if self.paused && running { ", paused (`golomb resume` hands out its units again)" } else { "" };
-        writeln!(out, "state:     {}{paused}", self.state)?;
+        // Every stop says the way on: a stopped job can be taken up again.
+        let way_on = match JobState::from_name(&self.state) {
+            Some(JobState::Cancelled) => format!(" (`golomb retry {}` takes it up again)", self.job),
+            Some(JobState::Failed) => format!(" (`golomb retry {}` puts its failed units back)", self.job),
+            _ => String::new(),
+        };
+        let queue = match self.jobs_ahead {
+            Some(0) if !self.paused => ", next in the queue".to_string(),
+            Some(n) if !self.paused => format!(
+                ", queued: {n} job{} ahead of it hand{} out units first (`golomb priority {} N` moves it up)",
+                super::output::plural(n as usize),
+                if n == 1 { "s" } else { "" },
+                self.job
+            ),
+            _ => String::new(),
+        };
+        writeln!(out, "state:     {}{queue}{paused}{way_on}", self.state)?;
         if self.priority != 0 {
             writeln!(out, "priority:  {}", self.priority)?;
         }
@@ -348,19 +397,26 @@ impl<C> JobReport<C> {
         };
         writeln!(
             out,
-            "progress:  {} positions, {}/s, {} worker{} on it, elapsed {}{eta}",
+            "progress:  {} positions, {}/s, {} worker{} on it, {} {}{eta}",
             si(self.positions as f64),
             si(self.positions_per_second),
             self.workers,
             super::output::plural(self.workers as usize),
+            // A queued job has not run yet: its time is waiting.
+            if self.jobs_ahead.is_some() { "waiting" } else { "elapsed" },
             duration(self.elapsed_seconds)
         )?;
-        if let Some(search) = &self.search {
+        // The search figures are the manager's latest sample (one every 10 s), not this reading:
+        // said with their age, and left out once the job has ended (the lines above say how).
+        let ended = JobState::from_name(&self.state).is_some_and(JobState::is_finished);
+        if let Some(search) = self.search.as_ref().filter(|_| !ended) {
+            let age = (crate::store::now() - search.sampled_at).max(0.0);
             let rate = search.recent_positions_per_second.map_or(String::new(), |r| format!(", {}/s lately", si(r)));
             writeln!(
                 out,
-                "search:    proof number {}, disproof number {}; {} nodes ({} proved, {} disproved); \
+                "search:    {} ago: proof number {}, disproof number {}; {} nodes ({} proved, {} disproved); \
                  frontier {}, {} in flight{rate}",
+                duration(age),
                 number(search.proof_number),
                 number(search.disproof_number),
                 search.nodes,
@@ -482,9 +538,11 @@ impl Report for ResultsReport {
             Some("win") => "loss",
             _ => "?",
         };
+        // The coordinator's order (winning, losing, undecided: the page's and the CSV's), kept
+        // here too for tables from older coordinators.
         let rank = |c: &ChildReport| match mover(c) {
             "win" => 0,
-            "?" => 1,
+            "loss" => 1,
             _ => 2,
         };
         let mut rows: Vec<(usize, &ChildReport)> = self.children.iter().map(|c| (c.index as usize, c)).collect();
@@ -515,17 +573,24 @@ impl Report for ResultsReport {
         }
         let wins = self.children.iter().filter(|c| mover(c) == "win").count();
         let losses = self.children.iter().filter(|c| mover(c) == "loss").count();
+        let shown = if self.page.is_some() { " shown" } else { "" };
         writeln!(
             out,
-            "\n{} moves: {wins} win for the player who makes them (listed first), {losses} lose, {} unknown; \
-             \"for it\" is the value for the player who made the move, # the move's place in the job",
+            "\n{} moves{shown}: {wins} win for the player who makes them, {losses} lose, {} not decided yet, \
+             in that order; \"for it\" is the value for the player who made the move, # the move's number in \
+             the job's list of moves (moves equal up to symmetry numbered side by side)",
             self.children.len(),
             self.children.len() - wins - losses
         )?;
         if let Some(page) = &self.page {
             let which = if page.winning_only { "winning moves" } else { "moves" };
             let (first, last) = (page.offset + 1, page.offset + self.children.len() as u64);
-            writeln!(out, "shown: {which} {first} to {last} of {} (page with --offset and --limit)", page.matching)?;
+            writeln!(
+                out,
+                "shown: rows {first} to {last} of {} {which}, in the whole table's order (page with --offset and \
+                 --limit)",
+                page.matching
+            )?;
         }
         Ok(())
     }

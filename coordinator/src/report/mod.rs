@@ -5,8 +5,10 @@
 //! - [`output`]: the [`Report`](output::Report) trait, printing as JSON or
 //!   text, and the number formats;
 //! - [`job`]: a job's status and results table;
+//! - [`csv`]: the results table as CSV;
 //! - [`workers`]: the workers a coordinator knows.
 
+pub mod csv;
 pub mod job;
 pub mod output;
 pub mod workers;

@@ -8,8 +8,10 @@ use std::path::PathBuf;
 pub struct ServerConfig {
     /// The SQLite file.
     pub db: PathBuf,
-    /// The token every call must carry, if any.
+    /// The operator's token: every call must carry it or the workers' token, if it is set.
     pub token: Option<String>,
+    /// The workers' own token, if they get one: it may only make the `Work` service's calls.
+    pub worker_token: Option<String>,
     /// How long a lease lasts without a heartbeat.
     pub lease_seconds: f64,
     /// The most connections served at once; more are closed at once.
@@ -32,9 +34,23 @@ pub struct TlsFiles {
 }
 
 impl ServerConfig {
-    /// A configuration with the default connection limits.
+    /// A configuration with the default connection limits and no worker token.
     pub fn new(db: PathBuf, token: Option<String>, lease_seconds: f64) -> ServerConfig {
-        ServerConfig { db, token, lease_seconds, max_connections: 1024, handshake_seconds: 10.0, http: None, tls: None }
+        ServerConfig {
+            db,
+            token,
+            worker_token: None,
+            lease_seconds,
+            max_connections: 1024,
+            handshake_seconds: 10.0,
+            http: None,
+            tls: None,
+        }
+    }
+
+    /// The tokens, checked together (a worker token needs an operator token, and differs from it).
+    pub fn tokens(&self) -> Result<golomb_proto::auth::Tokens, golomb_proto::auth::TokensError> {
+        golomb_proto::auth::Tokens::new(self.token.clone(), self.worker_token.clone())
     }
 
     /// How often workers are asked to send heartbeats: a third of a lease.

@@ -10,8 +10,22 @@ use tonic::{Request, Response, Status};
 use super::proof::{self, ProofExportError};
 use super::status::invalid_spec;
 use super::{Shared, export, plan, views};
-use crate::store::ResultsPage;
-use crate::store::WorkerSelector;
+use crate::store::{JobRow, JobState, ResultsPage, Store, StoreError, WorkerSelector};
+
+/// A job's status from one reading of the store, with its place in the
+/// queue while it waits.
+pub(crate) fn queued_status(s: &Store, job: JobId) -> Result<pb::JobStatus, StoreError> {
+    with_queue(s, &s.job(job)?)
+}
+
+/// `row`'s status, with the jobs ahead of it when it is pending.
+fn with_queue(s: &Store, row: &JobRow) -> Result<pb::JobStatus, StoreError> {
+    let mut status = views::job_status(row);
+    if row.state == JobState::Pending {
+        status.jobs_ahead = u32::try_from(s.jobs_ahead(row.id)?).unwrap_or(u32::MAX);
+    }
+    Ok(status)
+}
 
 /// The `Jobs` service over the shared store.
 pub struct JobsService(pub Shared);
@@ -45,8 +59,7 @@ impl pb::jobs_server::Jobs for JobsService {
 
     async fn get_job(&self, request: Request<pb::GetJobRequest>) -> Result<Response<pb::JobStatus>, Status> {
         let job = JobId(request.into_inner().job_id);
-        let row = self.0.read(move |s| s.job(job)).await?;
-        Ok(Response::new(views::job_status(&row)))
+        Ok(Response::new(self.0.read(move |s| queued_status(s, job)).await?))
     }
 
     async fn history(&self, request: Request<pb::HistoryRequest>) -> Result<Response<pb::HistoryResponse>, Status> {
@@ -56,22 +69,35 @@ impl pb::jobs_server::Jobs for JobsService {
     }
 
     async fn list_jobs(&self, _: Request<pb::ListJobsRequest>) -> Result<Response<pb::ListJobsResponse>, Status> {
-        let rows = self.0.read(|s| s.jobs()).await?;
-        Ok(Response::new(pb::ListJobsResponse { jobs: rows.iter().map(views::job_status).collect() }))
+        let jobs = self
+            .0
+            .read(|s| s.jobs()?.iter().map(|row| with_queue(s, row)).collect::<Result<Vec<_>, StoreError>>())
+            .await?;
+        Ok(Response::new(pb::ListJobsResponse { jobs }))
     }
 
     async fn results(&self, request: Request<pb::ResultsRequest>) -> Result<Response<pb::JobResults>, Status> {
         let request = request.into_inner();
         let job = JobId(request.job_id);
-        let page = ResultsPage { winning: request.winning, offset: request.offset, limit: request.limit };
+        // Winners first, so that a page (--limit) starts where the whole table does.
+        let page =
+            ResultsPage { winning: request.winning, offset: request.offset, limit: request.limit, winners_first: true };
         // The coordinator pages before naming results by symmetry: that and the sums are the costly part.
-        let (row, children, matching) = self.0.read(move |s| s.results_page(job, &page)).await?;
+        let ((row, children, matching), ahead) = self
+            .0
+            .read(move |s| {
+                let page = s.results_page(job, &page)?;
+                let ahead = if page.0.state == JobState::Pending { s.jobs_ahead(job)? } else { 0 };
+                Ok((page, ahead))
+            })
+            .await?;
         let spec = row.spec.clone();
         let children = tokio::task::spawn_blocking(move || plan::child_results(&spec, &children))
             .await
             .map_err(|e| Status::internal(e.to_string()))?
             .map_err(|error| Status::from(crate::store::StoreError::StoredSpec { job, error }))?;
-        Ok(Response::new(pb::JobResults { status: Some(views::job_status(&row)), children, matching }))
+        let status = pb::JobStatus { jobs_ahead: u32::try_from(ahead).unwrap_or(u32::MAX), ..views::job_status(&row) };
+        Ok(Response::new(pb::JobResults { status: Some(status), children, matching }))
     }
 
     async fn cancel(&self, request: Request<pb::CancelRequest>) -> Result<Response<pb::JobStatus>, Status> {
@@ -202,21 +228,21 @@ impl pb::jobs_server::Jobs for JobsService {
         let request = request.into_inner();
         let (job, interval) =
             (JobId(request.job_id), Duration::from_millis(request.interval_ms.clamp(100, 60_000).into()));
-        let first = self.0.read(move |s| s.job(job)).await?;
+        let first = self.0.read(move |s| queued_status(s, job)).await?;
         let shared = self.0.clone();
         let (tx, rx) = tokio::sync::mpsc::channel(4);
         tokio::spawn(async move {
-            let mut row = first;
+            let mut status = first;
             loop {
-                let stop = row.state.is_finished();
-                if tx.send(Ok(views::job_status(&row))).await.is_err() || stop {
+                let stop = crate::report::job::is_finished(&status);
+                if tx.send(Ok(status)).await.is_err() || stop {
                     return;
                 }
                 tokio::select! {
                     _ = tokio::time::sleep(interval) => {}
                     _ = shared.shutdown.cancelled() => return,
                 }
-                row = match shared.read(move |s| s.job(job)).await {
+                status = match shared.read(move |s| queued_status(s, job)).await {
                     Ok(row) => row,
                     Err(status) => {
                         let _ = tx.send(Err(status)).await;

@@ -29,6 +29,7 @@ mod work;
 pub use crate::report::job::job_state;
 pub use config::{ServerConfig, TlsFiles};
 pub use shared::Shared;
+pub use tls::check_server_pem;
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
@@ -36,7 +37,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use golomb_proto::auth::RequireToken;
+use golomb_proto::auth::{RequireToken, Role};
 use golomb_proto::pb::jobs_server::JobsServer;
 use golomb_proto::pb::work_server::WorkServer;
 use tokio::net::TcpListener;
@@ -71,6 +72,7 @@ pub async fn bind_all(
     shutdown: CancellationToken,
 ) -> anyhow::Result<(Bound, impl std::future::Future<Output = anyhow::Result<()>> + Send + use<>)> {
     anyhow::ensure!(config.max_connections >= 1, "--max-connections must be at least 1");
+    config.tokens()?;
     anyhow::ensure!(
         config.handshake_seconds.is_finite() && (0.01..=3600.0).contains(&config.handshake_seconds),
         "--handshake-seconds must be from 0.01 to 3600 seconds"
@@ -129,10 +131,15 @@ async fn serve(
     tls: Option<tonic::transport::ServerTlsConfig>,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
-    let auth = RequireToken::new(shared.config.token.clone());
+    // Operators may make every call; a worker's own token, only the Work service's.
+    let tokens = shared.config.tokens()?;
     let upkeep = tokio::spawn(upkeep(shared.clone(), shutdown.clone()));
-    let jobs = JobsServer::with_interceptor(jobs::JobsService(shared.clone()), auth.clone());
-    let work = WorkServer::with_interceptor(work::WorkService(shared.clone()), auth);
+    let jobs = JobsServer::with_interceptor(
+        jobs::JobsService(shared.clone()),
+        RequireToken::for_role(&tokens, Role::Operator),
+    );
+    let work =
+        WorkServer::with_interceptor(work::WorkService(shared.clone()), RequireToken::for_role(&tokens, Role::Worker));
     tracing::info!("coordinator listening on {}", listener.local_addr()?);
     let handshake = Duration::from_secs_f64(shared.config.handshake_seconds);
     let limits = connections::Limits { max: shared.config.max_connections, handshake, tls: tls.is_some() };

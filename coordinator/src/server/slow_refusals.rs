@@ -3,7 +3,9 @@
 //! such answers in the last second (10 ms each, at most 2 s), so guessing
 //! tokens runs at a few calls per second instead of thousands. Calls with the
 //! right token are never delayed. (The refusals themselves are decided and
-//! logged by the token check, `golomb_proto::auth::RequireToken`.)
+//! logged by the token check, `golomb_proto::auth::RequireToken`, which
+//! learns from this layer which call it checks: the layer records each
+//! request's path as a [`CallPath`] before the check runs.)
 
 use std::future::Future;
 use std::pin::Pin;
@@ -11,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use golomb_proto::auth::CallPath;
 use tonic::codegen::http;
 use tower::{Layer, Service};
 
@@ -78,7 +81,9 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: http::Request<Req>) -> Self::Future {
+    fn call(&mut self, mut request: http::Request<Req>) -> Self::Future {
+        let path = CallPath(request.uri().path().to_string());
+        request.extensions_mut().insert(path);
         let answer = self.inner.call(request);
         let window = self.window.clone();
         Box::pin(async move {

@@ -61,6 +61,8 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         eta_seconds,
         workers: row.workers as u32,
         stale_leases: row.stale_leases,
+        // Set by the callers that read the queue too ([`super::jobs::queued_status`]).
+        jobs_ahead: 0,
         elapsed_seconds: row.elapsed,
         error: row.error.clone().unwrap_or_default(),
         conflicts: row.conflicts,

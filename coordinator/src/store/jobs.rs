@@ -216,14 +216,31 @@ impl Store {
 }
 
 impl Store {
-    /// Gives a failed job another chance: the units it still needs (failed,
-    /// or cancelled when it failed) go back to the queue with fresh attempts,
-    /// and the job runs again. Units that pruning cancelled stay cancelled.
+    /// The runnable jobs (pending or running, not paused) whose units go out
+    /// before `job`'s: higher priority, or the same and older (the lease order).
+    pub fn jobs_ahead(&self, job: JobId) -> Result<u64, StoreError> {
+        let ahead: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM jobs j JOIN jobs me ON me.id = :job
+             WHERE j.id != me.id AND j.state IN (:pending, :running) AND j.paused = 0
+               AND (j.priority > me.priority OR (j.priority = me.priority AND j.id < me.id))",
+            named_params! { ":job": job.0 as i64, ":pending": JobState::Pending, ":running": JobState::Running },
+            |r| r.get(0),
+        )?;
+        Ok(ahead as u64)
+    }
+}
+
+impl Store {
+    /// Gives a failed or cancelled job another chance: the units it still
+    /// needs (failed, or cancelled when it failed or was cancelled) go back
+    /// to the queue with fresh attempts, and the job runs again, keeping
+    /// everything it decided. Units that pruning cancelled stay cancelled.
     pub fn retry_job(&mut self, job: JobId) -> Result<JobRow, StoreError> {
         let tx = self.write()?;
         let row = job_row(&tx, job)?;
-        if row.state != JobState::Failed {
-            return Err(StoreError::JobState { job, state: row.state, what: "only a failed job can be retried" });
+        if !matches!(row.state, JobState::Failed | JobState::Cancelled) {
+            let what = "only a failed or cancelled job can be retried";
+            return Err(StoreError::JobState { job, state: row.state, what });
         }
         tx.execute(
             "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0, attempts = 0,
@@ -255,7 +272,15 @@ impl Store {
         let tx = self.write()?;
         let row = job_row(&tx, job)?;
         if row.state.is_finished() {
-            let what = if paused { "there is nothing to pause" } else { "there is nothing to resume" };
+            let what = match row.state {
+                // No dead end: a job that stopped before its end can be taken up again.
+                JobState::Cancelled | JobState::Failed => {
+                    "`golomb retry` takes it up again, keeping what it decided (pause and resume are for jobs \
+                     that run)"
+                }
+                _ if paused => "there is nothing to pause",
+                _ => "there is nothing to resume",
+            };
             return Err(StoreError::JobState { job, state: row.state, what });
         }
         tx.execute(

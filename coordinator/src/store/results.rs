@@ -45,6 +45,11 @@ pub struct ResultsPage {
     pub offset: u64,
     /// At most this many (0: all).
     pub limit: u32,
+    /// Page in the order people read results: the moves that win for their
+    /// mover first, then those that lose, then the undecided, each in move
+    /// order (in a hands game, by score for the mover, best first); else in
+    /// move order alone.
+    pub winners_first: bool,
 }
 
 /// A byte string greater than every rank that starts with `prefix` and
@@ -129,12 +134,25 @@ impl Store {
         // A move wins for its mover when the child is lost for the side to move
         // there; in a hands game, when its score for the mover (the root's side
         // to move) is positive.
-        let hands_mover = if page.winning { row.spec.hands_side_to_move().unwrap_or(None) } else { None };
+        let hands_mover =
+            if page.winning || page.winners_first { row.spec.hands_side_to_move().unwrap_or(None) } else { None };
         let wins = |c: &ChildRow| match hands_mover {
             Some(mover) => c.score.is_some_and(|s| for_player(s, mover) > 0),
             None => c.value == Outcome::Loss,
         };
-        let matching: Vec<(ChildRow, Vec<u8>)> = all.into_iter().filter(|(c, _)| !page.winning || wins(c)).collect();
+        let mut matching: Vec<(ChildRow, Vec<u8>)> =
+            all.into_iter().filter(|(c, _)| !page.winning || wins(c)).collect();
+        if page.winners_first {
+            // Stable: ties stay in move order.
+            matching.sort_by_key(|(c, _)| match hands_mover {
+                Some(mover) => (0, c.score.map_or(i32::MAX, |s| -for_player(s, mover))),
+                None => match c.value {
+                    Outcome::Loss => (0, 0),
+                    Outcome::Win => (1, 0),
+                    _ => (2, 0),
+                },
+            });
+        }
         let total = matching.len() as u64;
         let limit = if page.limit == 0 { usize::MAX } else { page.limit as usize };
         let mut sums = tx.prepare_cached(

@@ -144,7 +144,19 @@ pub fn rate_moves<B: Bits + TtCheck>(
     budget: Budget,
     tt: &TranspositionTable,
 ) -> Vec<Rated> {
-    let moves = table.rules.moves(table.game, state);
+    rate_these(table, state, &table.rules.moves(table.game, state), budget, tt)
+}
+
+/// [`rate_moves`] for some of the moves at `state` only (`moves`, legal
+/// there), in their order: a second pass can give the moves a first one left
+/// undecided the rest of a budget.
+pub fn rate_these<B: Bits + TtCheck>(
+    table: Table<'_, B>,
+    state: &State<B>,
+    moves: &[PlacementId],
+    budget: Budget,
+    tt: &TranspositionTable,
+) -> Vec<Rated> {
     let deadline = budget.time.map(|t| Instant::now() + t);
     let positions = budget.positions.map(|p| (p / moves.len().max(1) as u64).max(1000));
     moves

@@ -111,10 +111,16 @@ fn a_worker_says_what_to_check_and_refuses_an_impossible_table() {
     let _worker = golomb_tests::Process::spawn(&mut worker);
     let logged = wait_until(MINUTES, "the worker's warning", || {
         let log = std::fs::read_to_string(dir.path().join("worker.log")).unwrap_or_default();
-        log.contains("retrying").then_some(log)
+        log.contains("retrying in").then_some(log)
     });
     assert!(logged.contains("check that `golomb serve` runs there"), "{logged}");
     assert!(logged.contains("Connection refused"), "the cause, not only 'transport error': {logged}");
+    // Each retry after the first is one short line; the details are for the debug log.
+    let retries: Vec<&str> = logged.lines().filter(|l| l.contains("retrying in")).collect();
+    assert!(!retries.is_empty(), "{logged}");
+    for line in retries {
+        assert!(line.len() < 200 && !line.contains("tonic::transport"), "a short warning: {line}");
+    }
     let mut worker = Command::new(binary("golomb-worker"));
     worker.args(["--coordinator", "127.0.0.1:9", "--tt-mb", "100000000"]);
     let refused = output_within(&mut worker, MINUTES).expect("the worker stops at once");

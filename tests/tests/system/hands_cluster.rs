@@ -100,7 +100,7 @@ fn hands_jobs_agree_with_local_solves() {
     let text = String::from_utf8(cluster.golomb(&["results", &job.to_string()]).stdout).unwrap();
     assert!(text.contains("score:") && text.contains("for the player who made the move"), "{text}");
     let csv = String::from_utf8(cluster.golomb(&["results", &job.to_string(), "--csv"]).stdout).unwrap();
-    assert!(csv.lines().next().unwrap().ends_with(",score"), "{csv}");
+    assert!(csv.lines().next().unwrap().ends_with(",score_for_mover"), "{csv}");
 
     // Depth 0, solve, hands dealt from a seed with a random neutral piece: the job stores what was dealt.
     let job = hands_job(&cluster, &["--deal", "7", "--neutral", "random", "--goal", "solve", "--split-depth", "0"]);

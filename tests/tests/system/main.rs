@@ -15,6 +15,7 @@ mod manager;
 mod ops;
 mod play;
 mod resume;
+mod roles;
 mod tls;
 mod trust;
 mod unsafe_code;

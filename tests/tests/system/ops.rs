@@ -2,6 +2,7 @@
 //! resume a job (kept across a coordinator restart), priorities, draining a
 //! worker, and exporting results as CSV and as a file `golomb verify` checks.
 
+use std::process::Command;
 use std::time::Duration;
 
 use golomb_tests::{Cluster, count, golomb_command, wait_until};
@@ -138,14 +139,34 @@ fn results_as_csv_and_an_export_verify() {
     assert!(csv.status.success(), "{}", text(&csv.stderr));
     let csv = text(&csv.stdout);
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("move,value,for_mover,winning_answer,same_as,replies,positions,seconds,job"));
+    assert_eq!(
+        lines.next(),
+        Some("move_number,move,value_for_mover,opponent_winning_answer,same_as,replies,positions,seconds,job")
+    );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 1024, "one row per opening of 6x6");
-    // Moves hold commas, so they are quoted: `"L:e1,e2,e3,e4,f4",loss,win,...`.
-    let wins =
-        rows.iter().filter(|r| r.split_once("\",").is_some_and(|(_, rest)| rest.starts_with("loss,win,"))).count();
+    // Moves hold commas, so they are quoted: `17,"L:e1,e2,e3,e4,f4",win,,...`.
+    let split = |row: &str| {
+        let (number, rest) = row.split_once(",\"").unwrap();
+        let (mv, rest) = rest.split_once("\",").unwrap();
+        (number.parse::<usize>().unwrap(), mv.to_string(), rest.split(',').next().unwrap().to_string())
+    };
+    let rows: Vec<(usize, String, String)> = rows.iter().map(|r| split(r)).collect();
+    let wins = rows.iter().filter(|(_, _, value)| value == "win").count();
     assert_eq!(wins, 8, "the 8 winning openings of 6x6");
-    assert!(rows.iter().any(|r| r.starts_with("\"L:e1,e2,e3,e4,f4\",loss,win,")), "{csv}");
+    assert!(rows[..8].iter().all(|(_, _, value)| value == "win"), "winners first: {csv}");
+    assert!(rows.iter().any(|(_, mv, value)| mv == "L:e1,e2,e3,e4,f4" && value == "win"), "{csv}");
+    // Move numbers name each move once, whatever the order of the rows.
+    let mut numbers: Vec<usize> = rows.iter().map(|(number, _, _)| *number).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=1024).collect::<Vec<_>>());
+    // A page (--limit) starts where the whole table does: with the winners.
+    let page = cluster.golomb(&["results", &job.to_string(), "--csv", "--limit", "12"]);
+    let page: Vec<(usize, String, String)> = text(&page.stdout).lines().skip(1).map(split).collect();
+    assert_eq!(page, rows[..12].to_vec(), "the same order with and without --limit");
+    let limited = cluster.golomb(&["results", &job.to_string(), "--limit", "12"]);
+    let limited = text(&limited.stdout);
+    assert!(limited.contains("12 moves shown: 8 win") && limited.contains("rows 1 to 12 of 1024"), "{limited}");
 
     let file = cluster.dir.path().join("job.export.json");
     let out = cluster.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
@@ -196,4 +217,99 @@ fn results_as_csv_and_an_export_verify() {
     let refused = golomb_command().args(["verify", file.to_str().unwrap()]).output().unwrap();
     assert!(!refused.status.success());
     assert!(text(&refused.stderr).contains("holds no proof"), "{}", text(&refused.stderr));
+}
+
+/// No dead ends: a cancelled job says how to take it up again, `resume`
+/// points at `retry` instead of refusing bare, and `retry` revives it,
+/// keeping every unit it had done; its units go out again.
+#[test]
+fn a_cancelled_job_can_be_taken_up_again() {
+    let cluster = Cluster::start(None, 30.0);
+    let _worker = cluster.worker("w-revive", 1);
+    let job = cluster.submit(&LONG_JOB);
+    wait_until(MINUTES, "two units done", || (count(&cluster.status(job), "units", "done") >= 2).then_some(()));
+    let id = job.to_string();
+    let cancelled = cluster.golomb(&["cancel", &id]);
+    assert!(text(&cancelled.stdout).contains(&format!("cancelled (`golomb retry {job}` takes it up again)")));
+    let done = count(&cluster.status(job), "units", "done");
+    let resume = cluster.golomb(&["resume", &id]);
+    assert!(!resume.status.success());
+    assert!(text(&resume.stderr).contains("`golomb retry` takes it up again"), "{}", text(&resume.stderr));
+
+    let retried = cluster.json(&["retry", &id]);
+    assert!(matches!(retried["state"].as_str(), Some("running" | "pending")), "{retried}");
+    assert!(count(&retried, "units", "done") >= done, "what it decided is kept: {retried}");
+    assert!(count(&retried, "units", "pending") > 0, "{retried}");
+    wait_until(MINUTES, "a unit done after the retry", || {
+        (count(&cluster.status(job), "units", "done") > done).then_some(())
+    });
+    // A done job still has nothing to retry.
+    cluster.golomb(&["cancel", &id]);
+}
+
+/// `status --watch` into a pipe: one plain line per reading, then the whole
+/// status once the job ends; on a terminal (a pty from `script(1)`), each
+/// reading's block replaces the last in place, and its search line says how
+/// old its sample is.
+#[test]
+fn status_watch_updates_in_place_on_a_terminal_and_by_lines_into_a_pipe() {
+    let cluster = Cluster::start(None, 30.0);
+    let _worker = cluster.worker("w-watch", 1);
+    let job = cluster.submit(&["--board", "7x6", "--goal", "classify"]);
+    let watched =
+        golomb_tests::output_within(&mut cluster.golomb_command(&["status", &job.to_string(), "--watch"]), MINUTES)
+            .expect("the watch ends with the job");
+    let out = text(&watched.stdout);
+    assert!(watched.status.success() && !out.contains('\x1b'), "{out}");
+    let (lines, block) = out.split_once(&format!("job {job}: classify")).expect("the whole status at the end");
+    assert!(lines.lines().count() >= 1, "{out}");
+    assert!(lines.lines().all(|l| l.starts_with(&format!("job {job}: ")) && l.contains("units done")), "{out}");
+    assert!(
+        block.contains("state:     done") && !block.contains("search:"),
+        "an ended job's search line is left out: {out}"
+    );
+
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no script(1) here: the terminal half of this test is skipped");
+        return;
+    }
+    let job = cluster.submit(&LONG_JOB);
+    let golomb = golomb_tests::binary("golomb");
+    let watch = format!("{} status {job} --watch --coordinator {}", golomb.display(), cluster.url);
+    let mut pty = Command::new("timeout");
+    pty.args(["8", "script", "-qc", &watch, "/dev/null"]);
+    let out = pty.output().unwrap();
+    let screen = text(&out.stdout);
+    cluster.golomb(&["cancel", &job.to_string()]);
+    let redraws = screen.matches("F\x1b[J").count();
+    assert!(redraws >= 2, "each reading redraws the block in place: {screen:?}");
+    assert_eq!(screen.matches("state:").count(), redraws + 1, "one block per reading: {screen:?}");
+}
+
+/// A queued job shows its place: with no worker, the second of two jobs has
+/// one ahead of it (in `status`, the list and the page), until `priority`
+/// moves it first; a paused job is not ahead of anyone.
+#[test]
+fn a_queued_job_shows_its_place_in_the_queue() {
+    let cluster = Cluster::start_with(golomb_tests::ServeOptions::new(30.0).args(&["--http", "127.0.0.1:0"]));
+    let first = cluster.submit(&["--board", "6x6", "--goal", "classify"]);
+    let second = cluster.submit(&["--board", "6x6", "--goal", "classify"]);
+    assert_eq!(cluster.status(first)["jobs_ahead"], 0);
+    assert_eq!(cluster.status(second)["jobs_ahead"], 1);
+    let shown = text(&cluster.golomb(&["status", &second.to_string()]).stdout);
+    assert!(shown.contains("pending, queued: 1 job ahead of it hands out units first"), "{shown}");
+    assert!(shown.contains("waiting "), "{shown}");
+    let list = text(&cluster.golomb(&["status"]).stdout);
+    let (_, page) = golomb_tests::http_get(&format!("{}/jobs/{second}", cluster.http.as_deref().unwrap()));
+    assert!(page.contains("<td>queue</td><td>1 job ahead of it hands out units first</td>"), "{page}");
+    assert!(list.contains("pending (1 ahead)"), "{list}");
+    cluster.golomb(&["priority", &second.to_string(), "5"]);
+    assert_eq!(cluster.status(second)["jobs_ahead"], 0);
+    assert_eq!(cluster.status(first)["jobs_ahead"], 1);
+    cluster.golomb(&["pause", &second.to_string()]);
+    assert_eq!(cluster.status(first)["jobs_ahead"], 0, "a paused job holds no one up");
+    // Once it runs, it is no longer queued.
+    let _worker = cluster.worker("w-queue", 1);
+    let done = cluster.wait_for_end(first, MINUTES);
+    assert!(done.get("jobs_ahead").is_none(), "{done}");
 }

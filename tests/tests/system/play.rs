@@ -329,7 +329,7 @@ fn a_hands_game_to_the_end_saved_and_replayed() {
     let answer = play.say("O:a1,b1,a2,b2");
     assert!(answer.contains("piece O is not in your hand"), "{answer}");
     let answer = play.say("hint");
-    assert!(answer.contains("Hint (the solver") && answer.contains("final score"), "{answer}");
+    assert!(answer.contains("Hint (the exact solver") && answer.contains("final score"), "{answer}");
     let mut last = String::new();
     for _ in 0..10 {
         let listing = play.say("moves");
@@ -371,4 +371,38 @@ fn a_hands_game_to_the_end_saved_and_replayed() {
     let bad = output_within(golomb_command().args(["play", "--pieces", "4", "--hands", "I,Q/O"]), WAIT).unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("bad --hands"), "{}", String::from_utf8_lossy(&bad.stderr));
+}
+
+/// The first number after `label` in `text`.
+fn number_after(text: &str, label: &str) -> usize {
+    let rest = text.split(label).nth(1).unwrap_or_else(|| panic!("no {label:?} in {text}"));
+    rest.split(|c: char| !c.is_ascii_digit()).find(|w| !w.is_empty()).unwrap().parse().unwrap()
+}
+
+/// A hint asks the exact solver about the position first: on the empty
+/// 6x6 board (which `golomb solve` decides in under a second) it says the
+/// position is won and finds a winning move, and it says how many moves it
+/// did not list; after the computer's winning first move, it proves that
+/// every move loses.
+#[test]
+fn a_hint_asks_the_exact_solver_first_and_counts_what_it_did_not_list() {
+    let mut play = Play::start(&["--board", "6x6", "--think", "2"]);
+    play.next_turn();
+    let hint = play.say("hint");
+    assert!(hint.contains("Hint (the exact solver") && hint.contains("you can win from here"), "{hint}");
+    let (moves, wins) = (number_after(&hint, "of your "), number_after(&hint, "moves, "));
+    assert_eq!(moves, 1024, "{hint}");
+    assert!(wins >= 1, "the position's own solve gives a winning move: {hint}");
+    assert_eq!(hint.matches("  wins: ").count(), wins.min(10), "{hint}");
+    assert!(hint.contains("Not listed: ") && hint.contains("`moves` lists them all"), "{hint}");
+    assert_eq!(number_after(&hint, "Not listed: "), 1024 - wins.min(10), "{hint}");
+    play.say("quit");
+
+    let mut play = Play::start(&["--board", "6x6", "--think", "2", "--first", "computer"]);
+    let turn = play.next_turn();
+    assert!(turn.contains("The computer plays"), "{turn}");
+    let hint = play.say("hint");
+    assert!(hint.contains("the computer can win from here, whatever you play"), "{hint}");
+    assert!(hint.contains(", 0 win, ") && hint.contains(" 0 undecided"), "every move proved lost: {hint}");
+    assert!(hint.contains("Every move loses against best play"), "{hint}");
 }

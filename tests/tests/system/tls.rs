@@ -167,3 +167,90 @@ fn bad_tls_files_are_named_at_start() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--tls-key"), "{}", text(&out.stderr));
 }
+
+/// Runs `golomb cert --dir DIR --host HOST`; returns (ca.pem, server.pem, server.key).
+fn golomb_cert(dir: &Path, host: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let out = golomb_command().args(["cert", "--host", host, "--dir"]).arg(dir).output().unwrap();
+    assert!(out.status.success(), "golomb cert: {}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("--tls-ca"), "it says what to do with the files: {}", text(&out.stdout));
+    (dir.join("ca.pem"), dir.join("server.pem"), dir.join("server.key"))
+}
+
+/// TLS that works the first time: `golomb cert`'s files serve a worker and
+/// the client commands at once. The usual mistakes are said as certificate
+/// problems with the way out: a CA certificate used as the server's own
+/// (what `openssl req -x509` makes) is refused by `serve` at start, and a
+/// client given another CA is told its certificate is not the issuer.
+#[test]
+fn golomb_cert_works_the_first_time_and_certificate_mistakes_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = golomb_cert(&dir.path().join("tls"), "coordinator.example");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600, "the key is private");
+    }
+    // Made again over the same files: refused, since clients may trust the CA already.
+    let again = golomb_command().args(["cert", "--dir"]).arg(dir.path().join("tls")).output().unwrap();
+    assert!(!again.status.success() && text(&again.stderr).contains("--force"), "{}", text(&again.stderr));
+
+    let token = dir.path().join("token");
+    std::fs::write(&token, "tls-first-time").unwrap();
+    let (_coordinator, url) = serve_tls(dir.path(), &cert, &key, Some(&token));
+    let mut worker = Command::new(binary("golomb-worker"));
+    worker
+        .args(["--coordinator", &url, "--threads", "1", "--name", "w-cert", "--tt-mb", "16", "--tls-ca"])
+        .arg(&ca)
+        .arg("--token-file")
+        .arg(&token)
+        .stderr(std::fs::File::create(dir.path().join("worker.log")).unwrap());
+    let _worker = Process::spawn(&mut worker);
+    wait_until(MINUTES, "the worker to register over TLS", || {
+        let workers = client(&url, &ca, &token, &["workers"]);
+        (workers[0]["name"] == "w-cert").then_some(())
+    });
+    // The address by name works too: the certificate names localhost.
+    let by_name = url.replace("127.0.0.1", "localhost");
+    assert!(client(&by_name, &ca, &token, &["workers"]).is_array());
+
+    // A client that trusts another `golomb cert` CA: a certificate problem, and which one.
+    let (other_ca, _, _) = golomb_cert(&dir.path().join("other"), "127.0.0.1");
+    let out = golomb_command()
+        .args(["workers", "--coordinator", &url, "--tls-ca"])
+        .arg(&other_ca)
+        .arg("--token-file")
+        .arg(&token)
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("certificate problem") && err.contains("is not signed by the CA in"), "{err}");
+    assert!(err.contains(other_ca.to_str().unwrap()) && err.contains("golomb cert"), "{err}");
+
+    // A self-signed CA certificate as the server's own, as `openssl req -x509` makes it:
+    // `serve` refuses it at start, naming the file, the problem and the fix.
+    let ca_key = KeyPair::generate().unwrap();
+    let mut params = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.distinguished_name.push(DnType::CommonName, "localhost");
+    let self_signed = params.self_signed(&ca_key).unwrap();
+    let (openssl_cert, openssl_key) = (dir.path().join("x509.pem"), dir.path().join("x509.key"));
+    std::fs::write(&openssl_cert, self_signed.pem()).unwrap();
+    std::fs::write(&openssl_key, ca_key.serialize_pem()).unwrap();
+    let mut serve = golomb_command();
+    serve
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(dir.path().join("x509.db"))
+        .arg("--tls-cert")
+        .arg(&openssl_cert)
+        .arg("--tls-key")
+        .arg(&openssl_key);
+    let out = output_within(&mut serve, MINUTES).expect("serve stops at once");
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("x509.pem") && err.contains("is a CA certificate") && err.contains("CaUsedAsEndEntity"),
+        "{err}"
+    );
+    assert!(err.contains("golomb cert --host"), "{err}");
+}

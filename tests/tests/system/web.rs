@@ -262,3 +262,40 @@ fn the_page_renders_in_a_real_browser() {
     eprintln!("screenshot of the job page: {}", shot.display());
     cluster.golomb(&["cancel", &job.to_string()]);
 }
+
+/// A done job's page leads with what it found: its own JSON in the menu,
+/// links to its results as JSON and CSV, its proof and its export (each
+/// served), the table in the CLI's order (winners first), and row numbers
+/// explained.
+#[test]
+fn the_job_page_links_its_results_proof_and_export() {
+    let cluster = web_cluster(30.0);
+    let _worker = cluster.worker("w-links", 1);
+    let job = cluster.submit(&["--board", "6x6", "--goal", "classify"]);
+    assert_eq!(cluster.wait_for_end(job, MINUTES)["state"], "done");
+    let (code, page) = get(&cluster, &format!("/jobs/{job}"));
+    assert_eq!(code, 200);
+    assert!(
+        page.contains(&format!("<a href=\"/api/jobs/{job}/results\">JSON</a></nav>")),
+        "the menu's JSON is this job's"
+    );
+    for link in ["results", "results.csv", "proof", "export"] {
+        let path = format!("/api/jobs/{job}/{link}");
+        assert!(page.contains(&format!("href=\"{path}\"")), "the page links {path}");
+        let (code, body) = get(&cluster, &path);
+        assert_eq!(code, 200, "{path}: {body}");
+    }
+    let (_, csv) = get(&cluster, &format!("/api/jobs/{job}/results.csv"));
+    let cli = cluster.golomb(&["results", &job.to_string(), "--csv"]);
+    assert_eq!(csv, String::from_utf8_lossy(&cli.stdout), "the page's CSV is the CLI's");
+    assert_eq!(get_json(&cluster, &format!("/api/jobs/{job}/proof"))["format"], "golomb-proof");
+    assert_eq!(get_json(&cluster, &format!("/api/jobs/{job}/export"))["format"], "golomb-export");
+    assert!(page.contains("the move's number in the job's"), "row numbers explained");
+    // The table's rows in the CLI's order: the 8 winning openings first.
+    let rows: Vec<&str> = page.split("<tr class=\"child\">").skip(1).collect();
+    assert!(rows[..8].iter().all(|r| r.contains("<span class=\"win\">win</span>")), "winners first");
+    assert!(!rows[8].contains("<span class=\"win\">"), "then the others");
+    let api = get_json(&cluster, &format!("/api/jobs/{job}/results"));
+    let first = api["children"][0]["index"].as_u64().unwrap() + 1;
+    assert!(rows[0].starts_with(&format!("<td class=\"num\">{first}</td>")), "{}", rows[0]);
+}

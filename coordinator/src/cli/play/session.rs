@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use golomb_engine::player::orientation::{orientation_of, pictures};
-use golomb_engine::player::solver::{Budget, Rated, SolverBacked, rate_moves};
+use golomb_engine::player::solver::{Budget, Rated, SolverBacked, decide, rate_moves, rate_these};
 use golomb_engine::player::{Choice, Player, Rules, Side, State, Table, Verdict};
 use golomb_engine::solve::tt::TtCheck;
 use golomb_engine::{Game, GameSpec, PlacementId};
@@ -15,6 +15,9 @@ use golomb_engine::{Game, GameSpec, PlacementId};
 use super::draw::{self, Style};
 use super::input::{self, Command};
 use super::record::{self, Record};
+
+/// The most moves a hint lists.
+const HINT_MOVES: usize = 10;
 
 /// Everything a game is set up with.
 pub struct Setup {
@@ -196,27 +199,69 @@ impl<B: TtCheck> Session<'_, B> {
         Ok(true)
     }
 
+    /// The solver's view of the person's moves. The exact solver first
+    /// takes the position itself, with half the budget: one it decides (the
+    /// empty 6x6 board, in under a second) gives its value and a winning
+    /// move, proves every move lost when it is lost, and leaves a table
+    /// that answers many of the moves' positions at once when each move is
+    /// then rated with the rest of the budget.
     fn hint(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
         let start = Instant::now();
         let (state, budget, tt, table) = (self.state(), self.setup.budget, self.computer.table(), self.table);
-        let mut rated = self.pool.install(|| rate_moves(table, &state, budget, tt));
-        let seconds = start.elapsed().as_secs_f64();
-        let counts = [Verdict::Win, Verdict::Loss, Verdict::Draw, Verdict::Unknown]
-            .map(|v| rated.iter().filter(|r| r.verdict == v).count());
-        let count = |v: Verdict| match v {
-            Verdict::Win => counts[0],
-            Verdict::Loss => counts[1],
-            Verdict::Draw => counts[2],
-            Verdict::Unknown => counts[3],
+        let half = Budget { time: budget.time.map(|t| t / 2), positions: budget.positions.map(|p| p / 2) };
+        let root = self.pool.install(|| decide(table, &state, half, tt));
+        let hands = self.hands();
+        let mut rated: Vec<Rated> = if root.verdict == Verdict::Loss && !hands {
+            // Proved lost: every move loses, and there is nothing more to ask.
+            table
+                .rules
+                .moves(table.game, &state)
+                .into_iter()
+                .map(|id| Rated { id, verdict: Verdict::Loss, score: None })
+                .collect()
+        } else {
+            // Two passes over the rest: short looks at every move first (most losing moves are
+            // refuted at once), then what is left for the moves still undecided.
+            let left = |share: u32| Budget {
+                time: budget.time.map(|t| t.saturating_sub(start.elapsed()) / share),
+                positions: budget.positions.map(|p| (p - p / 2) / u64::from(share)),
+            };
+            let mut rated = self.pool.install(|| rate_moves(table, &state, left(3), tt));
+            let undecided: Vec<PlacementId> =
+                rated.iter().filter(|r| r.verdict == Verdict::Unknown).map(|r| r.id).collect();
+            if !undecided.is_empty() {
+                let again = self.pool.install(|| rate_these(table, &state, &undecided, left(1), tt));
+                for r in again.into_iter().filter(|r| r.verdict != Verdict::Unknown) {
+                    if let Some(slot) = rated.iter_mut().find(|s| s.id == r.id) {
+                        *slot = r;
+                    }
+                }
+            }
+            rated
         };
-        let draws = if self.hands() { format!(", {} draw", count(Verdict::Draw)) } else { String::new() };
+        if let (Verdict::Win, Some(best), false) = (root.verdict, root.best, hands) {
+            // The position's own solve found this move: it wins even if its share of the rest ran out.
+            if let Some(r) = rated.iter_mut().find(|r| r.id == best && r.verdict == Verdict::Unknown) {
+                r.verdict = Verdict::Win;
+            }
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let count = |v: Verdict| rated.iter().filter(|r| r.verdict == v).count();
+        let (wins, losses, unknown) = (count(Verdict::Win), count(Verdict::Loss), count(Verdict::Unknown));
+        let draws = if hands { format!(", {} draw", count(Verdict::Draw)) } else { String::new() };
+        let position = match root.verdict {
+            Verdict::Win if hands => "you come out ahead from here with best play",
+            Verdict::Win => "you can win from here",
+            Verdict::Loss if hands => "the computer comes out ahead from here with best play",
+            Verdict::Loss => "the computer can win from here, whatever you play",
+            Verdict::Draw => "best play from here is a draw",
+            Verdict::Unknown => "the position itself is not decided within the budget",
+        };
         writeln!(
             out,
-            "Hint (the solver, {seconds:.1} s): of your {} moves, {} win, {} lose{draws}, {} undecided within the budget.",
+            "Hint (the exact solver, {seconds:.1} s): {position}; of your {} moves, {wins} win, {losses} lose{draws}, \
+             {unknown} undecided within the budget.",
             rated.len(),
-            count(Verdict::Win),
-            count(Verdict::Loss),
-            count(Verdict::Unknown)
         )?;
         // Best first: by score (hands), wins before draws before the rest.
         let rank = |r: &Rated| match r.verdict {
@@ -226,20 +271,31 @@ impl<B: TtCheck> Session<'_, B> {
             Verdict::Loss => 3,
         };
         rated.sort_by_key(|r| (rank(r), -r.score.unwrap_or(0)));
-        let best: Vec<&Rated> = rated.iter().filter(|r| r.verdict != Verdict::Unknown).take(10).collect();
-        for r in &best {
+        // Golomb's game lists its winning moves; the hands game every decided one, best first.
+        let worth = |r: &&Rated| if hands { r.verdict != Verdict::Unknown } else { r.verdict == Verdict::Win };
+        let listed: Vec<&Rated> = rated.iter().filter(worth).take(HINT_MOVES).collect();
+        for r in &listed {
             let verdict = match r.verdict {
                 Verdict::Win => "wins",
                 Verdict::Draw => "draws",
                 _ => "loses",
             };
             let score = r.score.map_or(String::new(), |s| format!(" (final score {s:+} for you)"));
-            if r.verdict != Verdict::Loss || self.hands() {
-                writeln!(out, "  {verdict}: {}{score}", self.describe(r.id))?;
-            }
+            writeln!(out, "  {verdict}: {}{score}", self.describe(r.id))?;
         }
-        if rated.iter().all(|r| r.verdict == Verdict::Loss) {
+        if wins + losses == rated.len() && wins == 0 && !hands {
             writeln!(out, "  Every move loses against best play: the computer can win from here.")?;
+        } else if listed.len() < rated.len() {
+            let more = rated.iter().filter(worth).count() - listed.len();
+            let kind = if hands { "decided" } else { "winning" };
+            let rest =
+                if hands { format!("{unknown} undecided") } else { format!("{losses} losing and {unknown} undecided") };
+            writeln!(
+                out,
+                "  Not listed: {} of your {} moves ({more} more {kind}, {rest}); `moves` lists them all.",
+                rated.len() - listed.len(),
+                rated.len()
+            )?;
         }
         Ok(())
     }

@@ -8,7 +8,10 @@
 //!   the workers;
 //! - `/api/jobs`, `/api/jobs/ID`, `/api/jobs/ID/results`, `/api/workers`: the
 //!   JSON that `golomb status --json`, `status ID --json`, `results ID
-//!   --json` and `workers --json` print;
+//!   --json` and `workers --json` print; `/api/jobs/ID/results.csv`,
+//!   `/api/jobs/ID/proof` and `/api/jobs/ID/export`: the files `results
+//!   --csv`, `results --proof` and `golomb export` write (the job page links
+//!   them);
 //! - `/metrics`: Prometheus text.
 //!
 //! Every answer comes from the same `Jobs` service that `golomb` asks over
@@ -40,6 +43,9 @@ fn router(web: Web) -> Router {
         .route("/api/jobs", get(api::jobs))
         .route("/api/jobs/{id}", get(api::job))
         .route("/api/jobs/{id}/results", get(api::results))
+        .route("/api/jobs/{id}/results.csv", get(api::results_csv))
+        .route("/api/jobs/{id}/proof", get(api::proof))
+        .route("/api/jobs/{id}/export", get(api::export))
         .route("/api/workers", get(api::workers))
         .route("/metrics", get(metrics::metrics))
         .with_state(web)

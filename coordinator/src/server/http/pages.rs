@@ -32,14 +32,19 @@ th { background: #f1f5f9; } td.num { text-align: right; font-variant-numeric: ta
 .refresh { float: right; color: #64748b; }
 ";
 
-/// The page around `body`.
+/// The page around `body`, whose JSON is at `/api/jobs` (see [`layout_with`]).
 fn layout(title: &str, body: &str) -> Html<String> {
+    layout_with(title, body, "/api/jobs")
+}
+
+/// The page around `body`; the menu's JSON link goes to `json`, the same data for programs.
+fn layout_with(title: &str, body: &str, json: &str) -> Html<String> {
     Html(format!(
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title} - Golomb</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{STYLE}</style></head>
 <body><label class="refresh"><input type="checkbox" id="refresh" checked> refresh every 5 s</label>
-<nav><a href="/">Jobs</a><a href="/workers">Workers</a><a href="/metrics">Metrics</a><a href="/api/jobs">JSON</a></nav>
+<nav><a href="/">Jobs</a><a href="/workers">Workers</a><a href="/metrics">Metrics</a><a href="{json}">JSON</a></nav>
 {body}
 <script>
 (function () {{
@@ -148,6 +153,14 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         ("elapsed", duration(s.elapsed_seconds)),
         ("time left", eta),
     ];
+    if crate::report::job::job_state(s) == Some(crate::store::JobState::Pending) && !s.paused {
+        let queue = match s.jobs_ahead {
+            0 => "next: its units go out first".to_string(),
+            1 => "1 job ahead of it hands out units first".to_string(),
+            n => format!("{n} jobs ahead of it hand out units first"),
+        };
+        rows.insert(1, ("queue", queue));
+    }
     let kind = spec.kind();
     if kind == Some(golomb_proto::Kind::HandsScore) {
         let neutral =
@@ -176,30 +189,25 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     out
 }
 
-/// The results table: winners for the mover first, each child drawn small.
+/// The results table, in the coordinator's order (as `golomb results` and the CSV list them):
+/// winners for the mover first, then losing moves, then undecided ones, so
+/// that a page cut at MAX_ROWS shows what is known; each child drawn small.
 fn results_table(spec: &pb::JobSpec, children: &[pb::ChildResult]) -> String {
     let game = game_spec(spec);
-    // The child's value is for the side to move after the move: a loss there is a win for the mover.
-    // Decided rows first (winning moves, then losing ones), so a page cut at
-    // MAX_ROWS shows what is known; undecided ones last.
-    let rank = |c: &pb::ChildResult| match value_name(c.value) {
-        Some("loss") => 0,
-        Some(_) => 1,
-        None => 2,
-    };
-    let mut rows: Vec<(usize, &pb::ChildResult)> = children.iter().enumerate().collect();
-    rows.sort_by_key(|&(i, c)| (rank(c), i));
+    let rows = children;
     let longest = game.build_board().map_or(8, |b| b.width().max(b.height())) as u32;
     let cell = (96 / longest.max(1)).clamp(4, 12);
     let mut out = format!(
         "<p>{} moves: winning ones first, then losing ones, then those not decided yet. <span class=\"move-text\">Blue</span>: the move; \
          <span class=\"answer-text\">orange</span>: the opponent's winning answer. \
-         \"For it\" is the value for the player who made the move.</p>\
+         \"For it\" is the value for the player who made the move; \"#\" is the move's number in the job's \
+         own list of the moves at its position (moves equal up to symmetry are numbered side by side), which \
+         stays with the move however the table is sorted.</p>\
          <table id=\"results\"><tr><th>#</th><th>board</th><th>move</th><th>for it</th><th>replies</th>\
          <th>winning answer</th><th>same as</th><th>positions</th><th>seconds</th></tr>",
         children.len()
     );
-    for &(i, c) in rows.iter().take(MAX_ROWS) {
+    for c in rows.iter().take(MAX_ROWS) {
         let mut marks = vec![(c.r#move.as_str(), Mark::Move)];
         if !c.winning_move.is_empty() {
             marks.push((c.winning_move.as_str(), Mark::Answer));
@@ -221,7 +229,7 @@ fn results_table(spec: &pb::JobSpec, children: &[pb::ChildResult]) -> String {
             "<tr class=\"child\"><td class=\"num\">{n}</td><td>{picture}</td><td class=\"move-text\">{mv}</td>\
              <td>{for_it}</td><td class=\"num\">{replies}</td><td class=\"answer-text\">{answer}</td>\
              <td class=\"muted\">{same}</td><td class=\"num\">{positions}</td><td class=\"num\">{seconds}</td></tr>",
-            n = i + 1,
+            n = c.index + 1,
             mv = escape(&c.r#move),
             replies = c.replies,
             answer = escape(&c.winning_move),
@@ -230,10 +238,29 @@ fn results_table(spec: &pb::JobSpec, children: &[pb::ChildResult]) -> String {
     }
     out.push_str("</table>");
     if rows.len() > MAX_ROWS {
-        let _ =
-            write!(out, "<p class=\"muted\">The first {MAX_ROWS} of {} rows; the JSON has them all.</p>", rows.len());
+        let _ = write!(
+            out,
+            "<p class=\"muted\">The first {MAX_ROWS} of {} rows; the JSON and the CSV have them all.</p>",
+            rows.len()
+        );
     }
     out
+}
+
+/// Links to this job's data: its results as JSON and CSV, the export, and
+/// the proof once the root's value is known (`golomb results --proof`).
+fn downloads(id: u64, s: &pb::JobStatus) -> String {
+    let mut links = vec![
+        format!("<a href=\"/api/jobs/{id}/results\">results (JSON)</a>"),
+        format!("<a href=\"/api/jobs/{id}/results.csv\">results (CSV)</a>"),
+        format!(
+            "<a href=\"/api/jobs/{id}/export\">export</a> (for <code>golomb verify</code>, <code>run --resume</code>)"
+        ),
+    ];
+    if value_name(s.value).is_some() {
+        links.push(format!("<a href=\"/api/jobs/{id}/proof\">proof</a> (for <code>golomb verify</code>)"));
+    }
+    format!("<p id=\"downloads\">This job: {}</p>", links.join(" · "))
 }
 
 /// Failed units and conflicting results.
@@ -297,12 +324,13 @@ pub(super) async fn job_page(State(web): State<Web>, Path(id): Path<u64>) -> Res
         body.push_str("<h2>History</h2>");
         body.push_str(&chart);
     }
+    body.push_str(&downloads(id, &s));
     if !results.children.is_empty() {
         body.push_str("<h2>Results</h2>");
         body.push_str(&results_table(&spec, &results.children));
     }
     body.push_str(&problems(&failed, &conflicts));
-    Ok(layout(&title, &body))
+    Ok(layout_with(&title, &body, &format!("/api/jobs/{id}/results")))
 }
 
 /// `/workers`: every worker.
