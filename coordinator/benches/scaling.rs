@@ -17,8 +17,11 @@
 //! - A unit takes its positions / `GOLOMB_SCALING_RATE` seconds (default
 //!   2.5 M positions a second, one thread of this machine).
 //! - The coordinator is one queue: each lease + report round trip occupies
-//!   it for 1 / `GOLOMB_SCALING_ROUND_TRIPS` seconds (default 1,697, the
-//!   `manager` bench's figure at a million nodes); a worker waits its turn.
+//!   it for a while, and a worker waits its turn. By default that while is
+//!   to a unit's budget what 1 / 1,697 s (the `manager` bench's round trip
+//!   at a million nodes) is to the cluster's 30 s budget, so small games
+//!   with small budgets meet the coordinator as the real cluster would;
+//!   `GOLOMB_SCALING_ROUND_TRIPS=N` fixes it at 1 / N seconds instead.
 //! - A unit past its budget comes back with the children its search decided
 //!   (kept, as in the cluster) and its node is expanded; one that decided
 //!   none makes the next leaves below it dive (expanded on the spot), as
@@ -253,8 +256,9 @@ fn main() {
         .map(|w| w.trim().parse().expect("GOLOMB_SCALING_WORKERS: numbers"))
         .collect();
     let rate: f64 = env_or("GOLOMB_SCALING_RATE", "2500000").parse().expect("GOLOMB_SCALING_RATE: a number");
-    let round_trips: f64 =
-        env_or("GOLOMB_SCALING_ROUND_TRIPS", "1697").parse().expect("GOLOMB_SCALING_ROUND_TRIPS: a number");
+    let fixed: Option<f64> = std::env::var("GOLOMB_SCALING_ROUND_TRIPS")
+        .ok()
+        .map(|n| n.parse().expect("GOLOMB_SCALING_ROUND_TRIPS: a number"));
     println!(
         "{:<6} {:<8} {:>8} {:>7} {:>7} {:>7} {:>12} {:>10} {:>8} {:>6} {:>6} {:>6}",
         "board",
@@ -278,9 +282,11 @@ fn main() {
         let board_spec = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
         let game: G = Game::new(board_spec, PieceSet::of_order(5)).unwrap();
         let mut positions = Positions::new(&game, budget);
+        // As the cluster: 1,697 round trips a second against a 30 s budget.
+        let round_trip = fixed.map_or(budget as f64 / rate / (30.0 * 1697.0), |n| 1.0 / n);
         let mut one = None;
         for &workers in &counts {
-            let run = simulate(&mut positions, classify, workers, rate, 1.0 / round_trips);
+            let run = simulate(&mut positions, classify, workers, rate, round_trip);
             let base = *one.get_or_insert(run.seconds);
             let speedup = base / run.seconds;
             let total = workers as f64 * run.seconds;
