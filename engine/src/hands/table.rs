@@ -14,6 +14,17 @@
 //! is never another position's. Each bucket has two entries: the first keeps
 //! the entry with more pieces left (deeper subtrees cost more to redo), the
 //! second is always replaced.
+//!
+//! The table is shared by the search's threads. Each bucket has its own
+//! lock, and no thread ever waits for one: a probe of a bucket another
+//! thread holds finds nothing, and a store to it is dropped. Both only cost
+//! a search some work, never a wrong bound.
+//!
+//! The buckets are made in chunks of [`CHUNK_BYTES`], each when a store
+//! first lands in it, so a big table costs a small search (a position of
+//! `golomb play`, a property test) only the chunks it uses.
+
+use std::sync::{Mutex, OnceLock};
 
 use crate::game::bitboard::Bits;
 
@@ -59,53 +70,69 @@ struct Entry<B> {
     has_best: bool,
 }
 
-/// A fixed-size table of score bounds.
+/// A bucket: two entries behind a lock.
+type Bucket<B> = Mutex<[Entry<B>; 2]>;
+
+/// The size of a chunk of buckets, made when first stored to.
+pub const CHUNK_BYTES: usize = 16 << 10;
+
+/// A fixed-size table of score bounds, shared by the search's threads.
 pub struct ScoreTable<B> {
-    entries: Vec<Entry<B>>,
+    chunks: Vec<OnceLock<Box<[Bucket<B>]>>>,
+    /// Buckets per chunk, as a power of two.
+    chunk_bits: u32,
     mask: usize,
 }
 
 impl<B: Bits> ScoreTable<B> {
     /// A table of about `megabytes` MiB (at least one bucket).
     pub fn new(megabytes: usize) -> ScoreTable<B> {
-        let entry = std::mem::size_of::<Entry<B>>();
-        let wanted = (megabytes.max(1) << 20) / entry / 2;
+        let bucket = std::mem::size_of::<Bucket<B>>();
+        let wanted = (megabytes.max(1) << 20) / bucket;
         let buckets = if wanted <= 1 { 1 } else { 1usize << (usize::BITS - 1 - wanted.leading_zeros()) };
-        ScoreTable { entries: vec![Entry::default(); buckets * 2], mask: buckets - 1 }
+        let per_chunk = (CHUNK_BYTES / bucket).max(1);
+        let chunk_bits = (usize::BITS - 1 - per_chunk.leading_zeros()).min(buckets.trailing_zeros());
+        ScoreTable {
+            chunks: (0..buckets >> chunk_bits).map(|_| OnceLock::new()).collect(),
+            chunk_bits,
+            mask: buckets - 1,
+        }
     }
 
-    /// Bytes used.
+    /// Bytes the table may use (its chunks are made as they are needed).
     pub fn bytes(&self) -> usize {
-        self.entries.len() * std::mem::size_of::<Entry<B>>()
+        (self.mask + 1) * std::mem::size_of::<Bucket<B>>()
     }
 
+    /// The chunk and the bucket in it for `key`.
     #[inline]
-    fn bucket(&self, key: &Key<B>) -> usize {
-        (key.hash() as usize & self.mask) * 2
+    fn place(&self, key: &Key<B>) -> (&OnceLock<Box<[Bucket<B>]>>, usize) {
+        let bucket = key.hash() as usize & self.mask;
+        (&self.chunks[bucket >> self.chunk_bits], bucket & ((1 << self.chunk_bits) - 1))
     }
 
-    /// The bounds stored for `key`, if any.
+    /// The bounds stored for `key`, if any (none while another thread holds its bucket).
     #[inline]
     pub fn probe(&self, key: &Key<B>) -> Option<Bounds<B>> {
-        let b = self.bucket(key);
-        self.entries[b..b + 2].iter().find(|e| e.filled && e.key == *key).map(|e| Bounds {
+        let (chunk, i) = self.place(key);
+        let bucket = chunk.get()?[i].try_lock().ok()?;
+        bucket.iter().find(|e| e.filled && e.key == *key).map(|e| Bounds {
             lower: e.lower,
             upper: e.upper,
             best: e.has_best.then_some((e.best_piece, e.best_mask)),
         })
     }
 
-    /// Stores `bounds` for `key`; `depth` (pieces left) says how costly it was.
+    /// Stores `bounds` for `key`; `depth` (pieces left) says how costly it
+    /// was. Dropped while another thread holds the bucket.
     #[inline]
-    pub fn store(&mut self, key: &Key<B>, bounds: Bounds<B>, depth: u8) {
-        let b = self.bucket(key);
-        let slot = if self.entries[b].key == *key || !self.entries[b].filled || self.entries[b].depth <= depth {
-            b
-        } else {
-            b + 1
-        };
+    pub fn store(&self, key: &Key<B>, bounds: Bounds<B>, depth: u8) {
+        let (chunk, i) = self.place(key);
+        let chunk = chunk.get_or_init(|| (0..1 << self.chunk_bits).map(|_| Mutex::default()).collect());
+        let Ok(mut entries) = chunk[i].try_lock() else { return };
+        let slot = usize::from(!(entries[0].key == *key || !entries[0].filled || entries[0].depth <= depth));
         let (best_piece, best_mask) = bounds.best.unwrap_or((0, B::EMPTY));
-        self.entries[slot] = Entry {
+        entries[slot] = Entry {
             key: *key,
             lower: bounds.lower,
             upper: bounds.upper,
@@ -115,8 +142,8 @@ impl<B: Bits> ScoreTable<B> {
             best_mask,
             has_best: bounds.best.is_some(),
         };
-        if slot == b && self.entries[b + 1].filled && self.entries[b + 1].key == *key {
-            self.entries[b + 1].filled = false;
+        if slot == 0 && entries[1].filled && entries[1].key == *key {
+            entries[1].filled = false;
         }
     }
 }
@@ -128,7 +155,7 @@ mod tests {
 
     #[test]
     fn stores_and_finds_whole_keys() {
-        let mut table = ScoreTable::<Bitboard>::new(1);
+        let table = ScoreTable::<Bitboard>::new(1);
         let key = Key { reach: Bitboard(0b1111), mover: 1, other: 2 };
         assert_eq!(table.probe(&key), None);
         let bounds = Bounds { lower: -1, upper: 2, best: Some((0, Bitboard(0b11))) };
