@@ -327,7 +327,7 @@ impl TranspositionTable {
 /// table that is fresh pages from the kernel, zeroed only where first
 /// touched, so making a table writes nothing.
 #[allow(unsafe_code)]
-fn zeroed_words(len: usize) -> Box<[AtomicU64]> {
+pub(crate) fn zeroed_words(len: usize) -> Box<[AtomicU64]> {
     use std::alloc::{Layout, alloc_zeroed, handle_alloc_error};
     let layout = Layout::array::<AtomicU64>(len.max(1)).expect("a table smaller than the address space");
     // SAFETY: the layout has a non-zero size. All-zero bytes are a valid
