@@ -17,7 +17,7 @@
 //! to move: the pieces the side to move has placed minus the other's, plus
 //! the rest of the game's value. A stopped search (position or time budget,
 //! cancel flag) answers `None`, never a guess. The search itself, on all
-//! the threads of the current rayon pool, is in [`super::search`].
+//! the threads of the current rayon pool, is in `hands/search.rs`.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -112,7 +112,7 @@ impl HandsValue {
 /// A searcher for one hands game: keeps its table between searches, so
 /// the positions of one game (or the deals of one draft) share what it
 /// learnt. A search runs on every thread of the current rayon pool
-/// ([`super::search`]).
+/// (young brothers wait near the root, in `hands/search.rs`).
 pub struct HandsSolver<'g, B> {
     rules: HandsGame<'g, B>,
     table: ScoreTable<B>,
