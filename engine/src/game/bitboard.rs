@@ -47,6 +47,12 @@ pub trait Bits:
     fn first(self) -> Option<usize>;
     /// A well-mixed 64-bit hash of the set, for transposition tables.
     fn hash64(self) -> u64;
+    /// How many 64-bit words hold a set of this width.
+    const WORDS: usize;
+    /// Word `i` (below [`Self::WORDS`]) of the set: cells `64 i` to `64 i + 63`.
+    fn word(self, i: usize) -> u64;
+    /// The set whose words, lowest cells first, `word` gives.
+    fn from_words(word: impl FnMut(usize) -> u64) -> Self;
 
     /// The set with `cell` added.
     #[must_use]
@@ -134,6 +140,16 @@ impl Bitboard {
 impl Bits for Bitboard {
     const EMPTY: Self = Bitboard(0);
     const CAPACITY: usize = 64;
+    const WORDS: usize = 1;
+
+    #[inline]
+    fn word(self, _i: usize) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn from_words(mut word: impl FnMut(usize) -> u64) -> Self {
+        Bitboard(word(0))
+    }
 
     #[inline]
     fn single(cell: usize) -> Self {
@@ -174,6 +190,16 @@ pub struct WideBitboard(pub [u64; 4]);
 impl Bits for WideBitboard {
     const EMPTY: Self = WideBitboard([0; 4]);
     const CAPACITY: usize = 256;
+    const WORDS: usize = 4;
+
+    #[inline]
+    fn word(self, i: usize) -> u64 {
+        self.0[i]
+    }
+    #[inline]
+    fn from_words(word: impl FnMut(usize) -> u64) -> Self {
+        WideBitboard(std::array::from_fn(word))
+    }
 
     #[inline]
     fn single(cell: usize) -> Self {
@@ -290,7 +316,9 @@ mod tests {
         assert_eq!(sa.is_disjoint(sb), set_a.is_disjoint(&set_b));
         assert_eq!(sa.is_subset(sb), set_a.is_subset(&set_b));
         assert_eq!(sa.first(), set_a.first().copied());
+        assert_eq!(B::from_words(|i| sa.word(i)), sa);
         for c in &set_a {
+            assert!(sa.word(c / 64) >> (c % 64) & 1 == 1);
             assert!(sa.contains(*c));
             assert!(!sa.without(*c).contains(*c));
         }

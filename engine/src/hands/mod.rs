@@ -11,7 +11,7 @@
 //!   neutral piece of the 35-hexomino game.
 //! - [`rules`]: positions, passes, legal moves, scores, move lists.
 //! - [`mod@solve`]: the score solver (alpha-beta with a table of bounds,
-//!   [`table`]); [`exhaustive`] is the plain minimax it is tested against.
+//!   [`table`], on all the threads of the current rayon pool); [`exhaustive`] is the plain minimax it is tested against.
 //! - [`draft`]: the draft rules, players picking their hands in turn.
 //! - [`proof`]: proofs of a score (a tree for each bound) and [`verify`],
 //!   their independent checker.
@@ -32,6 +32,7 @@ pub mod exhaustive;
 pub mod proof;
 pub mod rng;
 pub mod rules;
+mod search;
 pub mod setup;
 pub mod solve;
 pub mod table;

@@ -13,6 +13,7 @@ use golomb_engine::{Bits, Game, Player, with_game};
 use serde::Serialize;
 
 use super::args::{ProofSummary, SolveArgs};
+use crate::cli::args::thread_pool;
 use crate::cli::output::{self, OutputFile, Report};
 use crate::cli::rules_args::Rules;
 
@@ -115,7 +116,9 @@ fn list(names: &[String]) -> String {
 pub(super) fn run(args: &SolveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     anyhow::ensure!(args.proof.is_none() || args.rules.rules == Rules::Hands, "--proof is for --rules golomb or hands");
     let game = args.position.game.build()?;
-    let report = with_game!(&game, g => solve_in(g, args))?;
+    // The score solver searches on every thread of the pool it runs in.
+    let pool = thread_pool(args.threads)?;
+    let report = pool.install(|| with_game!(&game, g => solve_in(g, args)))?;
     output::print(out, &report, args.json)
 }
 
@@ -125,6 +128,7 @@ fn config(args: &SolveArgs) -> HandsConfig {
         time_budget: args.max_seconds.map(Duration::from_secs_f64),
         cancel: None,
         tt_mb: args.tt_mb.unwrap_or(HandsConfig::default().tt_mb),
+        split_plies: args.split_plies,
     }
 }
 
