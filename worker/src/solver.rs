@@ -97,7 +97,8 @@ fn solve_hands<B: Bits>(
             stats: pb::UnitStats {
                 positions: result.positions,
                 seconds: result.elapsed.as_secs_f64(),
-                threads: 1,
+                // The hands search runs on the pool the unit was installed in.
+                threads: rayon::current_num_threads() as u32,
                 ..Default::default()
             },
         },
