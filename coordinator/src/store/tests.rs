@@ -136,6 +136,34 @@ fn expired_leases_return_then_fail() {
     assert!(row.error.unwrap().contains("expired"));
 }
 
+/// A lease that ran out while its worker was alive (its heartbeat came
+/// late) is its again when that heartbeat arrives, and the attempt the
+/// expiry counted is forgiven: a starved machine does not fail its jobs.
+#[test]
+fn a_late_heartbeat_takes_its_expired_lease_back_and_forgives_the_attempt() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    let mut seen = Vec::new();
+    for _ in 0..MAX_ATTEMPTS + 2 {
+        let unit = store.lease(worker, 1, -1.0).unwrap().remove(0);
+        seen.push(unit.unit);
+        assert_eq!(store.expire_leases(0.0).unwrap(), 1);
+        let late = HeartbeatUnit { unit: unit.unit, lease_token: unit.lease_token.clone(), positions: 7 };
+        let stop = store.heartbeat(worker, &[late], 1.0, 60.0).unwrap();
+        assert!(stop.is_empty(), "the late worker keeps its unit");
+        store.give_back(worker, &[HeldUnit { unit: unit.unit, lease_token: unit.lease_token }]).unwrap();
+    }
+    assert!(seen.iter().all(|&u| u == seen[0]), "one unit expired every time: {seen:?}");
+    let row = store.job(job).unwrap();
+    assert_eq!(row.state, JobState::Running, "{:?}", row.error);
+    // A heartbeat for a unit someone else holds now is told to stop.
+    let mine = store.lease(worker, 1, -1.0).unwrap().remove(0);
+    store.expire_leases(0.0).unwrap();
+    let other = store.register_worker("other", "host", 1).unwrap();
+    store.lease(other, 1, 60.0).unwrap();
+    let late = HeartbeatUnit { unit: mine.unit, lease_token: mine.lease_token, positions: 7 };
+    assert_eq!(store.heartbeat(worker, &[late], 1.0, 60.0).unwrap(), vec![mine.unit]);
+}
+
 #[test]
 fn a_merged_node_stays_needed_while_one_parent_needs_it() {
     let dir = tempfile::tempdir().unwrap();

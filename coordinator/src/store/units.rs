@@ -241,6 +241,11 @@ fn complete_value(
 impl Store {
     /// Extends the leases a worker still holds and records their progress;
     /// returns the reported units it no longer holds (to stop).
+    ///
+    /// A lease that expired while its worker was alive (a starved machine's
+    /// heartbeat came late) is given back to it, if no one else has leased
+    /// the unit since, and the attempt the expiry counted is forgiven: a
+    /// short lease on a busy machine slows a job, it does not fail it.
     pub fn heartbeat(
         &mut self,
         worker: WorkerId,
@@ -255,22 +260,39 @@ impl Store {
             named_params! { ":worker": worker.0 as i64, ":busy": busy },
         )?;
         let mut stop = Vec::new();
+        let mut revived: Vec<(i64, NodeId)> = Vec::new();
         {
             let mut extend = tx.prepare_cached(
                 "UPDATE units SET deadline = :deadline, progress = :progress
                  WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token",
             )?;
+            let mut revive = tx.prepare_cached(
+                "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = :progress,
+                        attempts = max(attempts - 1, 0)
+                 WHERE id = :unit AND state = :pending AND lease_token = :token
+                   AND NOT EXISTS (SELECT 1 FROM workers WHERE id = :worker AND (draining OR distrusted))
+                 RETURNING job, node",
+            )?;
             for u in units {
-                let held = extend.execute(named_params! {
+                let params = named_params! {
                     ":unit": u.unit.0 as i64, ":worker": worker.0 as i64, ":deadline": now() + lease_seconds,
                     ":progress": u.positions as i64, ":leased": UnitState::Leased, ":token": u.lease_token,
-                })?;
-                if held == 0 {
-                    stop.push(u.unit);
+                    ":pending": UnitState::Pending,
+                };
+                if extend.execute(&params[..6])? > 0 {
+                    continue;
+                }
+                match revive.query_row(params, |r| Ok((r.get(0)?, r.get(1)?))).optional()? {
+                    Some(row) => revived.push(row),
+                    None => stop.push(u.unit),
                 }
             }
         }
         tx.commit()?;
+        for (job, node) in revived {
+            tracing::info!("job {job}: a lease that expired while its worker {worker} was alive is its again");
+            self.trees.set_busy(job, node, true);
+        }
         Ok(stop)
     }
 
