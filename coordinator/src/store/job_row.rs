@@ -65,7 +65,7 @@ pub struct JobRow {
     pub units: UnitCounts,
     /// Positions searched (finished units and running ones).
     pub positions: u64,
-    /// Seconds from submission to now (or to the end).
+    /// Seconds from its first lease (from submission while it waits) to now, or to the end.
     pub elapsed: f64,
     /// Why it failed.
     pub error: Option<String>,
@@ -151,12 +151,14 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
             |r| {
                 let created: f64 = r.get("created")?;
                 let finished: Option<f64> = r.get("finished")?;
+                // From its first lease: a job's time in the queue is not time it ran.
+                let started: Option<f64> = r.get("started")?;
                 Ok(JobColumns {
                     spec: spec_from_row(r)?,
                     state: r.get("state")?,
                     value: r.get("root_value")?,
                     best: r.get("root_best")?,
-                    elapsed: finished.unwrap_or_else(now) - created,
+                    elapsed: finished.unwrap_or_else(now) - started.unwrap_or(created),
                     error: r.get("error")?,
                     symmetries: r.get("symmetries")?,
                     paused: r.get("paused")?,

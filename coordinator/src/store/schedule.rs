@@ -234,8 +234,12 @@ pub(super) fn lease_units(
     }
     let mut units = Vec::with_capacity(leased.len());
     for row in leased {
-        tx.prepare_cached("UPDATE jobs SET state = :running WHERE id = :job AND state = :pending")?
-            .execute(named_params! { ":job": row.job, ":running": JobState::Running, ":pending": JobState::Pending })?;
+        tx.prepare_cached(
+            "UPDATE jobs SET state = :running, started = coalesce(started, :now) WHERE id = :job AND state = :pending",
+        )?
+        .execute(named_params! {
+            ":job": row.job, ":running": JobState::Running, ":pending": JobState::Pending, ":now": now(),
+        })?;
         let line: String =
             tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([row.node], |r| r.get(0))?;
         units.push(LeasedUnit {

@@ -149,9 +149,12 @@ ALTER TABLE nodes ADD COLUMN score INTEGER;
 ";
 
 /// Version 4 to 5: a worker whose results were voided (`golomb distrust`) is
-/// marked, and leases nothing more.
+/// marked, and leases nothing more; a job's first lease is kept
+/// (`jobs.started`), so its rate counts only the time it ran, not its time
+/// in the queue.
 const V4_TO_V5: &str = "
 ALTER TABLE workers ADD COLUMN distrusted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN started REAL;
 ";
 
 /// Random bytes as hex (identities and lease tokens).

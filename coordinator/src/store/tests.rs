@@ -479,3 +479,14 @@ fn a_clock_stepped_back_leaves_no_lease_longer_than_one_lease() {
         store.conn.query_row("SELECT MAX(deadline) FROM units WHERE state = 'leased'", [], |r| r.get(0)).unwrap();
     assert!(latest <= now() + 60.0, "capped at one lease from now");
 }
+
+/// A job's time counts from its first lease: its time in the queue is shown
+/// while it waits, and is not time it ran (its rate divides by the latter).
+#[test]
+fn a_jobs_time_counts_from_its_first_lease() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    store.conn.execute("UPDATE jobs SET created = created - 1000", []).unwrap();
+    assert!(store.job(job).unwrap().elapsed >= 1000.0, "waiting: its time in the queue");
+    store.lease(worker, 1, 60.0).unwrap();
+    assert!(store.job(job).unwrap().elapsed < 100.0, "running: from its first lease");
+}
