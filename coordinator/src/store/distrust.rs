@@ -12,13 +12,13 @@
 
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, WorkerId};
-use rusqlite::{OptionalExtension, Transaction, named_params};
+use rusqlite::{Transaction, named_params};
 
 use super::db::Store;
 use super::error::StoreError;
 use super::finish::finish_if_answered;
 use super::state::{JobState, NodeId, UnitState, Value};
-use super::tree::count_open;
+use super::tree::{count_open, losing_move, open_children};
 
 /// What `golomb distrust` changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -102,35 +102,19 @@ fn resettle(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
         tx.execute("UPDATE nodes SET value = NULL, best = NULL WHERE id = ?1", [node])?;
     }
     for &node in &expanded {
-        let losing: Option<String> = tx
-            .prepare_cached(
-                "SELECT e.move FROM edges e JOIN nodes c ON c.id = e.child WHERE e.parent = :node AND c.value = :loss
-                 ORDER BY e.ord LIMIT 1",
-            )?
-            .query_row(named_params! { ":node": node, ":loss": Value(Outcome::Loss) }, |r| r.get(0))
-            .optional()?;
-        let all_won: bool = tx
-            .prepare_cached(
-                "SELECT NOT EXISTS (SELECT 1 FROM edges e JOIN nodes c ON c.id = e.child
-                                    WHERE e.parent = :node AND (c.value IS NULL OR c.value != :win))",
-            )?
-            .query_row(named_params! { ":node": node, ":win": Value(Outcome::Win) }, |r| r.get(0))?;
-        match (losing, all_won) {
-            (Some(mv), _) => {
-                tx.execute(
-                    "UPDATE nodes SET value = :win, best = :best WHERE id = :node",
-                    named_params! { ":node": node, ":win": Value(Outcome::Win), ":best": mv },
-                )?;
-            }
-            (None, true) => {
-                tx.execute(
-                    "UPDATE nodes SET value = :loss WHERE id = :node",
-                    named_params! { ":node": node, ":loss": Value(Outcome::Loss) },
-                )?;
-            }
-            (None, false) => {}
-        }
+        // Children first (deepest first), so their values and the node's open count are final here.
         count_open(tx, node)?;
+        if let Some(mv) = losing_move(tx, node)? {
+            tx.execute(
+                "UPDATE nodes SET value = :win, best = :best WHERE id = :node",
+                named_params! { ":node": node, ":win": Value(Outcome::Win), ":best": mv },
+            )?;
+        } else if open_children(tx, node)? == 0 {
+            tx.execute(
+                "UPDATE nodes SET value = :loss WHERE id = :node",
+                named_params! { ":node": node, ":loss": Value(Outcome::Loss) },
+            )?;
+        }
     }
     tx.execute("UPDATE nodes SET live = (value IS NULL) WHERE job = ?1", [job])?;
     // Undecided leaves wait for a worker again (a finished job had stopped them); decided ones need none.

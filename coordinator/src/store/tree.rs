@@ -55,7 +55,7 @@ pub(super) fn decide(tx: &Transaction<'_>, node: NodeId, value: Outcome, best: O
 
 /// Edges of `node` to children not (yet) known to be wins: kept in `nodes.open`,
 /// so a completion costs the same however many siblings its node has.
-fn open_children(tx: &Transaction<'_>, node: NodeId) -> Result<i64, StoreError> {
+pub(super) fn open_children(tx: &Transaction<'_>, node: NodeId) -> Result<i64, StoreError> {
     Ok(tx.prepare_cached("SELECT open FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?)
 }
 
@@ -72,20 +72,24 @@ pub(super) fn count_open(tx: &Transaction<'_>, node: NodeId) -> Result<(), Store
 
 /// Re-examines a node whose children changed (after a split): decides it if they decide it.
 pub(super) fn settle(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
-    let losing: Option<String> = tx
-        .prepare_cached(
-            "SELECT e.move FROM edges e JOIN nodes c ON c.id = e.child WHERE e.parent = :node AND c.value = :loss
-             ORDER BY e.ord LIMIT 1",
-        )?
-        .query_row(named_params! { ":node": node, ":loss": Value(Outcome::Loss) }, |r| r.get(0))
-        .optional()?;
-    if let Some(mv) = losing {
+    if let Some(mv) = losing_move(tx, node)? {
         return decide(tx, node, Outcome::Win, Some(&mv));
     }
     if open_children(tx, node)? == 0 {
         return decide(tx, node, Outcome::Loss, None);
     }
     Ok(())
+}
+
+/// The first move of `node` (in move order) to a child lost for its side to move, if any.
+pub(super) fn losing_move(tx: &Transaction<'_>, node: NodeId) -> Result<Option<String>, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT e.move FROM edges e JOIN nodes c ON c.id = e.child WHERE e.parent = :node AND c.value = :loss
+             ORDER BY e.ord LIMIT 1",
+        )?
+        .query_row(named_params! { ":node": node, ":loss": Value(Outcome::Loss) }, |r| r.get(0))
+        .optional()?)
 }
 
 /// Whether `node` is protected from pruning: an undecided child of a `classify` job's root.
