@@ -127,6 +127,10 @@ pub struct JobReport<C> {
     /// Units leased to workers not heard from lately, waiting for their lease to expire.
     stale_leases: u64,
     conflicts: u64,
+    /// Units answered from the coordinator's store of decided positions instead of being solved.
+    known_nodes: u64,
+    /// The positions the first solves of those units had searched.
+    known_positions: u64,
     error: Option<String>,
     solutions: Option<u64>,
     solutions_up_to_symmetry: Option<u64>,
@@ -237,6 +241,8 @@ impl<C> JobReport<C> {
             workers: s.workers,
             stale_leases: s.stale_leases,
             conflicts: s.conflicts,
+            known_nodes: s.known_nodes,
+            known_positions: s.known_positions,
             error: non_empty(&s.error),
             solutions: count.then_some(s.solutions),
             solutions_up_to_symmetry: count.then_some(s.solutions_up_to_symmetry),
@@ -406,6 +412,15 @@ impl<C> JobReport<C> {
             if self.jobs_ahead.is_some() { "waiting" } else { "elapsed" },
             duration(self.elapsed_seconds)
         )?;
+        if self.known_nodes > 0 {
+            writeln!(
+                out,
+                "known:     {} unit{} answered from positions other jobs had decided ({} positions not searched again)",
+                self.known_nodes,
+                super::output::plural(self.known_nodes as usize),
+                si(self.known_positions as f64)
+            )?;
+        }
         // The search figures are the manager's latest sample (one every 10 s), not this reading:
         // said with their age, and left out once the job has ended (the lines above say how).
         let ended = JobState::from_name(&self.state).is_some_and(JobState::is_finished);

@@ -134,7 +134,7 @@ pub fn import(store: &mut Store, file: &ExportFile, into: Option<JobId>) -> Resu
             }
         },
     };
-    let counts = store.import_nodes(job, &entries, &plan::Engine(&valid.spec))?;
+    let counts = store.import_nodes(job, &entries, &plan::Engine)?;
     Ok(ImportSummary { job, created, in_file: file.nodes.len() as u64, counts })
 }
 

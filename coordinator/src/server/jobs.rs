@@ -51,9 +51,19 @@ impl pb::jobs_server::Jobs for JobsService {
         let (nodes, symmetries) = nodes;
         let units = nodes.iter().filter(|n| n.unit).count();
         let spec = valid.spec.clone();
-        let job_id = self.0.store(move |s| s.create_job_at_priority(&spec, &nodes, symmetries, priority)).await?;
+        let (job_id, known) = self
+            .0
+            .store(move |s| {
+                let job = s.create_job_at_priority(&spec, &nodes, symmetries, priority)?;
+                Ok((job, s.answer_known(job, &plan::Engine)?))
+            })
+            .await?;
         drop(_planning);
-        tracing::info!("job {job_id}: {} of `{}`, {units} units", valid.spec.goal, valid.spec.moves);
+        tracing::info!(
+            "job {job_id}: {} of `{}`, {units} units, {known} answered from the store of decided positions",
+            valid.spec.goal,
+            valid.spec.moves
+        );
         Ok(Response::new(pb::SubmitResponse { job_id: job_id.0 }))
     }
 

@@ -421,17 +421,17 @@ pub fn map_decided(
     })
 }
 
-/// The engine as the store's [`TreeGame`] for one job: children as a split
-/// makes them, moves mapped between equal positions by the board's symmetries.
-pub struct Engine<'a>(pub &'a JobSpec);
+/// The engine as the store's [`TreeGame`]: children as a split makes
+/// them, moves mapped between equal positions by the board's symmetries.
+pub struct Engine;
 
-impl TreeGame for Engine<'_> {
+impl TreeGame for Engine {
     fn children(&self, target: &SplitTarget) -> Result<Vec<(String, NewNode)>, SpecError> {
         unit_children(target)
     }
 
-    fn map_move(&self, from: &str, to: &str, mv: &str) -> Result<String, String> {
-        let game = self.0.game.build().map_err(|e| e.to_string())?;
+    fn map_move(&self, spec: &JobSpec, from: &str, to: &str, mv: &str) -> Result<String, String> {
+        let game = spec.game.build().map_err(|e| e.to_string())?;
         with_game!(&game, g => {
             let (from, _) = g.play_line(Position::empty(), from).map_err(|e| e.to_string())?;
             let (to, _) = g.play_line(Position::empty(), to).map_err(|e| e.to_string())?;

@@ -63,6 +63,8 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         stale_leases: row.stale_leases,
         // Set by the callers that read the queue too ([`super::jobs::queued_status`]).
         jobs_ahead: 0,
+        known_nodes: row.known_nodes,
+        known_positions: row.known_positions,
         elapsed_seconds: row.elapsed,
         error: row.error.clone().unwrap_or_default(),
         conflicts: row.conflicts,

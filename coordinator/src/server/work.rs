@@ -127,9 +127,7 @@ impl pb::work_server::Work for WorkService {
         let worker = WorkerId(r.worker_id);
         let (leased, drain) = self
             .0
-            .store(move |s| {
-                Ok((s.lease_growing(worker, max, lease, &plan::unit_children)?, s.worker_draining(worker)?))
-            })
+            .store(move |s| Ok((s.lease_growing(worker, max, lease, &plan::Engine)?, s.worker_draining(worker)?)))
             .await?;
         let units = leased
             .into_iter()
@@ -249,7 +247,6 @@ impl pb::work_server::Work for WorkService {
             }
             let reported = std::mem::take(&mut r.decided);
             let path = std::mem::take(&mut r.path);
-            let spec = target.spec.clone();
             let planned = tokio::task::spawn_blocking(move || {
                 let children = plan::unit_children(&target).map_err(|e| Err(e.to_string()))?;
                 let decided = plan::decided_children(&target, &children, &reported).map_err(Ok)?;
@@ -270,14 +267,9 @@ impl pb::work_server::Work for WorkService {
                 }
             };
             let (count, kept) = (children.len(), decided.len());
-            let split_spec = spec.clone();
-            if self
-                .0
-                .store(move |s| s.split_unit(worker, &held, &children, &decided, cost, &plan::Engine(&split_spec)))
-                .await?
-            {
+            if self.0.store(move |s| s.split_unit(worker, &held, &children, &decided, cost, &plan::Engine)).await? {
                 tracing::info!("unit {unit} ran too long: split into {count} children, {kept} of them decided");
-                self.expand_line(worker, unit, &spec, line).await?;
+                self.expand_line(worker, unit, line).await?;
             }
         }
         Ok(Response::new(pb::GiveBackResponse {}))
@@ -294,7 +286,6 @@ impl WorkService {
         &self,
         worker: WorkerId,
         from: UnitId,
-        spec: &golomb_proto::JobSpec,
         line: Vec<(plan::LineStep, pb::PathStep)>,
     ) -> Result<(), Status> {
         let (mut expanded, mut kept) = (0usize, 0usize);
@@ -323,11 +314,7 @@ impl WorkService {
                 }
             };
             let count = decided.len();
-            let spec = spec.clone();
-            if !self
-                .0
-                .store(move |s| s.expand_line_node(worker, job, node, &children, &decided, &plan::Engine(&spec)))
-                .await?
+            if !self.0.store(move |s| s.expand_line_node(worker, job, node, &children, &decided, &plan::Engine)).await?
             {
                 break;
             }

@@ -8,7 +8,9 @@
 //! worked out again from the leaves that remain, deepest first, by the
 //! same rules as when values flow up (`tree`); a done job whose answer no
 //! longer stands runs again. The tree's shape stays: expanding a node is
-//! the coordinator's own work, not the worker's.
+//! the coordinator's own work, not the worker's. The store of decided
+//! positions (`known`) forgets the worker's rows and every row that may
+//! rest on them, and units answered from that store are voided as well.
 
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, WorkerId};
@@ -17,13 +19,15 @@ use rusqlite::{Transaction, named_params};
 use super::db::Store;
 use super::error::StoreError;
 use super::finish::finish_if_answered;
+use super::known;
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::tree::{count_open, losing_move, open_children};
 
 /// What `golomb distrust` changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Distrusted {
-    /// Units whose results were voided and that wait for a worker again.
+    /// Units whose results were voided and that wait for a worker again
+    /// (the worker's, and those answered from the store of decided positions).
     pub units: u64,
     /// Leases of the worker that were ended.
     pub leases: u64,
@@ -41,8 +45,16 @@ impl Store {
         if tx.execute("UPDATE workers SET distrusted = 1, draining = 1 WHERE id = ?1", [w])? == 0 {
             return Ok(None);
         }
+        // The store of decided positions forgets what may rest on the worker,
+        // and every unit answered from the store is voided too (it may have
+        // been answered by what was just forgotten; what still stands answers it again).
+        known::forget_worker(&tx, w)?;
         let jobs: Vec<i64> = tx
-            .prepare("SELECT DISTINCT job FROM units WHERE worker = :w AND state IN (:done, :leased) ORDER BY job")?
+            .prepare(
+                "SELECT DISTINCT job FROM units
+                 WHERE (worker = :w AND state IN (:done, :leased)) OR (known_job IS NOT NULL AND state = :done)
+                 ORDER BY job",
+            )?
             .query_map(named_params! { ":w": w, ":done": UnitState::Done, ":leased": UnitState::Leased }, |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         // Reports under its leases are refused from now on: the leases no longer exist.
@@ -55,8 +67,8 @@ impl Store {
             .prepare(
                 "UPDATE units SET state = :pending, worker = NULL, value = NULL, best = NULL, solutions = NULL,
                         fixed = NULL, score = NULL, positions = 0, seconds = 0, progress = 0, finished = NULL,
-                        error = NULL, deadline = NULL
-                 WHERE worker = :w AND state = :done RETURNING node",
+                        error = NULL, deadline = NULL, known_job = NULL
+                 WHERE state = :done AND (worker = :w OR known_job IS NOT NULL) RETURNING node",
             )?
             .query_map(named_params! { ":w": w, ":pending": UnitState::Pending, ":done": UnitState::Done }, |r| {
                 r.get(0)

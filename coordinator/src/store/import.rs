@@ -97,9 +97,9 @@ impl Store {
                 }
                 None if entry.unit => {
                     let best = match &entry.best {
-                        Some(mv) if node.line != entry.line => {
-                            Some(game.map_move(&entry.line, &node.line, mv).map_err(|e| import_error(entry, e))?)
-                        }
+                        Some(mv) if node.line != entry.line => Some(
+                            game.map_move(&spec, &entry.line, &node.line, mv).map_err(|e| import_error(entry, e))?,
+                        ),
                         other => other.clone(),
                     };
                     record_unit(&tx, node.id, entry, best.as_deref())?;

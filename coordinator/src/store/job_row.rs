@@ -93,6 +93,10 @@ pub struct JobRow {
     /// For hands games, once done: the root's final score difference for its
     /// side to move under best play (`value` is win or loss by its sign, unknown for 0).
     pub score: Option<i32>,
+    /// Units answered from the store of decided positions instead of being solved.
+    pub known_nodes: u64,
+    /// The positions the first solves of those units had searched.
+    pub known_positions: u64,
 }
 
 /// Reads a job's spec from its `jobs` row.
@@ -138,6 +142,7 @@ struct JobColumns {
     paused: bool,
     priority: i32,
     score: Option<i32>,
+    known: (i64, i64),
 }
 
 /// Reads a job with its progress inside a transaction.
@@ -164,6 +169,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
                     paused: r.get("paused")?,
                     priority: r.get("priority")?,
                     score: r.get("score")?,
+                    known: (r.get("known_nodes")?, r.get("known_positions")?),
                 })
             },
         )
@@ -221,5 +227,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         priority: columns.priority,
         progress: latest_for(tx, job, columns.state, columns.value.0)?,
         score: columns.score,
+        known_nodes: columns.known.0 as u64,
+        known_positions: columns.known.1 as u64,
     })
 }

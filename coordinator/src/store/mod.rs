@@ -14,6 +14,7 @@
 //! seam for writes that fail). The operations, each file one concern, use
 //! those and the files listed before them, never one after:
 //!
+//! - `known`: the store of decided positions shared by all jobs (recording, looking up, forgetting);
 //! - `tree`: the job trees: values flowing up, pruning;
 //! - `progress`: each job's progress over time;
 //! - `workers`: registering, listing and draining workers;
@@ -29,6 +30,9 @@
 //!   with the tables;
 //! - `clock`: keeping lease deadlines within one lease of a clock that steps;
 //! - `split`: replacing a unit that ran past its budget by its children;
+//! - `lease`: handing units out with the coordinator's shortcuts: a unit
+//!   whose position the store of decided positions knows is answered from
+//!   it, a leaf chosen on a dive is expanded on the spot;
 //! - `distrust`: voiding a worker's results and working out the values above them again;
 //! - `import`: taking an export's decided nodes into a job (`golomb import`);
 //! - `metrics`: the totals and gauges of `/metrics`;
@@ -41,7 +45,8 @@
 //! node), `units` (nodes handed to workers: lease, attempts, result,
 //! statistics; for tiling counts the share's weight and count), `conflicts`
 //! (results that disagreed with a recorded one), `workers`, and `progress`
-//! (samples of each game job's proof-number figures over time).
+//! (samples of each game job's proof-number figures over time), and `known`
+//! (decided positions by game and key, shared by all jobs).
 
 mod clock;
 mod db;
@@ -54,6 +59,8 @@ pub mod hands;
 mod import;
 mod job_row;
 mod jobs;
+mod known;
+mod lease;
 mod metrics;
 mod problems;
 mod progress;
@@ -76,12 +83,13 @@ pub use fault::FAULT_WRITES_ENV;
 pub use import::{ImportCounts, ImportEntry};
 pub use job_row::{JobRow, UnitCounts};
 pub use jobs::NewNode;
+pub use lease::MAX_DIVES;
 pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
 pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;
 pub use results::{ChildRow, JobTree, ResultsPage, TreeNode};
 pub use schema::SCHEMA_VERSION;
-pub use split::{DecidedAt, Grow, MAX_DIVES, SplitCost, SplitTarget, TreeGame};
+pub use split::{DecidedAt, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};

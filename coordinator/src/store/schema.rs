@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
 const APPLICATION_ID: i64 = 0x474f_4c4d;
 
@@ -157,6 +157,33 @@ ALTER TABLE workers ADD COLUMN distrusted INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN started REAL;
 ";
 
+/// Version 5 to 6: the coordinator's store of decided positions, shared by
+/// all its jobs (`known`, see `store::known`): one row per position of a
+/// game, keyed by the game and the position's canonical key, with a line
+/// reaching it (its winning move is named in that line's position), the job
+/// and node that decided it, and the worker whose unit did (NULL when its
+/// children decided it, or it came from a file). A unit answered from it
+/// names the job it came from (`units.known_job`); a job counts the nodes
+/// and the positions it was spared (`jobs.known_nodes`, `jobs.known_positions`).
+const V5_TO_V6: &str = "
+CREATE TABLE known (
+    game TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    line TEXT NOT NULL,
+    best TEXT,
+    job INTEGER NOT NULL,
+    node INTEGER NOT NULL,
+    worker INTEGER,
+    positions INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (game, key)
+) WITHOUT ROWID;
+CREATE INDEX known_by_worker ON known(worker);
+ALTER TABLE units ADD COLUMN known_job INTEGER;
+ALTER TABLE jobs ADD COLUMN known_nodes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN known_positions INTEGER NOT NULL DEFAULT 0;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -211,6 +238,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 5 {
         tx.execute_batch(V4_TO_V5)?;
+    }
+    if version < 6 {
+        tx.execute_batch(V5_TO_V6)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

@@ -13,7 +13,7 @@ use super::jobs::NewNode;
 use super::schedule::known_leaf;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, revive, settle};
-use super::units::{HeldUnit, LeasedUnit};
+use super::units::HeldUnit;
 use super::{Store, StoreError, now};
 use crate::manager::{NodeKind, PnLeaf};
 
@@ -48,8 +48,9 @@ pub trait TreeGame {
     /// The children of a node about to be expanded, each with its move.
     fn children(&self, target: &SplitTarget) -> Result<Vec<(String, NewNode)>, golomb_proto::SpecError>;
     /// `mv`, legal in the position of `from`, as the same move in the position
-    /// of `to` (equal to it under a symmetry of the board, or a transposition).
-    fn map_move(&self, from: &str, to: &str, mv: &str) -> Result<String, String>;
+    /// of `to` (equal to it under a symmetry of the board, or a transposition),
+    /// in the game of `spec`.
+    fn map_move(&self, spec: &JobSpec, from: &str, to: &str, mv: &str) -> Result<String, String>;
 }
 
 /// What the search of a unit given back to be split cost: kept on the unit,
@@ -106,7 +107,7 @@ impl Store {
     /// [`Store::split_unit`], for a unit given back (`dive` `None`) or expanded on a dive
     /// that goes on `dive` levels below it.
     #[allow(clippy::too_many_arguments)]
-    fn split_held(
+    pub(super) fn split_held(
         &mut self,
         worker: WorkerId,
         held: &HeldUnit,
@@ -154,65 +155,6 @@ impl Store {
         }
         self.after_change(job);
         Ok(true)
-    }
-
-    /// Leases as [`Store::lease`] does, except that a leaf chosen on a dive
-    /// (below a node whose unit got nowhere, see
-    /// [`crate::manager::PnTree::far_from_answer`]) is expanded on the spot by
-    /// `grow` (its children, as a split makes them) instead of going out, and
-    /// the choice is made again; at most [`MAX_DIVES`] such expansions per call.
-    pub fn lease_growing(
-        &mut self,
-        worker: WorkerId,
-        max: u32,
-        lease_seconds: f64,
-        grow: &Grow<'_>,
-    ) -> Result<Vec<LeasedUnit>, StoreError> {
-        let mut out = Vec::new();
-        let mut dives = 0;
-        while out.len() < max as usize {
-            let units = self.lease(worker, max - out.len() as u32, lease_seconds)?;
-            if units.is_empty() {
-                break;
-            }
-            let mut dived = false;
-            for unit in units {
-                let (node, rank, depth): (NodeId, Vec<u8>, u32) = self.conn.query_row(
-                    "SELECT n.id, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
-                    [unit.unit.0 as i64],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                )?;
-                let levels = self.trees.get_mut(unit.job.0 as i64).and_then(|t| t.dive_into(node));
-                let Some(levels) = levels.filter(|_| dives < MAX_DIVES) else {
-                    out.push(unit);
-                    continue;
-                };
-                let target = SplitTarget { spec: unit.spec.clone(), line: unit.line.clone(), rank, depth };
-                let children = match grow(&target) {
-                    Ok(children) => children,
-                    Err(err) => {
-                        tracing::warn!("job {}: node {node} cannot be expanded on a dive: {err}", unit.job);
-                        out.push(unit);
-                        continue;
-                    }
-                };
-                let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
-                if self.split_held(worker, &held, &children, &[], SplitCost::default(), &Grower(grow), Some(levels))? {
-                    tracing::info!(
-                        "job {}: node {node} expanded without a unit on a dive ({levels} more levels below it)",
-                        unit.job
-                    );
-                    dives += 1;
-                    dived = true;
-                } else {
-                    out.push(unit);
-                }
-            }
-            if !dived {
-                break;
-            }
-        }
-        Ok(out)
     }
 
     /// The node with position `key` in the job of the split unit `from`, if it
@@ -300,25 +242,6 @@ impl Store {
     }
 }
 
-/// The most leaves one lease call expands on dives before it hands out what it has.
-pub const MAX_DIVES: usize = 8;
-
-/// A node's children as a split makes them (the server's engine), for expanding nodes on a dive.
-pub type Grow<'a> = dyn Fn(&SplitTarget) -> Result<Vec<(String, NewNode)>, golomb_proto::SpecError> + 'a;
-
-/// [`Grow`] as a [`TreeGame`] for an expansion that keeps no decided child (no move is ever mapped).
-struct Grower<'a, 'b>(&'a Grow<'b>);
-
-impl TreeGame for Grower<'_, '_> {
-    fn children(&self, target: &SplitTarget) -> Result<Vec<(String, NewNode)>, golomb_proto::SpecError> {
-        (self.0)(target)
-    }
-
-    fn map_move(&self, _from: &str, _to: &str, _mv: &str) -> Result<String, String> {
-        Err("a dive keeps no decided child".to_string())
-    }
-}
-
 /// What a node's expansion changed, for the manager's tree.
 struct Grown {
     /// One leaf per child, in the children's order.
@@ -356,7 +279,7 @@ fn expand_node(
         // The worker's move is in the split's own child's position; a known node may have another line.
         let own = &children[d.index].1.line;
         let best = match &d.best {
-            Some(mv) if line != *own => match game.map_move(own, &line, mv) {
+            Some(mv) if line != *own => match game.map_move(&job_spec(tx, job)?, own, &line, mv) {
                 Ok(mapped) => Some(mapped),
                 Err(err) => {
                     tracing::warn!("a decided child of node {node} is not kept: {err}");

@@ -8,7 +8,8 @@
 //! root is live until decided, and in a `classify` job every child of the
 //! root stays live until decided. Pruning is incremental: deciding a node
 //! re-examines only its children. A node that gains a live parent again (a
-//! split reached it) is revived with its units.
+//! split reached it) is revived with its units. Every node decided is also
+//! recorded in the coordinator's store of decided positions (`known`).
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
@@ -16,6 +17,7 @@ use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::db::now;
 use super::error::StoreError;
+use super::known;
 use super::state::{JobState, NodeId, UnitState, Value};
 
 /// Records `value` (win or loss) at `node`, then propagates it up and prunes below.
@@ -27,6 +29,7 @@ pub(super) fn decide(tx: &Transaction<'_>, node: NodeId, value: Outcome, best: O
     if changed == 0 {
         return Ok(());
     }
+    known::record(tx, node)?;
     stop_unit(tx, node)?;
     if value == Outcome::Win {
         // One fewer open child for each edge into this node.

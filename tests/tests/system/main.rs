@@ -11,6 +11,7 @@ mod cluster;
 mod first_hour;
 mod hands;
 mod hands_cluster;
+mod known;
 mod manager;
 mod ops;
 mod play;

@@ -175,6 +175,16 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     if kind == Some(golomb_proto::Kind::TilingCount) {
         rows.push(("tilings", format!("{} ({} up to symmetry)", s.solutions, s.solutions_up_to_symmetry)));
     }
+    if s.known_nodes > 0 {
+        rows.push((
+            "known",
+            format!(
+                "{} units answered from positions other jobs had decided ({} positions not searched again)",
+                s.known_nodes,
+                si(s.known_positions as f64)
+            ),
+        ));
+    }
     if s.conflicts > 0 {
         rows.push(("conflicts", s.conflicts.to_string()));
     }

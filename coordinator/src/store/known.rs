@@ -1,0 +1,97 @@
+//! The coordinator's store of decided positions, shared by all its jobs
+//! (table `known`): every node of a game job decided as a win or a loss is
+//! recorded under its game and its position's key (equal for positions equal
+//! under the board's symmetries), so that another job meeting the position,
+//! or the same job submitted again, takes the answer instead of solving it
+//! (`lease::answer_known`).
+//!
+//! A row keeps the line it was reached by (its winning move is named in that
+//! line's position), the job and node that decided it, and the worker whose
+//! unit did: `golomb distrust` removes that worker's rows, and rows that
+//! rest on other rows (decided by their children, or taken from a file), so
+//! a voided result does not live on here.
+
+use golomb_engine::solve::Outcome;
+use golomb_engine::split::Goal;
+use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
+
+use super::error::StoreError;
+use super::state::{NodeId, UnitState, Value};
+
+/// A decided position from the store.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct KnownPosition {
+    /// Its value for the side to move.
+    pub(super) value: Outcome,
+    /// The line of the node that decided it.
+    pub(super) line: String,
+    /// For a win, a winning move in the position of `line`.
+    pub(super) best: Option<String>,
+    /// The job that decided it.
+    pub(super) job: i64,
+    /// The worker whose unit decided it (none: its children did, or it came from a file).
+    pub(super) worker: Option<i64>,
+    /// What deciding it cost: the positions its unit searched (0 when its children decided it).
+    pub(super) positions: i64,
+}
+
+/// The game of a job as the store's key: rules, board, blocked cells and
+/// pieces (what a position's value depends on); `None` for jobs whose nodes
+/// are not win/loss positions of a game (tiling counts, hands scores).
+const GAME_OF_JOB: &str = "SELECT CASE WHEN j.hands IS NULL AND j.goal != :count
+        THEN j.rules || '|' || j.board || '|' || j.blocked || '|' || j.pieces END
+    FROM jobs j WHERE j.id = :job";
+
+/// The store's game key of `job`, if its nodes are positions of a game.
+pub(super) fn game_of(conn: &Connection, job: i64) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached(GAME_OF_JOB)?
+        .query_row(named_params! { ":job": job, ":count": Goal::Count.name() }, |r| r.get(0))
+        .optional()?
+        .flatten())
+}
+
+/// Records a node just decided (win or loss) in the store, unless its
+/// position is there already: the first answer stays (a disagreeing one is
+/// for `golomb verify` to catch, as within a job).
+pub(super) fn record(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT OR IGNORE INTO known (game, key, value, line, best, job, node, worker, positions)
+         SELECT j.rules || '|' || j.board || '|' || j.blocked || '|' || j.pieces, n.key, n.value, n.line, n.best,
+                n.job, n.id, u.worker, COALESCE(u.positions, 0)
+         FROM nodes n JOIN jobs j ON j.id = n.job
+         LEFT JOIN units u ON u.node = n.id AND u.state = :done AND u.known_job IS NULL
+         WHERE n.id = :node AND n.value IN (:win, :loss) AND n.replies > 0
+           AND j.hands IS NULL AND j.goal != :count",
+    )?
+    .execute(named_params! {
+        ":node": node, ":done": UnitState::Done, ":win": Value(Outcome::Win), ":loss": Value(Outcome::Loss),
+        ":count": Goal::Count.name(),
+    })?;
+    Ok(())
+}
+
+/// The decided position with `key` in `game`, if the store has it.
+pub(super) fn lookup(conn: &Connection, game: &str, key: &str) -> Result<Option<KnownPosition>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT value, line, best, job, worker, positions FROM known WHERE game = :game AND key = :key",
+        )?
+        .query_row(named_params! { ":game": game, ":key": key }, |r| {
+            Ok(KnownPosition {
+                value: r.get::<_, Value>(0)?.0,
+                line: r.get(1)?,
+                best: r.get(2)?,
+                job: r.get(3)?,
+                worker: r.get(4)?,
+                positions: r.get(5)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Removes what `worker` reported from the store, and every row that may
+/// rest on it (decided by children, or taken from a file); returns the rows removed.
+pub(super) fn forget_worker(tx: &Transaction<'_>, worker: i64) -> Result<u64, StoreError> {
+    Ok(tx.execute("DELETE FROM known WHERE worker = ?1 OR worker IS NULL", [worker])? as u64)
+}

@@ -1,0 +1,216 @@
+//! Handing units out with the coordinator's own shortcuts, before any
+//! worker spends time on them:
+//!
+//! - a unit whose position the store of decided positions (`known`) has is
+//!   answered from it: done at once, named as decided by the worker that
+//!   decided it first, with the job it came from (`units.known_job`); the
+//!   job counts the nodes and the positions it was spared;
+//! - a leaf chosen on a dive (below a node whose unit got nowhere, see
+//!   [`crate::manager::PnTree::far_from_answer`]) is expanded on the spot.
+//!
+//! Both apply to jobs as they are planned too ([`Store::answer_known`]).
+
+use golomb_engine::solve::Outcome;
+use golomb_proto::{JobId, JobSpec, WorkerId};
+use rusqlite::{Transaction, named_params};
+
+use super::finish::finish_if_answered;
+use super::job_row::job_spec;
+use super::known::{self, KnownPosition};
+use super::split::{SplitCost, SplitTarget, TreeGame};
+use super::state::{NodeId, UnitState, Value};
+use super::tree::decide;
+use super::units::{HeldUnit, LeasedUnit};
+use super::{Store, StoreError, now};
+
+/// The most leaves one lease call expands on dives before it hands out what it has.
+pub const MAX_DIVES: usize = 8;
+
+/// The most units one lease call answers from the store of decided
+/// positions before it hands out what it has (the rest are answered by
+/// later calls).
+const MAX_ANSWERED: usize = 4096;
+
+/// Answers `node` of `job` (a leaf whose unit waits, or was just leased)
+/// from the store of decided positions, if it has the node's position:
+/// its unit is marked done as by the worker that decided the position first,
+/// its winning move mapped onto the node's line by `game`, and the node
+/// decided (values flow up as for any result). Returns the value, or
+/// `None` (not known, or the move could not be mapped).
+fn answer_node(
+    tx: &Transaction<'_>,
+    spec: &JobSpec,
+    game_key: &str,
+    job: i64,
+    node: NodeId,
+    game: &dyn TreeGame,
+) -> Result<Option<Outcome>, StoreError> {
+    let (key, line): (String, String) = tx
+        .prepare_cached("SELECT key, line FROM nodes WHERE id = ?1")?
+        .query_row([node], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let Some(KnownPosition { value, line: from, best, job: source, worker, positions }) =
+        known::lookup(tx, game_key, &key)?
+    else {
+        return Ok(None);
+    };
+    let best = match best {
+        Some(mv) if from != line => match game.map_move(spec, &from, &line, &mv) {
+            Ok(mapped) => Some(mapped),
+            Err(err) => {
+                tracing::warn!("job {job}: node {node} is not answered from the store of decided positions: {err}");
+                return Ok(None);
+            }
+        },
+        other => other,
+    };
+    let answered = tx
+        .prepare_cached(
+            "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, known_job = :source,
+                    finished = :now, deadline = NULL, progress = 0, positions = 0, seconds = 0, error = NULL
+             WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
+        )?
+        .execute(named_params! {
+            ":node": node, ":done": UnitState::Done, ":value": Value(value), ":best": best, ":worker": worker,
+            ":source": source, ":now": now(), ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+            ":cancelled": UnitState::Cancelled,
+        })?;
+    if answered == 0 {
+        return Ok(None);
+    }
+    tx.prepare_cached(
+        "UPDATE jobs SET known_nodes = known_nodes + 1, known_positions = known_positions + :positions WHERE id = :job",
+    )?
+    .execute(named_params! { ":job": job, ":positions": positions })?;
+    decide(tx, node, value, best.as_deref())?;
+    Ok(Some(value))
+}
+
+impl Store {
+    /// Answers every waiting unit of a job just planned whose position the
+    /// store of decided positions has (see the module's notes); returns how
+    /// many it answered.
+    pub fn answer_known(&mut self, job: JobId, game: &dyn TreeGame) -> Result<u64, StoreError> {
+        let id = job.0 as i64;
+        let tx = self.write()?;
+        let Some(game_key) = known::game_of(&tx, id)? else {
+            return Ok(0);
+        };
+        let spec = job_spec(&tx, id)?;
+        let waiting: Vec<NodeId> = tx
+            .prepare(
+                "SELECT u.node FROM units u JOIN nodes n ON n.id = u.node
+                 WHERE u.job = :job AND u.state = :pending ORDER BY n.depth, n.rank",
+            )?
+            .query_map(named_params! { ":job": id, ":pending": UnitState::Pending }, |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut answered = 0;
+        for node in waiting {
+            if answer_node(&tx, &spec, &game_key, id, node, game)?.is_some() {
+                answered += 1;
+            }
+        }
+        finish_if_answered(&tx, id)?;
+        tx.commit()?;
+        if answered > 0 {
+            // The manager's tree is built from the tables when next needed.
+            self.trees.forget(id);
+            self.after_change(id);
+        }
+        Ok(answered)
+    }
+
+    /// Leases as [`Store::lease`] does, with the shortcuts of this module:
+    /// a chosen unit whose position the store of decided positions has is
+    /// answered from it (at most [`MAX_ANSWERED`] per call), and a leaf
+    /// chosen on a dive is expanded on the spot by `game` (its children, as
+    /// a split makes them; at most [`MAX_DIVES`] per call); either way the
+    /// choice is made again.
+    pub fn lease_growing(
+        &mut self,
+        worker: WorkerId,
+        max: u32,
+        lease_seconds: f64,
+        game: &dyn TreeGame,
+    ) -> Result<Vec<LeasedUnit>, StoreError> {
+        let mut out = Vec::new();
+        let (mut dives, mut answered) = (0, 0);
+        while out.len() < max as usize {
+            let units = self.lease(worker, max - out.len() as u32, lease_seconds)?;
+            if units.is_empty() {
+                break;
+            }
+            let mut again = false;
+            for unit in units {
+                let job = unit.job.0 as i64;
+                let (node, rank, depth): (NodeId, Vec<u8>, u32) = self.conn.query_row(
+                    "SELECT n.id, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
+                    [unit.unit.0 as i64],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )?;
+                if answered < MAX_ANSWERED {
+                    if let Some(value) = self.answer_leased(job, node, &unit.spec, game)? {
+                        self.trees.decide(job, node, value);
+                        self.after_change(job);
+                        answered += 1;
+                        again = true;
+                        continue;
+                    }
+                }
+                let levels = self.trees.get_mut(job).and_then(|t| t.dive_into(node));
+                let Some(levels) = levels.filter(|_| dives < MAX_DIVES) else {
+                    out.push(unit);
+                    continue;
+                };
+                let target = SplitTarget { spec: unit.spec.clone(), line: unit.line.clone(), rank, depth };
+                let children = match game.children(&target) {
+                    Ok(children) => children,
+                    Err(err) => {
+                        tracing::warn!("job {job}: node {node} cannot be expanded on a dive: {err}");
+                        out.push(unit);
+                        continue;
+                    }
+                };
+                let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+                if self.split_held(worker, &held, &children, &[], SplitCost::default(), game, Some(levels))? {
+                    tracing::info!(
+                        "job {job}: node {node} expanded without a unit on a dive ({levels} more levels below it)"
+                    );
+                    dives += 1;
+                    again = true;
+                } else {
+                    out.push(unit);
+                }
+            }
+            if !again {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Answers a unit just leased from the store of decided positions, in its own transaction.
+    fn answer_leased(
+        &mut self,
+        job: i64,
+        node: NodeId,
+        spec: &JobSpec,
+        game: &dyn TreeGame,
+    ) -> Result<Option<Outcome>, StoreError> {
+        // Most units are not known: find out without a write transaction.
+        let Some(game_key) = known::game_of(&self.conn, job)? else {
+            return Ok(None);
+        };
+        let key: String =
+            self.conn.prepare_cached("SELECT key FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
+        if known::lookup(&self.conn, &game_key, &key)?.is_none() {
+            return Ok(None);
+        }
+        let tx = self.write()?;
+        let value = answer_node(&tx, spec, &game_key, job, node, game)?;
+        if value.is_some() {
+            finish_if_answered(&tx, job)?;
+        }
+        tx.commit()?;
+        Ok(value)
+    }
+}
