@@ -147,14 +147,14 @@ impl Store {
                     [unit.unit.0 as i64],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )?;
-                if answered < MAX_ANSWERED {
-                    if let Some(value) = self.answer_leased(job, node, &unit.spec, game)? {
-                        self.trees.decide(job, node, value);
-                        self.after_change(job);
-                        answered += 1;
-                        again = true;
-                        continue;
-                    }
+                if answered < MAX_ANSWERED
+                    && let Some(value) = self.answer_leased(job, node, &unit.spec, game)?
+                {
+                    self.trees.decide(job, node, value);
+                    self.after_change(job);
+                    answered += 1;
+                    again = true;
+                    continue;
                 }
                 let levels = self.trees.get_mut(job).and_then(|t| t.dive_into(node));
                 let Some(levels) = levels.filter(|_| dives < MAX_DIVES) else {
