@@ -29,7 +29,7 @@ pub const MAX_DIVES: usize = 8;
 /// The most units one lease call answers from the store of decided
 /// positions before it hands out what it has (the rest are answered by
 /// later calls).
-const MAX_ANSWERED: usize = 4096;
+pub const MAX_ANSWERED: usize = 4096;
 
 /// Answers `node` of `job` (a leaf whose unit waits, or was just leased)
 /// from the store of decided positions, if it has the node's position:
