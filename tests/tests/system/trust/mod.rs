@@ -23,6 +23,7 @@ mod lying;
 mod messages;
 mod registration;
 mod soak;
+mod starved;
 mod storage;
 
 /// Short enough that a lost unit comes back quickly, long enough for heartbeats under load.

@@ -16,11 +16,16 @@ fn a_damaged_database_is_refused_at_start_naming_the_file() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    // Garbage over part of a page in the middle of the (checkpointed) file.
+    // Garbage over the heads of a few pages in the middle of the (checkpointed)
+    // file: wherever the middle falls (text inside a row can hold any bytes),
+    // a page head is structure.
     let size = std::fs::metadata(&db).unwrap().len();
     let mut file = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
-    file.seek(SeekFrom::Start(size / 2 / 4096 * 4096 + 100)).unwrap();
-    file.write_all(&[0xff; 64]).unwrap();
+    let middle = size / 2 / 4096 * 4096;
+    for page in 0..4 {
+        file.seek(SeekFrom::Start(middle + page * 4096)).unwrap();
+        file.write_all(&[0xff; 64]).unwrap();
+    }
     drop(file);
 
     let out = output_within(
