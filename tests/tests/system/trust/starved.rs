@@ -1,4 +1,4 @@
-//! 6. A busy machine slows a job, it does not fail it: six workers on two
+//! Item 6 of Trust II: a busy machine slows a job, it does not fail it: six workers on two
 //! cores with leases of 0.3 s, two of them stopped (SIGSTOP) for a second
 //! at a time, longer than their leases, again and again. Their units expire
 //! and go to others, or come back to them when they resume; no unit runs out
