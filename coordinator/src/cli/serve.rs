@@ -48,6 +48,12 @@ pub struct ServeArgs {
     /// The PEM private key of --tls-cert.
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// The share of game units (0 to 1, drawn at random) whose result a second, different worker
+    /// solves again while the job runs; a disagreement is settled by the coordinator solving the
+    /// position itself, and the worker found wrong is distrusted (all its results voided).
+    /// 0: no checks (every worker is trusted, and `golomb verify` of the export is the check).
+    #[arg(long, default_value_t = 0.0)]
+    pub check_fraction: f64,
     /// Print the address line as JSON (`{"coordinator": URL, ...}`), once listening.
     #[arg(long)]
     pub json: bool,
@@ -93,6 +99,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         max_connections: args.max_connections,
         handshake_seconds: args.handshake_seconds,
         http: args.http.clone(),
+        check_fraction: args.check_fraction,
         tls: match (&args.tls_cert, &args.tls_key) {
             (Some(cert), Some(key)) => Some(TlsFiles { cert: cert.clone(), key: key.clone() }),
             _ => None,

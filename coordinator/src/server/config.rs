@@ -22,6 +22,8 @@ pub struct ServerConfig {
     pub http: Option<String>,
     /// The certificate and key to serve gRPC over TLS with, if any.
     pub tls: Option<TlsFiles>,
+    /// The share of game units whose result a second worker checks (0: none; see `store::check`).
+    pub check_fraction: f64,
 }
 
 /// A PEM certificate chain and its private key (`golomb serve --tls-cert --tls-key`).
@@ -45,6 +47,7 @@ impl ServerConfig {
             handshake_seconds: 10.0,
             http: None,
             tls: None,
+            check_fraction: 0.0,
         }
     }
 

@@ -10,6 +10,7 @@
 //! coordinator at a time may use a database: [`lock`] holds an exclusive
 //! lock on it for the server's life.
 
+mod arbitrate;
 mod config;
 mod connections;
 pub mod export;
@@ -81,11 +82,16 @@ pub async fn bind_all(
         config.lease_seconds.is_finite() && (0.3..=86_400.0).contains(&config.lease_seconds),
         "--lease-seconds must be from 0.3 to 86400 seconds (a day)"
     );
+    anyhow::ensure!(
+        config.check_fraction.is_finite() && (0.0..=1.0).contains(&config.check_fraction),
+        "--check-fraction must be from 0 to 1"
+    );
     let mut lock = lock::DbLock::acquire(&config.db)?;
     let mut store =
         Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
     // Workers may have kept solving while no coordinator ran: give them a lease's time to report in.
     store.extend_leases(config.lease_seconds)?;
+    store.set_check_fraction(config.check_fraction);
     let reader =
         Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
     let tls = config.tls.as_ref().map(tls::server_config).transpose()?;

@@ -7,7 +7,7 @@ use golomb_proto::spec::hands_setup;
 use golomb_proto::{JobId, Kind, PROTOCOL_VERSION, SpecError, UnitId, UnitResult, WireError, WorkerId, pb};
 use tonic::{Request, Response, Status};
 
-use super::{Shared, plan};
+use super::{Shared, arbitrate, plan};
 use crate::store::{Completion, HeartbeatUnit, HeldUnit, SplitCost};
 
 /// The most positions one report may claim (2^53): sums over millions of
@@ -202,6 +202,8 @@ impl pb::work_server::Work for WorkService {
                 r.unit_id,
                 r.worker_id
             );
+            // A check that disagrees with the unit it checks is settled here.
+            arbitrate::settle_in_background(self.0.clone(), UnitId(r.unit_id));
         }
         Ok(Response::new(pb::CompleteResponse { conflict }))
     }

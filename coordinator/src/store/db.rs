@@ -36,6 +36,8 @@ pub struct Store {
     pub(super) faults: WriteFaults,
     /// The proof-number manager's trees of the running game jobs (writer only).
     pub(super) trees: Trees,
+    /// The share of game units whose result is checked by another worker (`serve --check-fraction`).
+    pub(super) check_fraction: f64,
 }
 
 impl Store {
@@ -43,7 +45,13 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let conn = schema::open(path).map_err(|e| e.at(path))?;
         let db_id = schema::db_id(&conn).map_err(|e| e.at(path))?;
-        Ok(Store { conn, db_id, path: path.to_path_buf(), faults: WriteFaults::from_env(), trees: Trees::default() })
+        Ok(Store {
+            conn,
+            db_id,
+            path: path.to_path_buf(), faults: WriteFaults::from_env(),
+            trees: Trees::default(),
+            check_fraction: 0.0,
+        })
     }
 
     /// The database file, for messages.

@@ -23,6 +23,7 @@
 //! - `finish`: ending a job whose question is answered;
 //! - `jobs`: creating, finding, reading and cancelling jobs;
 //! - `results`: the read side of the trees (results, proofs);
+//! - `check`: results checked by a second worker (check units), and their disagreements;
 //! - `units`: heartbeats, results, give-backs, expiry;
 //! - `schedule`: which units go out next, and leasing them (the
 //!   proof-number manager of [`crate::manager`] for games, a queue for
@@ -48,6 +49,7 @@
 //! (samples of each game job's proof-number figures over time), and `known`
 //! (decided positions by game and key, shared by all jobs).
 
+mod check;
 mod clock;
 mod db;
 mod distrust;
@@ -76,6 +78,7 @@ mod workers;
 
 pub use crate::manager::PnStats;
 pub use db::{Store, now};
+pub use check::Disagreement;
 pub use distrust::Distrusted;
 pub use error::StoreError;
 pub use export::DecidedNode;

@@ -61,8 +61,11 @@ pub(super) fn known_leaf(conn: &Connection, node: NodeId) -> Result<PnLeaf, Stor
 
 /// A job's whole tree from the tables.
 fn load_tree(conn: &Connection, job: i64, root: NodeId, classify: bool) -> Result<PnTree, StoreError> {
-    let leaves: Vec<PnLeaf> =
-        conn.prepare(&format!("{LEAF_SELECT} WHERE n.job = ?1"))?.query_map([job], leaf)?.collect::<Result<_, _>>()?;
+    // Check units' nodes are not in the tree (see `check`).
+    let leaves: Vec<PnLeaf> = conn
+        .prepare(&format!("{LEAF_SELECT} WHERE n.job = ?1 AND u.checking IS NULL"))?
+        .query_map([job], leaf)?
+        .collect::<Result<_, _>>()?;
     let edges: Vec<(NodeId, NodeId)> = conn
         .prepare("SELECT e.parent, e.child FROM edges e JOIN nodes n ON n.id = e.parent WHERE n.job = ?1")?
         .query_map([job], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -85,7 +88,9 @@ pub(super) fn node_kind(value: Outcome, unit: Option<UnitState>, expanded: bool)
 /// Whether any of the job's units waits for a worker.
 fn has_waiting_units(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
     Ok(tx
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM units WHERE state = :pending AND job = :job)")?
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM units WHERE state = :pending AND job = :job AND checking IS NULL)",
+        )?
         .query_row(named_params! { ":pending": UnitState::Pending, ":job": job }, |r| r.get(0))?)
 }
 
@@ -123,6 +128,8 @@ struct Leased {
     weight: i64,
     checks: String,
     lease_token: String,
+    /// A check unit (see `check`): it goes out with no budget, never to be split.
+    check: bool,
 }
 
 /// Leases the node's unit if it waits; `None` if it does not.
@@ -178,6 +185,37 @@ fn lease_queue(
     Ok(rows.into_iter().map(|(_, row)| row).collect())
 }
 
+/// Leases up to `max` waiting check units of `job` whose checked unit
+/// `worker` did not report (see `check`).
+fn lease_checks(
+    tx: &Transaction<'_>,
+    job: i64,
+    max: usize,
+    worker: i64,
+    deadline: f64,
+    prefix: &str,
+) -> Result<Vec<Leased>, StoreError> {
+    let rows = tx
+        .prepare_cached(
+            "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
+                              lease_token = :prefix || '.' || lower(hex(randomblob(12)))
+             WHERE id IN (SELECT c.id FROM units c JOIN units o ON o.id = c.checking
+                          WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
+                            AND o.worker IS NOT :worker
+                          LIMIT :max)
+             RETURNING id, job, node, weight, checks, lease_token",
+        )?
+        .query_map(
+            named_params! {
+                ":job": job, ":max": max as i64, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
+                ":leased": UnitState::Leased, ":pending": UnitState::Pending,
+            },
+            |r| Ok(Leased { check: true, ..leased_row(r)? }),
+        )?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
 fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
     Ok(Leased {
         unit: r.get(0)?,
@@ -186,6 +224,7 @@ fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
         weight: r.get(3)?,
         checks: r.get(4)?,
         lease_token: r.get(5)?,
+        check: false,
     })
 }
 
@@ -213,6 +252,12 @@ pub(super) fn lease_units(
             continue;
         }
         let Some(root) = root else { continue };
+        // Checks of other workers' results first: a lie is caught while the job runs.
+        leased.extend(lease_checks(tx, job, want, worker, deadline, prefix)?);
+        let want = max - leased.len();
+        if want == 0 {
+            break;
+        }
         touched.push(job);
         let saturated = load(trees, tx, job, root, goal)?.is_saturated();
         if saturated && trees.may_check(job) && has_waiting_units(tx, job)? {
@@ -242,10 +287,15 @@ pub(super) fn lease_units(
         })?;
         let line: String =
             tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([row.node], |r| r.get(0))?;
+        let mut spec = job_spec(tx, row.job)?;
+        if row.check {
+            // A check is solved whole: its worker gets no budget to give it back after.
+            spec.split_after_seconds = 0.0;
+        }
         units.push(LeasedUnit {
             unit: UnitId(row.unit as u64),
             job: JobId(row.job as u64),
-            spec: job_spec(tx, row.job)?,
+            spec,
             line,
             weight: row.weight as u64,
             checks: row.checks.split(',').filter_map(|g| g.parse().ok()).collect(),

@@ -165,7 +165,11 @@ ALTER TABLE jobs ADD COLUMN started REAL;
 /// children decided it, or it came from a file). A unit answered from it
 /// names the job it came from (`units.known_job`); a job counts the nodes
 /// and the positions it was spared (`jobs.known_nodes`, `jobs.known_positions`).
+/// A unit that solves another unit's position again, to check its result
+/// (`serve --check-fraction`), names that unit (`units.checking`).
 const V5_TO_V6: &str = "
+ALTER TABLE units ADD COLUMN checking INTEGER;
+CREATE INDEX units_checking ON units(job, state) WHERE checking IS NOT NULL;
 CREATE TABLE known (
     game TEXT NOT NULL,
     key TEXT NOT NULL,

@@ -70,7 +70,7 @@ impl Store {
         let found: Option<(i64, String, Vec<u8>, u32)> = tx
             .query_row(
                 "SELECT u.job, n.line, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node
-                 WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token",
+                 WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token AND u.checking IS NULL",
                 named_params! {
                     ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased,
                     ":token": held.lease_token,

@@ -7,6 +7,7 @@ use golomb_engine::split::Goal;
 use golomb_proto::{JobId, JobSpec, Kind, UnitId, UnitResult, WorkerId};
 use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 
+use super::check;
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::state::{NodeId, UnitState, Value};
@@ -86,6 +87,8 @@ struct UnitRecord {
     kind: Kind,
     /// A hands unit's recorded score (first player's view).
     score: Option<i64>,
+    /// For a check unit: the unit whose result it checks.
+    checking: Option<i64>,
 }
 
 /// A job's kind from its columns `goal` (text, column `index` of the row) and `hands IS NOT NULL`.
@@ -211,13 +214,16 @@ fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, err
     Ok(())
 }
 
-/// A unit's value: decides its node and flows up; a repeated one must agree. Returns whether it disagreed.
+/// A unit's value: decides its node and flows up, and may be drawn for a
+/// check by another worker (`check_fraction`); a repeated one must agree,
+/// and a check's must agree with the unit it checks. Returns whether it disagreed.
 fn complete_value(
     tx: &Transaction<'_>,
     c: &Completion,
     unit: &UnitRecord,
     value: Outcome,
     best: Option<&str>,
+    check_fraction: f64,
 ) -> Result<bool, StoreError> {
     let name = golomb_proto::convert::outcome_name(value).unwrap_or("unknown");
     if let Some(recorded) = golomb_proto::convert::outcome_name(unit.value.0) {
@@ -227,6 +233,15 @@ fn complete_value(
         }
         return Ok(conflict);
     }
+    if let Some(checked) = unit.checking {
+        // A check: it decides nothing, it confirms the checked unit's result or disagrees with it.
+        mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
+        let disagreed = check::disagrees(tx, checked, value)?;
+        if let Some(recorded) = disagreed {
+            record_conflict(tx, c, name, golomb_proto::convert::outcome_name(recorded).unwrap_or("unknown"))?;
+        }
+        return Ok(disagreed.is_some());
+    }
     let decided: Value = tx.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
     let conflict = decided.0 != Outcome::Unknown && decided.0 != value;
     if conflict {
@@ -235,6 +250,7 @@ fn complete_value(
     mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
     decide(tx, unit.node, value, best)?;
     finish_if_answered(tx, unit.job)?;
+    check::maybe_check(tx, unit.job, c.unit.0 as i64, check_fraction)?;
     Ok(conflict)
 }
 
@@ -306,7 +322,7 @@ impl Store {
         let unit = tx
             .query_row(
                 "SELECT u.job, u.node, u.state, u.value, u.solutions, u.fixed, u.attempts, u.worker, u.lease_token,
-                        j.goal, j.hands IS NOT NULL, u.score
+                        j.goal, j.hands IS NOT NULL, u.score, u.checking
                  FROM units u JOIN jobs j ON j.id = u.job WHERE u.id = ?1",
                 [c.unit.0 as i64],
                 |r| {
@@ -322,6 +338,7 @@ impl Store {
                         lease_token: r.get(8)?,
                         kind: kind_column(r, 9)?,
                         score: r.get(11)?,
+                        checking: r.get(12)?,
                     })
                 },
             )
@@ -343,7 +360,9 @@ impl Store {
                 complete_failure(&tx, c, &unit, error)?;
                 false
             }
-            UnitResult::Value { value, best } => complete_value(&tx, c, &unit, *value, best.as_deref())?,
+            UnitResult::Value { value, best } => {
+                complete_value(&tx, c, &unit, *value, best.as_deref(), self.check_fraction)?
+            }
             UnitResult::Score { score, best } => complete_score(&tx, c, &unit, *score, best.as_deref())?,
         };
         tx.commit()?;

@@ -1,0 +1,114 @@
+//! Checking workers' results as volunteer-computing projects do: a share of
+//! the game units whose result a worker reported (`serve --check-fraction`,
+//! chosen at random, so a worker cannot tell which) is solved again by a
+//! different worker, as a *check unit* (`units.checking` names the unit it
+//! checks). A check unit has a node of its own that no edge reaches and
+//! that is never decided: its result only confirms the checked unit's, or
+//! disagrees with it, and a disagreement is recorded as a conflict for the
+//! coordinator to settle (`server::arbitrate` solves the position itself
+//! and distrusts the worker that was wrong). Check units go out before a
+//! job's other units, never to the worker whose result they check, and are
+//! never split (their workers get no budget); those still waiting when
+//! their job ends are cancelled with its other units.
+
+use golomb_engine::solve::Outcome;
+use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
+use rusqlite::{OptionalExtension, Transaction, named_params};
+
+use super::job_row::job_spec;
+use super::state::{JobState, UnitState, Value};
+use super::{Store, StoreError};
+
+/// A worker's result that a check by another worker disagreed with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disagreement {
+    /// The job.
+    pub job: JobId,
+    /// The job's spec (the game to solve the position in).
+    pub spec: JobSpec,
+    /// The position: moves from the empty board.
+    pub line: String,
+    /// The checked unit, the worker that reported it, and its value.
+    pub checked: (UnitId, WorkerId, Outcome),
+    /// The check unit, the worker that solved it, and its value.
+    pub check: (UnitId, WorkerId, Outcome),
+}
+
+/// After `unit` (a game unit of `job`) got its first result: with
+/// probability `fraction`, while the job runs, adds a check unit for it.
+/// Returns whether it did.
+pub(super) fn maybe_check(tx: &Transaction<'_>, job: i64, unit: i64, fraction: f64) -> Result<bool, StoreError> {
+    if fraction <= 0.0 {
+        return Ok(false);
+    }
+    let drawn: bool = tx
+        .prepare_cached("SELECT (abs(random()) % 1000000) < :threshold")?
+        .query_row(named_params! { ":threshold": (fraction * 1e6).round() as i64 }, |r| r.get(0))?;
+    let running: bool = tx
+        .prepare_cached("SELECT state = :running FROM jobs WHERE id = :job")?
+        .query_row(named_params! { ":job": job, ":running": JobState::Running }, |r| r.get(0))?;
+    if !drawn || !running {
+        return Ok(false);
+    }
+    // Its own node, reached by no edge and never decided: `live = 0`, so it fails no job.
+    tx.prepare_cached(
+        "INSERT INTO nodes (job, key, line, depth, rank, replies, live)
+         SELECT n.job, 'check ' || u.id, n.line, n.depth, n.rank || x'ffff', n.replies, 0
+         FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
+    )?
+    .execute([unit])?;
+    let node = tx.last_insert_rowid();
+    tx.prepare_cached(
+        "INSERT INTO units (job, node, rank, state, checking)
+         SELECT job, id, rank, :pending, :unit FROM nodes WHERE id = :node",
+    )?
+    .execute(named_params! { ":node": node, ":unit": unit, ":pending": UnitState::Pending })?;
+    Ok(true)
+}
+
+/// A check's first result `value` against the checked unit's recorded one:
+/// `Some(recorded)` when they disagree, `None` when they agree or the
+/// checked unit has no value any more (voided meanwhile).
+pub(super) fn disagrees(tx: &Transaction<'_>, checked: i64, value: Outcome) -> Result<Option<Outcome>, StoreError> {
+    let recorded: Option<Value> = tx
+        .prepare_cached("SELECT value FROM units WHERE id = :unit AND state = :done")?
+        .query_row(named_params! { ":unit": checked, ":done": UnitState::Done }, |r| r.get(0))
+        .optional()?;
+    Ok(recorded.map(|v| v.0).filter(|&recorded| recorded != Outcome::Unknown && recorded != value))
+}
+
+impl Store {
+    /// Sets the share of game units whose result another worker checks (0 to 1; 0: none).
+    pub fn set_check_fraction(&mut self, fraction: f64) {
+        self.check_fraction = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
+    }
+
+    /// The disagreement a check unit's result recorded, if `check` is a
+    /// check unit whose done result disagrees with its checked unit's.
+    pub fn disagreement(&self, check: UnitId) -> Result<Option<Disagreement>, StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let found: Option<(i64, String, i64, Option<i64>, Value, Option<i64>, Value)> = tx
+            .query_row(
+                "SELECT c.job, n.line, o.id, o.worker, o.value, c.worker, c.value
+                 FROM units c JOIN units o ON o.id = c.checking JOIN nodes n ON n.id = c.node
+                 WHERE c.id = :check AND c.state = :done AND o.state = :done",
+                named_params! { ":check": check.0 as i64, ":done": UnitState::Done },
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)),
+            )
+            .optional()?;
+        let out = match found {
+            Some((job, line, checked, Some(by), value, Some(checker), check_value)) if value.0 != check_value.0 => {
+                Some(Disagreement {
+                    job: JobId(job as u64),
+                    spec: job_spec(&tx, job)?,
+                    line,
+                    checked: (UnitId(checked as u64), WorkerId(by as u64), value.0),
+                    check: (check, WorkerId(checker as u64), check_value.0),
+                })
+            }
+            _ => None,
+        };
+        tx.commit()?;
+        Ok(out)
+    }
+}
