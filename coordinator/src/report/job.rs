@@ -131,6 +131,9 @@ pub struct JobReport<C> {
     known_nodes: u64,
     /// The positions the first solves of those units had searched.
     known_positions: u64,
+    /// Check units (`serve --check-fraction`) waiting or being solved, and done.
+    checks_waiting: u64,
+    checks_done: u64,
     error: Option<String>,
     solutions: Option<u64>,
     solutions_up_to_symmetry: Option<u64>,
@@ -243,6 +246,8 @@ impl<C> JobReport<C> {
             conflicts: s.conflicts,
             known_nodes: s.known_nodes,
             known_positions: s.known_positions,
+            checks_waiting: s.checks_waiting,
+            checks_done: s.checks_done,
             error: non_empty(&s.error),
             solutions: count.then_some(s.solutions),
             solutions_up_to_symmetry: count.then_some(s.solutions_up_to_symmetry),
@@ -420,6 +425,15 @@ impl<C> JobReport<C> {
                 super::output::plural(self.known_nodes as usize),
                 si(self.known_positions as f64)
             )?;
+        }
+        if self.checks_waiting + self.checks_done > 0 {
+            let answered = self.value.is_some() || self.children_decided.0 == self.children_decided.1;
+            let waits = if self.checks_waiting > 0 && answered && self.state == JobState::Running.name() {
+                " (the answer waits for them: each goes to a worker other than the one it checks)"
+            } else {
+                ""
+            };
+            writeln!(out, "checks:    {} done, {} to come{waits}", self.checks_done, self.checks_waiting)?;
         }
         // The search figures are the manager's latest sample (one every 10 s), not this reading:
         // said with their age, and left out once the job has ended (the lines above say how).

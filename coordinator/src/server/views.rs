@@ -65,6 +65,8 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         jobs_ahead: 0,
         known_nodes: row.known_nodes,
         known_positions: row.known_positions,
+        checks_waiting: row.checks_waiting,
+        checks_done: row.checks_done,
         elapsed_seconds: row.elapsed,
         error: row.error.clone().unwrap_or_default(),
         conflicts: row.conflicts,

@@ -34,10 +34,18 @@ pub struct Disagreement {
     pub check: (UnitId, WorkerId, Outcome),
 }
 
-/// After `unit` (a game unit of `job`) got its first result: with
-/// probability `fraction`, while the job runs, adds a check unit for it.
-/// Returns whether it did.
+/// After `unit` (a game unit of `job`) got its first result: ends the
+/// checks of any earlier result of it (voided since), then, with probability
+/// `fraction`, while the job runs, adds a check unit for it. Returns whether it did.
 pub(super) fn maybe_check(tx: &Transaction<'_>, job: i64, unit: i64, fraction: f64) -> Result<bool, StoreError> {
+    // Checks of an earlier result of the unit (voided since) are about that result: they end here.
+    tx.prepare_cached(
+        "UPDATE units SET state = :cancelled, deadline = NULL WHERE checking = :unit AND state IN (:pending, :leased, :done)",
+    )?
+    .execute(named_params! {
+        ":unit": unit, ":cancelled": UnitState::Cancelled, ":pending": UnitState::Pending,
+        ":leased": UnitState::Leased, ":done": UnitState::Done,
+    })?;
     if fraction <= 0.0 {
         return Ok(false);
     }
@@ -53,7 +61,7 @@ pub(super) fn maybe_check(tx: &Transaction<'_>, job: i64, unit: i64, fraction: f
     // Its own node, reached by no edge and never decided: `live = 0`, so it fails no job.
     tx.prepare_cached(
         "INSERT INTO nodes (job, key, line, depth, rank, replies, live)
-         SELECT n.job, 'check ' || u.id, n.line, n.depth, n.rank || x'ffff', n.replies, 0
+         SELECT n.job, 'check ' || u.id || ' ' || (SELECT COUNT(*) FROM units c WHERE c.checking = u.id), n.line, n.depth, CAST(n.rank || x'ffff' AS BLOB), n.replies, 0
          FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
     )?
     .execute([unit])?;
@@ -77,6 +85,10 @@ pub(super) fn disagrees(tx: &Transaction<'_>, checked: i64, value: Outcome) -> R
     Ok(recorded.map(|v| v.0).filter(|&recorded| recorded != Outcome::Unknown && recorded != value))
 }
 
+/// A check unit's row as [`Store::disagreement`] reads it: job, line,
+/// checked unit, its worker and value, the check's worker and value.
+type CheckRow = (i64, String, i64, Option<i64>, Value, Option<i64>, Value);
+
 impl Store {
     /// Sets the share of game units whose result another worker checks (0 to 1; 0: none).
     pub fn set_check_fraction(&mut self, fraction: f64) {
@@ -87,7 +99,7 @@ impl Store {
     /// check unit whose done result disagrees with its checked unit's.
     pub fn disagreement(&self, check: UnitId) -> Result<Option<Disagreement>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let found: Option<(i64, String, i64, Option<i64>, Value, Option<i64>, Value)> = tx
+        let found: Option<CheckRow> = tx
             .query_row(
                 "SELECT c.job, n.line, o.id, o.worker, o.value, c.worker, c.value
                  FROM units c JOIN units o ON o.id = c.checking JOIN nodes n ON n.id = c.node

@@ -48,7 +48,8 @@ impl Store {
         Ok(Store {
             conn,
             db_id,
-            path: path.to_path_buf(), faults: WriteFaults::from_env(),
+            path: path.to_path_buf(),
+            faults: WriteFaults::from_env(),
             trees: Trees::default(),
             check_fraction: 0.0,
         })

@@ -9,11 +9,12 @@ use super::db::now;
 use super::error::StoreError;
 use super::hands::{finish_if_done, is_hands};
 use super::state::{JobState, UnitState};
-use super::tree::stop_units_of_job;
+use super::tree::{StopChecks, stop_units_of_job};
 
 /// Ends a running job whose question is answered: `solve` when the root is
 /// decided, `classify` when every child of the root is, `count` when every
-/// share is counted. Units left stop.
+/// share is counted. Units left stop. While checks of its results wait
+/// (`serve --check-fraction`), an answered job runs on with them alone.
 pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), StoreError> {
     let found: Option<(String, JobState)> = tx
         .prepare_cached("SELECT goal, state FROM jobs WHERE id = ?1")?
@@ -44,12 +45,37 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), S
             .prepare_cached("SELECT n.value IS NOT NULL FROM jobs j JOIN nodes n ON n.id = j.root WHERE j.id = ?1")?
             .query_row([job], |r| r.get(0))?,
     };
+    if answered && checks_open(tx, job)? {
+        // The answer waits for the checks of results it may rest on, and for
+        // disagreements to be settled (see `check`); nothing else is needed.
+        stop_units_of_job(tx, job, StopChecks::No)?;
+        return Ok(());
+    }
     if answered {
         tx.execute(
             "UPDATE jobs SET state = :done, finished = :now WHERE id = :job",
             named_params! { ":job": job, ":now": now(), ":done": JobState::Done },
         )?;
-        stop_units_of_job(tx, job)?;
+        stop_units_of_job(tx, job, StopChecks::Yes)?;
     }
     Ok(())
+}
+
+/// Whether `job` has open checks (see `check`): check units waiting for a
+/// worker or being solved, or a done one that disagrees with the result it
+/// checks while that result stands (until the disagreement is settled).
+pub(super) fn checks_open(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM units c JOIN units o ON o.id = c.checking
+                            WHERE c.job = :job AND c.checking IS NOT NULL
+                              AND (c.state IN (:pending, :leased)
+                                   OR (c.state = :done AND o.state = :done AND c.value IS NOT o.value)))",
+        )?
+        .query_row(
+            named_params! {
+                ":job": job, ":pending": UnitState::Pending, ":leased": UnitState::Leased, ":done": UnitState::Done,
+            },
+            |r| r.get(0),
+        )?)
 }

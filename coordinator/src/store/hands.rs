@@ -16,7 +16,7 @@ use super::db::now;
 use super::error::StoreError;
 use super::job_row::job_spec;
 use super::state::{JobState, NodeId, UnitState, Value};
-use super::tree::stop_units_of_job;
+use super::tree::{StopChecks, stop_units_of_job};
 
 /// A score from the first player's view, seen by `player`.
 pub fn for_player(first_view: i32, player: Player) -> i32 {
@@ -97,7 +97,7 @@ pub(super) fn finish_if_done(tx: &Transaction<'_>, job: i64) -> Result<(), Store
         "UPDATE jobs SET state = :done, finished = :now, score = :score WHERE id = :job",
         named_params! { ":job": job, ":now": now(), ":done": JobState::Done, ":score": mine },
     )?;
-    stop_units_of_job(tx, job)?;
+    stop_units_of_job(tx, job, StopChecks::Yes)?;
     Ok(())
 }
 

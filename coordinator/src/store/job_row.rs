@@ -97,6 +97,10 @@ pub struct JobRow {
     pub known_nodes: u64,
     /// The positions the first solves of those units had searched.
     pub known_positions: u64,
+    /// Check units waiting for a worker or being solved (see `check`).
+    pub checks_waiting: u64,
+    /// Check units done.
+    pub checks_done: u64,
 }
 
 /// Reads a job's spec from its `jobs` row.
@@ -206,6 +210,17 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
             r.get(0)
         })?;
     let (decided, total) = root_children_decided(tx, job)?;
+    let (checks_waiting, checks_done): (i64, i64) = tx
+        .prepare_cached(
+            "SELECT COALESCE(SUM(state IN (:pending, :leased)), 0), COALESCE(SUM(state = :done), 0)
+             FROM units WHERE job = :job AND checking IS NOT NULL",
+        )?
+        .query_row(
+            named_params! {
+                ":job": job, ":pending": UnitState::Pending, ":leased": UnitState::Leased, ":done": UnitState::Done,
+            },
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
     Ok(JobRow {
         id,
         spec,
@@ -229,5 +244,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         score: columns.score,
         known_nodes: columns.known.0 as u64,
         known_positions: columns.known.1 as u64,
+        checks_waiting: checks_waiting as u64,
+        checks_done: checks_done as u64,
     })
 }

@@ -208,7 +208,7 @@ impl Store {
                 ":pending": JobState::Pending, ":running": JobState::Running,
             },
         )?;
-        tree::stop_units_of_job(&tx, job.0 as i64)?;
+        tree::stop_units_of_job(&tx, job.0 as i64, tree::StopChecks::Yes)?;
         let row = job_row(&tx, job)?;
         tx.commit()?;
         Ok(row)

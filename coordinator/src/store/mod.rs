@@ -77,8 +77,8 @@ mod units;
 mod workers;
 
 pub use crate::manager::PnStats;
-pub use db::{Store, now};
 pub use check::Disagreement;
+pub use db::{Store, now};
 pub use distrust::Distrusted;
 pub use error::StoreError;
 pub use export::DecidedNode;

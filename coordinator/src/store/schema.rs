@@ -169,7 +169,8 @@ ALTER TABLE jobs ADD COLUMN started REAL;
 /// (`serve --check-fraction`), names that unit (`units.checking`).
 const V5_TO_V6: &str = "
 ALTER TABLE units ADD COLUMN checking INTEGER;
-CREATE INDEX units_checking ON units(job, state) WHERE checking IS NOT NULL;
+CREATE INDEX units_checks_by_job ON units(job, state) WHERE checking IS NOT NULL;
+CREATE INDEX units_checks_by_checked ON units(checking) WHERE checking IS NOT NULL;
 CREATE TABLE known (
     game TEXT NOT NULL,
     key TEXT NOT NULL,

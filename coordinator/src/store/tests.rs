@@ -562,7 +562,19 @@ fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
     assert!(!done(&mut store, second, check.unit, Loss));
     assert_eq!(store.disagreement(check.unit).unwrap(), None);
     done(&mut store, first, units[2].unit, Win);
+    // Every child is decided, but the answer waits while a disagreement stands (c's result is drawn too).
     let row = store.job(job).unwrap();
-    assert_eq!(row.state, JobState::Done);
-    assert_eq!(row.units.pending, 0, "a check still waiting when its job ends is cancelled: {:?}", row.units);
+    assert_eq!((row.state, row.units.pending, row.units.leased), (JobState::Running, 1, 0), "{:?}", row.units);
+    // Settled against the checker: its check is voided and goes out again, to a third worker.
+    store.distrust(second).unwrap().unwrap();
+    let third = store.register_worker("w3", "h", 2).unwrap();
+    let mut again = store.lease(third, 10, 60.0).unwrap();
+    again.sort_by(|x, y| x.line.cmp(&y.line));
+    // The checker's checks are all voided (b's agreed), with c's, never checked: only checks go out.
+    assert_eq!(again.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+    for (check, value) in again.iter().zip([Win, Loss, Win]) {
+        assert!(!done(&mut store, third, check.unit, value));
+    }
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state, row.units.pending), (JobState::Done, 0));
 }

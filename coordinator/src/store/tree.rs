@@ -136,13 +136,24 @@ fn stop_unit(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Cancels every waiting or running unit of a job (it ended).
-pub(super) fn stop_units_of_job(tx: &Transaction<'_>, job: i64) -> Result<(), StoreError> {
+/// Whether [`stop_units_of_job`] stops check units too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum StopChecks {
+    /// Every unit stops (the job ended).
+    Yes,
+    /// Check units go on (the job's answer waits for them).
+    No,
+}
+
+/// Cancels every waiting or running unit of a job (it ended), or all but its check units.
+pub(super) fn stop_units_of_job(tx: &Transaction<'_>, job: i64, checks: StopChecks) -> Result<(), StoreError> {
     tx.prepare_cached(
-        "UPDATE units SET state = :cancelled, deadline = NULL WHERE job = :job AND state IN (:pending, :leased)",
+        "UPDATE units SET state = :cancelled, deadline = NULL WHERE job = :job AND state IN (:pending, :leased)
+           AND (:all OR checking IS NULL)",
     )?
     .execute(named_params! {
         ":job": job, ":cancelled": UnitState::Cancelled, ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+        ":all": checks == StopChecks::Yes,
     })?;
     Ok(())
 }
@@ -180,7 +191,7 @@ pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: i64, error: &str) -
     )?;
     if failed > 0 {
         let job: i64 = tx.query_row("SELECT job FROM units WHERE id = ?1", [unit], |r| r.get(0))?;
-        stop_units_of_job(tx, job)?;
+        stop_units_of_job(tx, job, StopChecks::Yes)?;
     }
     Ok(())
 }

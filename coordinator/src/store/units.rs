@@ -240,6 +240,8 @@ fn complete_value(
         if let Some(recorded) = disagreed {
             record_conflict(tx, c, name, golomb_proto::convert::outcome_name(recorded).unwrap_or("unknown"))?;
         }
+        // The last check an answered job waited for ends it.
+        finish_if_answered(tx, unit.job)?;
         return Ok(disagreed.is_some());
     }
     let decided: Value = tx.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
@@ -317,6 +319,7 @@ impl Store {
     /// repeated one must agree, and one that disagrees is kept in
     /// `conflicts`. Returns whether it disagreed.
     pub fn complete(&mut self, c: &Completion) -> Result<bool, StoreError> {
+        let check_fraction = self.check_fraction;
         let tx = self.write()?;
         workers::touch(&tx, c.worker)?;
         let unit = tx
@@ -361,7 +364,7 @@ impl Store {
                 false
             }
             UnitResult::Value { value, best } => {
-                complete_value(&tx, c, &unit, *value, best.as_deref(), self.check_fraction)?
+                complete_value(&tx, c, &unit, *value, best.as_deref(), check_fraction)?
             }
             UnitResult::Score { score, best } => complete_score(&tx, c, &unit, *score, best.as_deref())?,
         };

@@ -6,7 +6,7 @@
 //! reaches the true values.
 
 use golomb_proto::pb;
-use golomb_tests::{Cluster, check_classify, golomb_command, local_value};
+use golomb_tests::{Cluster, ServeOptions, check_classify, golomb_command, local_value};
 
 use super::{MINUTES, game_value, register, runtime};
 
@@ -101,4 +101,30 @@ fn distrust_voids_a_liars_results_and_the_job_reaches_the_true_values() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let verify = golomb_command().arg("verify").arg(&file).output().unwrap();
     assert!(verify.status.success(), "the repaired job verifies: {}", String::from_utf8_lossy(&verify.stderr));
+}
+
+/// With checks on (`serve --check-fraction 1`), a liar is caught while the
+/// job runs, with no operator: honest workers check its results, the
+/// coordinator settles each disagreement by solving the position itself and
+/// distrusts the liar, and the job ends with the true values.
+#[test]
+fn checks_catch_a_liar_while_the_job_runs() {
+    let cluster = Cluster::start_with(ServeOptions::new(30.0).args(&["--check-fraction", "1"]));
+    let board = "5x5";
+    let job = cluster.submit(&["--board", board, "--goal", "classify", "--split-depth", "1"]);
+    let (liar, lies) = lie(&cluster, board, job);
+    assert!(lies > 0, "the liar lied");
+    let status = cluster.status(job);
+    assert_eq!(status["state"], "running", "every child has a value, but the checks are still to come: {status}");
+    let _honest = [cluster.worker("h1", 1), cluster.worker("h2", 1)];
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert!(status["conflicts"].as_u64().unwrap() > 0, "the checks disagreed with the liar: {status}");
+    check_classify(&cluster.results(job), board, "", |_, _| true);
+    let log = cluster.coordinator_log();
+    assert!(log.contains(&format!("worker {liar} was wrong and is distrusted")), "{log}");
+    assert!(
+        !log.contains("worker 2 was wrong") && !log.contains("worker 3 was wrong"),
+        "no honest worker blamed: {log}"
+    );
 }
