@@ -93,6 +93,7 @@ impl Store {
     /// Sets the share of game units whose result another worker checks (0 to 1; 0: none).
     pub fn set_check_fraction(&mut self, fraction: f64) {
         self.check_fraction = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
+        self.checks_exist |= self.check_fraction > 0.0;
     }
 
     /// The disagreement a check unit's result recorded, if `check` is a

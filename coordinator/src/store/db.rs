@@ -38,6 +38,11 @@ pub struct Store {
     pub(super) trees: Trees,
     /// The share of game units whose result is checked by another worker (`serve --check-fraction`).
     pub(super) check_fraction: f64,
+    /// Whether the file may hold check units (some were made, or checks are on):
+    /// when not, leases and reports skip every query about them.
+    pub(super) checks_exist: bool,
+    /// Each game job's key in the store of decided positions (`known`), once read.
+    pub(super) game_keys: std::collections::HashMap<i64, Option<String>>,
 }
 
 impl Store {
@@ -45,6 +50,9 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let conn = schema::open(path).map_err(|e| e.at(path))?;
         let db_id = schema::db_id(&conn).map_err(|e| e.at(path))?;
+        let checks_exist: bool = conn
+            .query_row("SELECT EXISTS (SELECT 1 FROM units WHERE checking IS NOT NULL)", [], |r| r.get(0))
+            .map_err(|e| StoreError::from(e).at(path))?;
         Ok(Store {
             conn,
             db_id,
@@ -52,6 +60,8 @@ impl Store {
             faults: WriteFaults::from_env(),
             trees: Trees::default(),
             check_fraction: 0.0,
+            checks_exist,
+            game_keys: std::collections::HashMap::new(),
         })
     }
 

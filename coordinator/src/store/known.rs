@@ -51,22 +51,49 @@ pub(super) fn game_of(conn: &Connection, job: i64) -> Result<Option<String>, Sto
         .flatten())
 }
 
+/// A unit's result is kept only if its search took at least this many
+/// positions: below that, solving it again costs a worker less than a few
+/// milliseconds, about what keeping and looking up the row costs the
+/// coordinator (the round-trip benchmark ran 20% slower keeping them all).
+pub const MIN_POSITIONS: i64 = 10_000;
+
 /// Records a node just decided (win or loss) in the store, unless its
-/// position is there already: the first answer stays (a disagreeing one is
-/// for `golomb verify` to catch, as within a job).
+/// position is there already (the first answer stays: a disagreeing one is
+/// for `golomb verify` to catch, as within a job), or a worker decided it
+/// with fewer than [`MIN_POSITIONS`] positions (or below a split, where its
+/// cost is not known).
 pub(super) fn record(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
+    // One cheap read first: most decided nodes are small units, not kept.
+    let (replies, unit): (i64, Option<(Option<i64>, i64, bool)>) = tx
+        .prepare_cached(
+            "SELECT n.replies, u.worker, u.positions, u.known_job IS NOT NULL
+             FROM nodes n LEFT JOIN units u ON u.node = n.id AND u.state = :done WHERE n.id = :node",
+        )?
+        .query_row(named_params! { ":node": node, ":done": UnitState::Done }, |r| {
+            let positions: Option<i64> = r.get(2)?;
+            Ok((r.get(0)?, positions.map(|p| (r.get(1).ok().flatten(), p, r.get(3).unwrap_or(false)))))
+        })?;
+    let (worker, positions) = match unit {
+        // Answered from the store: it is there already.
+        Some((_, _, true)) => return Ok(()),
+        Some((_, positions, false)) if positions < MIN_POSITIONS => return Ok(()),
+        Some((worker, positions, false)) => (worker, positions),
+        // Decided by its children (or a split's worker, at no known cost: kept as derived).
+        None => (None, 0),
+    };
+    if replies == 0 {
+        return Ok(());
+    }
     tx.prepare_cached(
         "INSERT OR IGNORE INTO known (game, key, value, line, best, job, node, worker, positions)
          SELECT j.rules || '|' || j.board || '|' || j.blocked || '|' || j.pieces, n.key, n.value, n.line, n.best,
-                n.job, n.id, u.worker, COALESCE(u.positions, 0)
+                n.job, n.id, :worker, :positions
          FROM nodes n JOIN jobs j ON j.id = n.job
-         LEFT JOIN units u ON u.node = n.id AND u.state = :done AND u.known_job IS NULL
-         WHERE n.id = :node AND n.value IN (:win, :loss) AND n.replies > 0
-           AND j.hands IS NULL AND j.goal != :count",
+         WHERE n.id = :node AND n.value IN (:win, :loss) AND j.hands IS NULL AND j.goal != :count",
     )?
     .execute(named_params! {
-        ":node": node, ":done": UnitState::Done, ":win": Value(Outcome::Win), ":loss": Value(Outcome::Loss),
-        ":count": Goal::Count.name(),
+        ":node": node, ":worker": worker, ":positions": positions, ":win": Value(Outcome::Win),
+        ":loss": Value(Outcome::Loss), ":count": Goal::Count.name(),
     })?;
     Ok(())
 }
@@ -88,6 +115,15 @@ pub(super) fn lookup(conn: &Connection, game: &str, key: &str) -> Result<Option<
             })
         })
         .optional()?)
+}
+
+/// Whether the store has the position of `node` in `game` (one probe, for every lease).
+pub(super) fn has_node(conn: &Connection, game: &str, node: NodeId) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM nodes n JOIN known k ON k.game = :game AND k.key = n.key WHERE n.id = :node)",
+        )?
+        .query_row(named_params! { ":game": game, ":node": node }, |r| r.get(0))?)
 }
 
 /// Removes what `worker` reported from the store, and every row that may

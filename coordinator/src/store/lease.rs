@@ -197,12 +197,18 @@ impl Store {
         game: &dyn TreeGame,
     ) -> Result<Option<Outcome>, StoreError> {
         // Most units are not known: find out without a write transaction.
-        let Some(game_key) = known::game_of(&self.conn, job)? else {
+        let game_key = match self.game_keys.get(&job) {
+            Some(key) => key.clone(),
+            None => {
+                let key = known::game_of(&self.conn, job)?;
+                self.game_keys.insert(job, key.clone());
+                key
+            }
+        };
+        let Some(game_key) = game_key else {
             return Ok(None);
         };
-        let key: String =
-            self.conn.prepare_cached("SELECT key FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
-        if known::lookup(&self.conn, &game_key, &key)?.is_none() {
+        if !known::has_node(&self.conn, &game_key, node)? {
             return Ok(None);
         }
         let tx = self.write()?;

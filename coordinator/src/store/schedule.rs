@@ -232,6 +232,8 @@ fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
 /// job's most-proving leaves, each count's next shares. Trees are changed as
 /// leaves are chosen; the jobs whose trees were touched are returned in
 /// `touched`, so that a transaction that fails to commit can drop them.
+/// Check units (see `check`) go first where `checks` says some may exist.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn lease_units(
     tx: &Transaction<'_>,
     trees: &mut Trees,
@@ -239,6 +241,7 @@ pub(super) fn lease_units(
     max: usize,
     deadline: f64,
     prefix: &str,
+    checks: bool,
     touched: &mut Vec<i64>,
 ) -> Result<Vec<LeasedUnit>, StoreError> {
     let mut leased = Vec::new();
@@ -253,7 +256,9 @@ pub(super) fn lease_units(
         }
         let Some(root) = root else { continue };
         // Checks of other workers' results first: a lie is caught while the job runs.
-        leased.extend(lease_checks(tx, job, want, worker, deadline, prefix)?);
+        if checks {
+            leased.extend(lease_checks(tx, job, want, worker, deadline, prefix)?);
+        }
         let want = max - leased.len();
         if want == 0 {
             break;
@@ -311,7 +316,7 @@ impl Store {
     /// most-proving leaves ([`crate::manager`]), in a tiling count its next
     /// shares. A draining worker gets none.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
-        let Store { conn, db_id, faults, trees, .. } = self;
+        let Store { conn, db_id, faults, trees, checks_exist, .. } = self;
         let tx = begin(conn, faults)?;
         let mut touched = Vec::new();
         let result = (|| {
@@ -325,7 +330,8 @@ impl Store {
                 return Ok(Vec::new());
             }
             let deadline = now() + lease_seconds;
-            let units = lease_units(&tx, trees, worker.0 as i64, max as usize, deadline, db_id, &mut touched)?;
+            let units =
+                lease_units(&tx, trees, worker.0 as i64, max as usize, deadline, db_id, *checks_exist, &mut touched)?;
             tx.commit()?;
             Ok(units)
         })();

@@ -21,6 +21,8 @@ use super::error::StoreError;
 
 /// The schema version this code writes and reads.
 pub const SCHEMA_VERSION: i64 = 6;
+/// Prepared statements kept per connection (see [`open`]).
+const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
 const APPLICATION_ID: i64 = 0x474f_4c4d;
 
@@ -201,6 +203,10 @@ pub(super) fn random_hex(bytes: usize) -> String {
 pub(super) fn open(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    // Every statement of a lease and a report stays prepared: rusqlite keeps
+    // 16 by default, fewer than one round trip runs, and re-preparing the
+    // rest cost a third of the coordinator's time.
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     let shown = path.display().to_string();
     let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;

@@ -61,6 +61,11 @@ fn flat(goal: Goal) -> (Store, JobId, WorkerId, tempfile::TempDir) {
 }
 
 fn done(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome) -> bool {
+    done_at(store, worker, unit, value, 10)
+}
+
+/// [`done`], the unit's search having taken `positions`.
+fn done_at(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome, positions: u64) -> bool {
     store
         .complete(&Completion {
             unit,
@@ -68,7 +73,7 @@ fn done(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome) -> bo
             worker,
             lease_token: store.token(unit),
             reported: UnitResult::Value { value, best: None },
-            positions: 10,
+            positions,
             seconds: 0.5,
         })
         .unwrap()
@@ -495,8 +500,9 @@ fn a_jobs_time_counts_from_its_first_lease() {
 fn a_second_job_takes_what_the_first_decided_and_distrust_takes_it_back() {
     let (mut store, first, worker, _dir) = flat(Goal::Classify);
     let units = store.lease(worker, 10, 60.0).unwrap();
+    // Big enough to be worth keeping (a small unit is cheaper to solve again).
     for (unit, value) in units.iter().zip([Win, Loss, Win]) {
-        done(&mut store, worker, unit.unit, value);
+        done_at(&mut store, worker, unit.unit, value, 20_000);
     }
     assert_eq!(store.job(first).unwrap().state, JobState::Done);
     let nodes = [
@@ -509,7 +515,7 @@ fn a_second_job_takes_what_the_first_decided_and_distrust_takes_it_back() {
     let second = store.create_job(&spec(Goal::Classify), &nodes, 8).unwrap();
     assert_eq!(store.answer_known(second, &NoGame).unwrap(), 3);
     let row = store.job(second).unwrap();
-    assert_eq!((row.state, row.known_nodes, row.known_positions), (JobState::Done, 3, 30));
+    assert_eq!((row.state, row.known_nodes, row.known_positions), (JobState::Done, 3, 60_000));
     assert_eq!(row.positions, 0, "nothing was searched for it");
     let values = |store: &Store, job| {
         let (_, children) = store.results(job).unwrap();

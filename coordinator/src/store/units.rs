@@ -215,7 +215,8 @@ fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, err
 }
 
 /// A unit's value: decides its node and flows up, and may be drawn for a
-/// check by another worker (`check_fraction`); a repeated one must agree,
+/// check by another worker (`check_fraction`, `None` when no check unit can
+/// exist); a repeated one must agree,
 /// and a check's must agree with the unit it checks. Returns whether it disagreed.
 fn complete_value(
     tx: &Transaction<'_>,
@@ -223,7 +224,7 @@ fn complete_value(
     unit: &UnitRecord,
     value: Outcome,
     best: Option<&str>,
-    check_fraction: f64,
+    check_fraction: Option<f64>,
 ) -> Result<bool, StoreError> {
     let name = golomb_proto::convert::outcome_name(value).unwrap_or("unknown");
     if let Some(recorded) = golomb_proto::convert::outcome_name(unit.value.0) {
@@ -252,7 +253,9 @@ fn complete_value(
     mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
     decide(tx, unit.node, value, best)?;
     finish_if_answered(tx, unit.job)?;
-    check::maybe_check(tx, unit.job, c.unit.0 as i64, check_fraction)?;
+    if let Some(fraction) = check_fraction {
+        check::maybe_check(tx, unit.job, c.unit.0 as i64, fraction)?;
+    }
     Ok(conflict)
 }
 
@@ -319,7 +322,8 @@ impl Store {
     /// repeated one must agree, and one that disagrees is kept in
     /// `conflicts`. Returns whether it disagreed.
     pub fn complete(&mut self, c: &Completion) -> Result<bool, StoreError> {
-        let check_fraction = self.check_fraction;
+        // `None`: no check unit exists or will, so none is looked for.
+        let check_fraction = self.checks_exist.then_some(self.check_fraction);
         let tx = self.write()?;
         workers::touch(&tx, c.worker)?;
         let unit = tx

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 const MINUTES: Duration = Duration::from_secs(180);
 
-/// A line on a 6-column board mirrored left to right (`a` and `f` swap).
+/// A line on a 7-column board mirrored left to right (`a` and `g` swap).
 fn mirrored(line: &str) -> String {
-    line.chars().map(|c| if ('a'..='f').contains(&c) { (b'a' + (b'f' - c as u8)) as char } else { c }).collect()
+    line.chars().map(|c| if ('a'..='g').contains(&c) { (b'a' + (b'g' - c as u8)) as char } else { c }).collect()
 }
 
 /// Each child's move and value, in move order.
@@ -31,45 +31,49 @@ fn values(results: &Value) -> Vec<(String, String)> {
 #[test]
 fn a_job_submitted_again_is_answered_from_the_first_and_a_mirror_image_too() {
     let cluster = Cluster::start(None, 30.0);
-    let _worker = cluster.worker("w-known", 1);
-    let spec = ["--board", "6x6", "--goal", "classify", "--split-depth", "1"];
+    let _worker = cluster.worker("w-known", 2);
+    let spec = ["--board", "7x6", "--goal", "classify", "--split-depth", "1"];
     let first = cluster.submit(&spec);
     let status = cluster.wait_for_end(first, MINUTES);
     assert_eq!(status["state"], "done");
-    assert!(status["positions"].as_u64().unwrap() > 0, "{status}");
+    let searched = status["positions"].as_u64().unwrap();
     assert_eq!(status["known_nodes"], 0, "nothing was known before the first job: {status}");
 
-    // The same job again: every unit answered when it is planned, nothing searched.
+    // The same job again: its units are answered when it is planned, all
+    // but the smallest (cheaper to solve again than to keep).
     let second = cluster.submit(&spec);
     let again = cluster.wait_for_end(second, MINUTES);
     assert_eq!(again["state"], "done");
-    assert_eq!(again["positions"], 0, "nothing searched again: {again}");
-    let units = count(&again, "units", "done");
-    assert_eq!(again["known_nodes"].as_u64(), Some(units), "every unit answered from the store: {again}");
-    assert_eq!(again["known_positions"], status["positions"], "what the first job searched was spared: {again}");
+    let (known, spared) = (again["known_nodes"].as_u64().unwrap(), again["known_positions"].as_u64().unwrap());
+    assert!(known > count(&again, "units", "done") / 2, "most units answered from the store: {again}");
+    assert!(spared * 10 >= searched * 9, "at least 90% of the work spared: {spared} of {searched}: {again}");
+    assert!(again["positions"].as_u64().unwrap() * 10 <= searched, "under 10% searched again: {again}");
     let (a, b) = (cluster.results(first), cluster.results(second));
     assert_eq!(values(&b), values(&a), "the same values");
     let shown = String::from_utf8_lossy(&cluster.golomb(&["status", &second.to_string()]).stdout).into_owned();
     assert!(
-        shown.contains(&format!("known:     {units} units answered from positions other jobs had decided")),
+        shown.contains(&format!("known:     {known} units answered from positions other jobs had decided")),
         "{shown}"
     );
 
     // A position of the first job seen in a mirror: answered too, its winning move mapped onto its own line.
-    let children = a["children"].as_array().unwrap();
-    let child = children
+    let child = a["children"]
+        .as_array()
+        .unwrap()
         .iter()
-        .find(|c| {
+        .filter(|c| {
             // Its own node's line (not merged into another move's): the store has it under this line.
             let line = c["move"].as_str().unwrap();
             c["value"] == "win" && c["same_as"].as_str().unwrap_or("").is_empty() && mirrored(line) != line
         })
-        .expect("an opening that loses for its mover, not its own mirror image");
+        .max_by_key(|c| c["positions"].as_u64().unwrap_or(0))
+        .filter(|c| c["positions"].as_u64().unwrap_or(0) >= 10_000)
+        .expect("an opening that loses for its mover, not its own mirror image, big enough to be kept");
     let line = mirrored(child["move"].as_str().unwrap());
-    let third = cluster.submit(&["--board", "6x6", "--moves", &line, "--goal", "solve", "--split-depth", "0"]);
+    let third = cluster.submit(&["--board", "7x6", "--moves", &line, "--goal", "solve", "--split-depth", "0"]);
     let status = cluster.wait_for_end(third, MINUTES);
     assert_eq!(status["state"], "done");
     assert_eq!((status["known_nodes"].as_u64(), status["positions"].as_u64()), (Some(1), Some(0)), "{status}");
-    assert_eq!(status["value"], local_value("6x6", &line));
+    assert_eq!(status["value"], local_value("7x6", &line));
     assert!(cluster.verify_proof(third).contains("verified"), "the mapped winning move is a winning move");
 }
