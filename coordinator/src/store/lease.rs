@@ -95,6 +95,10 @@ impl Store {
         let Some(game_key) = known::game_of(&tx, id)? else {
             return Ok(0);
         };
+        // A big plan has a million units: look them up only if the store has positions of this game.
+        if !known::has_game(&tx, &game_key)? {
+            return Ok(0);
+        }
         let spec = job_spec(&tx, id)?;
         let waiting: Vec<NodeId> = tx
             .prepare(
