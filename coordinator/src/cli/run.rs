@@ -197,7 +197,7 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
         let eta = if s.eta_seconds >= 0.0 {
             format!("~{} left (estimate)", duration(s.eta_seconds))
         } else {
-            "no time estimate yet".to_string()
+            "no time estimate".to_string()
         };
         bar.set_message(format!(
             "{} children decided, {} positions at {}/s, {value}, {eta}",

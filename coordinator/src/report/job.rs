@@ -291,6 +291,11 @@ impl<C> JobReport<C> {
         self.spec.rules.is_some()
     }
 
+    /// A game's solve or classify: its time left is never estimated.
+    fn is_game_value(&self) -> bool {
+        !self.is_hands() && matches!(self.spec.goal.as_str(), "solve" | "classify")
+    }
+
     /// The job as one line of a list: state, value, units, title.
     pub fn write_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let u = &self.units;
@@ -394,6 +399,9 @@ impl<C> JobReport<C> {
         let eta = match self.eta_seconds {
             _ if JobState::from_name(&self.state).is_some_and(JobState::is_finished) => String::new(),
             Some(eta) => format!(", ~{} left (an estimate from the mean time of {} units done)", duration(eta), u.done),
+            None if self.is_game_value() => {
+                ", no time estimate: which units a game still needs depends on their answers".into()
+            }
             None if u.split > 0 => {
                 ", no time estimate: units are split as they run, so the work left is unknown".into()
             }

@@ -119,9 +119,7 @@ pub(super) fn lookup(conn: &Connection, game: &str, key: &str) -> Result<Option<
 
 /// Whether the store has any position of `game`.
 pub(super) fn has_game(conn: &Connection, game: &str) -> Result<bool, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM known WHERE game = ?1)")?
-        .query_row([game], |r| r.get(0))?)
+    Ok(conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM known WHERE game = ?1)")?.query_row([game], |r| r.get(0))?)
 }
 
 /// Whether the store has the position of `node` in `game` (one probe, for every lease).

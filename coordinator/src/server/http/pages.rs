@@ -136,6 +136,8 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     let u = s.units.unwrap_or_default();
     let eta = if s.eta_seconds >= 0.0 {
         format!("~{} (an estimate from the mean time of the units done)", duration(s.eta_seconds))
+    } else if matches!(spec.goal.as_str(), "solve" | "classify") && spec.hands.is_empty() {
+        "none: which units a game still needs depends on their answers".to_string()
     } else {
         "no basis for an estimate yet".to_string()
     };
