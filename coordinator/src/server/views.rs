@@ -121,7 +121,71 @@ pub fn worker_info(row: &WorkerRow) -> pb::WorkerInfo {
 
 #[cfg(test)]
 mod tests {
-    use super::eta_estimate;
+    use golomb_engine::GameSpec;
+    use golomb_engine::solve::Outcome;
+    use golomb_engine::split::Goal;
+    use golomb_engine::tiling::Each;
+    use golomb_proto::{JobSpec, UnitResult};
+
+    use super::{eta_estimate, job_status};
+    use crate::store::{Completion, NewNode, Store};
+
+    /// A game job's time left is never estimated, however many units are
+    /// done (which of the rest it needs depends on their answers); a tiling
+    /// count's is, from the mean time of its units.
+    #[test]
+    fn a_game_job_gets_no_estimate_and_a_count_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("v.db")).unwrap();
+        let node = |key: &str, unit: bool, children: Vec<(String, usize)>| NewNode {
+            key: key.into(),
+            line: key.into(),
+            depth: u32::from(unit),
+            rank: if unit { key.as_bytes().to_vec() } else { Vec::new() },
+            replies: 3,
+            unit,
+            children,
+            share: unit.then(|| (1, Vec::new())).filter(|_| key.starts_with("share")),
+        };
+        let worker = store.register_worker("w", "h", 1).unwrap();
+        for goal in [Goal::Classify, Goal::Solve, Goal::Count] {
+            let spec = JobSpec {
+                game: GameSpec::new("8x8", "", "pentominoes"),
+                moves: String::new(),
+                goal,
+                each: Each::Exactly,
+                split_depth: 1,
+                split_after_seconds: 0.0,
+                hands: None,
+            };
+            let prefix = if goal == Goal::Count { "share" } else { "" };
+            let leaves: Vec<String> = (0..3).map(|i| format!("{prefix}{i}")).collect();
+            let mut nodes =
+                vec![node("root", false, leaves.iter().enumerate().map(|(i, k)| (k.clone(), i + 1)).collect())];
+            nodes.extend(leaves.iter().map(|k| node(k, true, Vec::new())));
+            let job = store.create_job(&spec, &nodes, 8).unwrap();
+            let unit = store.lease(worker, 1, 60.0).unwrap().remove(0);
+            let reported = match goal {
+                Goal::Count => UnitResult::Count { solutions: 1, fixed: 8 },
+                _ => UnitResult::Value { value: Outcome::Win, best: None },
+            };
+            let c = Completion {
+                unit: unit.unit,
+                job,
+                worker,
+                lease_token: unit.lease_token.clone(),
+                reported,
+                positions: 1000,
+                seconds: 0.1,
+            };
+            store.complete(&c).unwrap();
+            // A worker is on the job (it holds a unit), two units are left.
+            store.lease(worker, 1, 60.0).unwrap();
+            let status = job_status(&store.job(job).unwrap());
+            assert_eq!(status.eta_seconds >= 0.0, goal == Goal::Count, "{goal}: {}", status.eta_seconds);
+            store.cancel_job(job).unwrap();
+        }
+    }
 
     /// The case: most units done in seconds, the last two leased by
     /// a worker that was killed; the old ETA said "0.2 s" while they waited

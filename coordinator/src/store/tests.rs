@@ -584,3 +584,22 @@ fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
     let row = store.job(job).unwrap();
     assert_eq!((row.state, row.units.pending), (JobState::Done, 0));
 }
+
+#[test]
+fn a_small_unit_is_not_kept_it_is_cheaper_to_solve_again() {
+    let (mut store, first, worker, _dir) = flat(Goal::Classify);
+    let units = store.lease(worker, 10, 60.0).unwrap();
+    for (unit, value) in units.iter().zip([Win, Loss, Win]) {
+        done(&mut store, worker, unit.unit, value);
+    }
+    assert_eq!(store.job(first).unwrap().state, JobState::Done);
+    let nodes = [
+        node("root", 0, &[], false, &[("ma", 1), ("mb", 2), ("mc", 3)]),
+        node("a", 1, &[0], true, &[]),
+        node("b", 1, &[1], true, &[]),
+        node("c", 1, &[2], true, &[]),
+    ];
+    let second = store.create_job(&spec(Goal::Classify), &nodes, 8).unwrap();
+    assert_eq!(store.answer_known(second, &NoGame).unwrap(), 0, "10 positions a unit: none kept");
+    assert_eq!(store.lease(worker, 10, 60.0).unwrap().len(), 3, "all three are solved again");
+}
