@@ -4,7 +4,8 @@
 //! the worker that was wrong (`golomb distrust`: every result it reported is
 //! voided and handed out again, and done jobs whose answer falls run again).
 //! It runs in the background, one position at a time; the coordinator's log
-//! says what it found.
+//! says what it found. A coordinator that stopped before settling one
+//! settles it when it starts again (`Store::open_disagreements`).
 
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::{Position, with_game};

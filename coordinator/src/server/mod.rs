@@ -116,6 +116,11 @@ pub async fn bind_all(
     };
     let bound = Bound { grpc: addr, http: http_addr };
     Ok((bound, async move {
+        // Disagreements a stopped coordinator had not settled yet are settled now.
+        let open = shared.store(|s| s.open_disagreements()).await.unwrap_or_default();
+        for check in open {
+            arbitrate::settle_in_background(shared.clone(), check);
+        }
         let web = http.map(|listener| tokio::spawn(http::serve(listener, shared.clone(), shutdown.clone())));
         let result = serve(listener, shared, tls, shutdown).await;
         if let Some(web) = web {

@@ -96,6 +96,21 @@ impl Store {
         self.checks_exist |= self.check_fraction > 0.0;
     }
 
+    /// Every check unit whose done result disagrees with the result it
+    /// checks while that result stands: the disagreements still to settle
+    /// (a coordinator that stopped while settling one looks here at start).
+    pub fn open_disagreements(&self) -> Result<Vec<UnitId>, StoreError> {
+        let ids: Vec<i64> = self
+            .conn
+            .prepare(
+                "SELECT c.id FROM units c JOIN units o ON o.id = c.checking
+                 WHERE c.checking IS NOT NULL AND c.state = :done AND o.state = :done AND c.value IS NOT o.value",
+            )?
+            .query_map(named_params! { ":done": UnitState::Done }, |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids.into_iter().map(|id| UnitId(id as u64)).collect())
+    }
+
     /// The disagreement a check unit's result recorded, if `check` is a
     /// check unit whose done result disagrees with its checked unit's.
     pub fn disagreement(&self, check: UnitId) -> Result<Option<Disagreement>, StoreError> {

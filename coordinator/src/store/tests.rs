@@ -559,6 +559,7 @@ fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
     assert_eq!((d.job, d.line.as_str()), (job, "a"));
     assert_eq!((d.checked, d.check), ((units[0].unit, first, Win), (check.unit, second, Loss)));
     assert_eq!(store.job(job).unwrap().conflicts, 1);
+    assert_eq!(store.open_disagreements().unwrap(), [check.unit], "one to settle (at start too)");
     // The check decided nothing: the node keeps the first result, the job's tree its shape.
     let (_, children) = store.results(job).unwrap();
     assert_eq!(children.iter().map(|c| c.value).collect::<Vec<_>>(), [Win, Unknown, Unknown]);
@@ -583,6 +584,7 @@ fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
     }
     let row = store.job(job).unwrap();
     assert_eq!((row.state, row.units.pending), (JobState::Done, 0));
+    assert!(store.open_disagreements().unwrap().is_empty(), "settled");
 }
 
 #[test]
