@@ -132,6 +132,16 @@ struct Leased {
     check: bool,
 }
 
+/// The start of every lease's `UPDATE`: the unit goes to `:worker` until
+/// `:deadline`, under a fresh token that starts with the database's
+/// identity (`:prefix`). Each lease adds its own `WHERE` and `RETURNING`.
+macro_rules! lease_set {
+    () => {
+        "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
+                          lease_token = :prefix || '.' || lower(hex(randomblob(12)))"
+    };
+}
+
 /// Leases the node's unit if it waits; `None` if it does not.
 fn lease_node(
     tx: &Transaction<'_>,
@@ -141,12 +151,11 @@ fn lease_node(
     prefix: &str,
 ) -> Result<Option<Leased>, StoreError> {
     Ok(tx
-        .prepare_cached(
-            "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
-                              lease_token = :prefix || '.' || lower(hex(randomblob(12)))
-             WHERE node = :node AND state = :pending
-             RETURNING id, job, node, weight, checks, lease_token",
-        )?
+        .prepare_cached(concat!(
+            lease_set!(),
+            " WHERE node = :node AND state = :pending
+                  RETURNING id, job, node, weight, checks, lease_token"
+        ))?
         .query_row(
             named_params! {
                 ":node": node, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
@@ -167,12 +176,11 @@ fn lease_queue(
     prefix: &str,
 ) -> Result<Vec<Leased>, StoreError> {
     let mut rows: Vec<(Vec<u8>, Leased)> = tx
-        .prepare_cached(
-            "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
-                              lease_token = :prefix || '.' || lower(hex(randomblob(12)))
-             WHERE id IN (SELECT id FROM units WHERE job = :job AND state = :pending ORDER BY rank LIMIT :max)
-             RETURNING id, job, node, weight, checks, lease_token, rank",
-        )?
+        .prepare_cached(concat!(
+            lease_set!(),
+            " WHERE id IN (SELECT id FROM units WHERE job = :job AND state = :pending ORDER BY rank LIMIT :max)
+                  RETURNING id, job, node, weight, checks, lease_token, rank"
+        ))?
         .query_map(
             named_params! {
                 ":job": job, ":max": max as i64, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
@@ -196,15 +204,14 @@ fn lease_checks(
     prefix: &str,
 ) -> Result<Vec<Leased>, StoreError> {
     let rows = tx
-        .prepare_cached(
-            "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
-                              lease_token = :prefix || '.' || lower(hex(randomblob(12)))
-             WHERE id IN (SELECT c.id FROM units c JOIN units o ON o.id = c.checking
-                          WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
-                            AND o.worker IS NOT :worker
-                          LIMIT :max)
-             RETURNING id, job, node, weight, checks, lease_token",
-        )?
+        .prepare_cached(concat!(
+            lease_set!(),
+            " WHERE id IN (SELECT c.id FROM units c JOIN units o ON o.id = c.checking
+                               WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
+                                 AND o.worker IS NOT :worker
+                               LIMIT :max)
+                  RETURNING id, job, node, weight, checks, lease_token"
+        ))?
         .query_map(
             named_params! {
                 ":job": job, ":max": max as i64, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
