@@ -64,36 +64,30 @@ pub const MIN_POSITIONS: i64 = 10_000;
 /// cost is not known).
 pub(super) fn record(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     // One cheap read first: most decided nodes are small units, not kept.
-    let (replies, unit): (i64, Option<(Option<i64>, i64, bool)>) = tx
+    // `positions` is NULL when no unit is done for the node (its children decided it).
+    let (job, replies, worker, positions, answered): (i64, i64, Option<i64>, Option<i64>, Option<bool>) = tx
         .prepare_cached(
-            "SELECT n.replies, u.worker, u.positions, u.known_job IS NOT NULL
+            "SELECT n.job, n.replies, u.worker, u.positions, u.known_job IS NOT NULL
              FROM nodes n LEFT JOIN units u ON u.node = n.id AND u.state = :done WHERE n.id = :node",
         )?
         .query_row(named_params! { ":node": node, ":done": UnitState::Done }, |r| {
-            let positions: Option<i64> = r.get(2)?;
-            Ok((r.get(0)?, positions.map(|p| (r.get(1).ok().flatten(), p, r.get(3).unwrap_or(false)))))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })?;
-    let (worker, positions) = match unit {
-        // Answered from the store: it is there already.
-        Some((_, _, true)) => return Ok(()),
-        Some((_, positions, false)) if positions < MIN_POSITIONS => return Ok(()),
-        Some((worker, positions, false)) => (worker, positions),
-        // Decided by its children (or a split's worker, at no known cost: kept as derived).
-        None => (None, 0),
-    };
-    if replies == 0 {
+    if replies == 0 || answered == Some(true) || positions.is_some_and(|p| p < MIN_POSITIONS) {
+        // A lost leaf, a unit answered from the store (it is there already), or a small unit.
         return Ok(());
     }
+    let Some(game) = game_of(tx, job)? else {
+        return Ok(());
+    };
     tx.prepare_cached(
         "INSERT OR IGNORE INTO known (game, key, value, line, best, job, node, worker, positions)
-         SELECT j.rules || '|' || j.board || '|' || j.blocked || '|' || j.pieces, n.key, n.value, n.line, n.best,
-                n.job, n.id, :worker, :positions
-         FROM nodes n JOIN jobs j ON j.id = n.job
-         WHERE n.id = :node AND n.value IN (:win, :loss) AND j.hands IS NULL AND j.goal != :count",
+         SELECT :game, key, value, line, best, job, id, :worker, :positions
+         FROM nodes WHERE id = :node AND value IN (:win, :loss)",
     )?
     .execute(named_params! {
-        ":node": node, ":worker": worker, ":positions": positions, ":win": Value(Outcome::Win),
-        ":loss": Value(Outcome::Loss), ":count": Goal::Count.name(),
+        ":game": game, ":node": node, ":worker": worker, ":positions": positions.unwrap_or(0),
+        ":win": Value(Outcome::Win), ":loss": Value(Outcome::Loss),
     })?;
     Ok(())
 }

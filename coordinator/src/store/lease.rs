@@ -10,6 +10,8 @@
 //!
 //! Both apply to jobs as they are planned too ([`Store::answer_known`]).
 
+use std::collections::hash_map::Entry;
+
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec, WorkerId};
 use rusqlite::{Transaction, named_params};
@@ -200,21 +202,19 @@ impl Store {
         spec: &JobSpec,
         game: &dyn TreeGame,
     ) -> Result<Option<Outcome>, StoreError> {
-        // Most units are not known: find out without a write transaction.
-        let game_key = match self.game_keys.get(&job) {
-            Some(key) => key.clone(),
-            None => {
-                let key = known::game_of(&self.conn, job)?;
-                self.game_keys.insert(job, key.clone());
-                key
-            }
+        // Most units are not known: find out without a write transaction (or an allocation).
+        let Store { conn, game_keys, .. } = self;
+        let game_key = match game_keys.entry(job) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(slot) => slot.insert(known::game_of(conn, job)?),
         };
-        let Some(game_key) = game_key else {
+        let Some(game_key) = game_key.as_deref() else {
             return Ok(None);
         };
-        if !known::has_node(&self.conn, &game_key, node)? {
+        if !known::has_node(conn, game_key, node)? {
             return Ok(None);
         }
+        let game_key = game_key.to_string();
         let tx = self.write()?;
         let value = answer_node(&tx, spec, &game_key, job, node, game)?;
         if value.is_some() {
