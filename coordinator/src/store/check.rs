@@ -15,6 +15,7 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
+use super::finish::standing_disagreement;
 use super::job_row::job_spec;
 use super::state::{JobState, UnitState, Value};
 use super::{Store, StoreError};
@@ -102,10 +103,10 @@ impl Store {
     pub fn open_disagreements(&self) -> Result<Vec<UnitId>, StoreError> {
         let ids: Vec<i64> = self
             .conn
-            .prepare(
-                "SELECT c.id FROM units c JOIN units o ON o.id = c.checking
-                 WHERE c.checking IS NOT NULL AND c.state = :done AND o.state = :done AND c.value IS NOT o.value",
-            )?
+            .prepare(concat!(
+                "SELECT c.id FROM units c JOIN units o ON o.id = c.checking WHERE ",
+                standing_disagreement!()
+            ))?
             .query_map(named_params! { ":done": UnitState::Done }, |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(ids.into_iter().map(|id| UnitId(id as u64)).collect())
@@ -117,23 +118,24 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         let found: Option<CheckRow> = tx
             .query_row(
-                "SELECT c.job, n.line, o.id, o.worker, o.value, c.worker, c.value
-                 FROM units c JOIN units o ON o.id = c.checking JOIN nodes n ON n.id = c.node
-                 WHERE c.id = :check AND c.state = :done AND o.state = :done",
+                concat!(
+                    "SELECT c.job, n.line, o.id, o.worker, o.value, c.worker, c.value
+                     FROM units c JOIN units o ON o.id = c.checking JOIN nodes n ON n.id = c.node
+                     WHERE c.id = :check AND ",
+                    standing_disagreement!()
+                ),
                 named_params! { ":check": check.0 as i64, ":done": UnitState::Done },
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)),
             )
             .optional()?;
         let out = match found {
-            Some((job, line, checked, Some(by), value, Some(checker), check_value)) if value.0 != check_value.0 => {
-                Some(Disagreement {
-                    job: JobId(job as u64),
-                    spec: job_spec(&tx, job)?,
-                    line,
-                    checked: (UnitId(checked as u64), WorkerId(by as u64), value.0),
-                    check: (check, WorkerId(checker as u64), check_value.0),
-                })
-            }
+            Some((job, line, checked, Some(by), value, Some(checker), check_value)) => Some(Disagreement {
+                job: JobId(job as u64),
+                spec: job_spec(&tx, job)?,
+                line,
+                checked: (UnitId(checked as u64), WorkerId(by as u64), value.0),
+                check: (check, WorkerId(checker as u64), check_value.0),
+            }),
             _ => None,
         };
         tx.commit()?;

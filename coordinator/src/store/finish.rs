@@ -61,17 +61,29 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), S
     Ok(())
 }
 
+/// The condition, on a check unit `c` and the unit `o` it checks (see
+/// `check`), of a disagreement that stands: both done, with other values.
+/// The answer of a job waits while one does, and a coordinator settles the
+/// ones it finds at start: both must read it alike.
+macro_rules! standing_disagreement {
+    () => {
+        "c.checking IS NOT NULL AND c.state = :done AND o.state = :done AND c.value IS NOT o.value"
+    };
+}
+pub(super) use standing_disagreement;
+
 /// Whether `job` has open checks (see `check`): check units waiting for a
 /// worker or being solved, or a done one that disagrees with the result it
 /// checks while that result stands (until the disagreement is settled).
 pub(super) fn checks_open(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
     Ok(tx
-        .prepare_cached(
+        .prepare_cached(concat!(
             "SELECT EXISTS (SELECT 1 FROM units c JOIN units o ON o.id = c.checking
-                            WHERE c.job = :job AND c.checking IS NOT NULL
-                              AND (c.state IN (:pending, :leased)
-                                   OR (c.state = :done AND o.state = :done AND c.value IS NOT o.value)))",
-        )?
+                                WHERE c.job = :job AND c.checking IS NOT NULL
+                                  AND (c.state IN (:pending, :leased) OR (",
+            standing_disagreement!(),
+            ")))"
+        ))?
         .query_row(
             named_params! {
                 ":job": job, ":pending": UnitState::Pending, ":leased": UnitState::Leased, ":done": UnitState::Done,
