@@ -7,6 +7,9 @@ use golomb_engine::split::Goal;
 use golomb_engine::tiling::Each;
 use golomb_proto::{JobId, JobSpec, UnitId, UnitResult, WorkerId};
 
+mod check;
+mod known;
+
 fn spec(goal: Goal) -> JobSpec {
     JobSpec {
         game: GameSpec::new("8x8", "", "pentominoes"),
@@ -32,7 +35,6 @@ fn node(key: &str, depth: u32, rank: &[u8], unit: bool, children: &[(&str, usize
     }
 }
 
-/// root -> a, b, c, all units.
 /// The store's tests have fake positions: nothing to expand or map.
 struct NoGame;
 
@@ -46,16 +48,21 @@ impl TreeGame for NoGame {
     }
 }
 
-fn flat(goal: Goal) -> (Store, JobId, WorkerId, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
-    let nodes = [
+/// root -> a, b, c, all units.
+fn flat_nodes() -> [NewNode; 4] {
+    [
         node("root", 0, &[], false, &[("ma", 1), ("mb", 2), ("mc", 3)]),
         node("a", 1, &[0], true, &[]),
         node("b", 1, &[1], true, &[]),
         node("c", 1, &[2], true, &[]),
-    ];
-    let job = store.create_job(&spec(goal), &nodes, 8).unwrap();
+    ]
+}
+
+/// A store with one job of [`flat_nodes`], and a worker.
+fn flat(goal: Goal) -> (Store, JobId, WorkerId, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let job = store.create_job(&spec(goal), &flat_nodes(), 8).unwrap();
     let worker = store.register_worker("w", "h", 2).unwrap();
     (store, job, worker, dir)
 }
@@ -494,114 +501,4 @@ fn a_jobs_time_counts_from_its_first_lease() {
     assert!(store.job(job).unwrap().elapsed >= 1000.0, "waiting: its time in the queue");
     store.lease(worker, 1, 60.0).unwrap();
     assert!(store.job(job).unwrap().elapsed < 100.0, "running: from its first lease");
-}
-
-#[test]
-fn a_second_job_takes_what_the_first_decided_and_distrust_takes_it_back() {
-    let (mut store, first, worker, _dir) = flat(Goal::Classify);
-    let units = store.lease(worker, 10, 60.0).unwrap();
-    // Big enough to be worth keeping (a small unit is cheaper to solve again).
-    for (unit, value) in units.iter().zip([Win, Loss, Win]) {
-        done_at(&mut store, worker, unit.unit, value, 20_000);
-    }
-    assert_eq!(store.job(first).unwrap().state, JobState::Done);
-    let nodes = [
-        node("root", 0, &[], false, &[("ma", 1), ("mb", 2), ("mc", 3)]),
-        node("a", 1, &[0], true, &[]),
-        node("b", 1, &[1], true, &[]),
-        node("c", 1, &[2], true, &[]),
-    ];
-    // Planned again: every unit is answered from the store, nothing is leased.
-    let second = store.create_job(&spec(Goal::Classify), &nodes, 8).unwrap();
-    assert_eq!(store.answer_known(second, &NoGame).unwrap(), 3);
-    let row = store.job(second).unwrap();
-    assert_eq!((row.state, row.known_nodes, row.known_positions), (JobState::Done, 3, 60_000));
-    assert_eq!(row.positions, 0, "nothing was searched for it");
-    let values = |store: &Store, job| {
-        let (_, children) = store.results(job).unwrap();
-        children.iter().map(|c| (c.mv.clone(), c.value)).collect::<Vec<_>>()
-    };
-    assert_eq!(values(&store, second), values(&store, first));
-    // A third, not answered when planned: its units are answered as they are leased.
-    let third = store.create_job(&spec(Goal::Solve), &nodes, 8).unwrap();
-    assert!(store.lease_growing(worker, 10, 60.0, &NoGame).unwrap().is_empty(), "no unit goes out");
-    let row = store.job(third).unwrap();
-    assert_eq!((row.state, row.value, row.best.as_deref()), (JobState::Done, Win, Some("mb")));
-    let answered_third = row.known_nodes;
-    assert!((1..=3).contains(&answered_third), "b decided it: {answered_third}");
-    // Distrusting the worker voids its results and every answer taken from them.
-    let voided = store.distrust(worker).unwrap().unwrap();
-    assert_eq!(voided.units, 3 + 3 + answered_third);
-    assert_eq!(voided.reopened, [first, second, third]);
-    let other = store.register_worker("w2", "h", 2).unwrap();
-    let again = store.lease_growing(other, 20, 60.0, &NoGame).unwrap();
-    let per_job = |job| again.iter().filter(|u| u.job == job).count();
-    assert_eq!((per_job(first), per_job(second)), (3, 3), "they go out again, none answered: {again:?}");
-    assert_eq!(store.job(second).unwrap().known_nodes, 3, "no new answer");
-}
-
-#[test]
-fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
-    let (mut store, job, first, _dir) = flat(Goal::Classify);
-    store.set_check_fraction(1.0);
-    let units = store.lease(first, 10, 60.0).unwrap();
-    assert!(!done(&mut store, first, units[0].unit, Win));
-    // The unit's own worker gets no check of it; another does, with no budget.
-    assert!(store.lease(first, 10, 60.0).unwrap().is_empty(), "no check of its own result");
-    let second = store.register_worker("w2", "h", 2).unwrap();
-    let checks = store.lease(second, 10, 60.0).unwrap();
-    assert_eq!(checks.len(), 1, "{checks:?}");
-    let check = &checks[0];
-    assert_eq!((check.line.as_str(), check.spec.split_after_seconds), ("a", 0.0));
-    // The check says otherwise: a conflict, which names both sides.
-    assert!(done(&mut store, second, check.unit, Loss), "a disagreement");
-    let d = store.disagreement(check.unit).unwrap().expect("a disagreement");
-    assert_eq!((d.job, d.line.as_str()), (job, "a"));
-    assert_eq!((d.checked, d.check), ((units[0].unit, first, Win), (check.unit, second, Loss)));
-    assert_eq!(store.job(job).unwrap().conflicts, 1);
-    assert_eq!(store.open_disagreements().unwrap(), [check.unit], "one to settle (at start too)");
-    // The check decided nothing: the node keeps the first result, the job's tree its shape.
-    let (_, children) = store.results(job).unwrap();
-    assert_eq!(children.iter().map(|c| c.value).collect::<Vec<_>>(), [Win, Unknown, Unknown]);
-    // An agreeing check is no disagreement; the rest of the job finishes as usual.
-    assert!(!done(&mut store, first, units[1].unit, Loss));
-    let check = store.lease(second, 1, 60.0).unwrap().remove(0);
-    assert!(!done(&mut store, second, check.unit, Loss));
-    assert_eq!(store.disagreement(check.unit).unwrap(), None);
-    done(&mut store, first, units[2].unit, Win);
-    // Every child is decided, but the answer waits while a disagreement stands (c's result is drawn too).
-    let row = store.job(job).unwrap();
-    assert_eq!((row.state, row.units.pending, row.units.leased), (JobState::Running, 1, 0), "{:?}", row.units);
-    // Settled against the checker: its check is voided and goes out again, to a third worker.
-    store.distrust(second).unwrap().unwrap();
-    let third = store.register_worker("w3", "h", 2).unwrap();
-    let mut again = store.lease(third, 10, 60.0).unwrap();
-    again.sort_by(|x, y| x.line.cmp(&y.line));
-    // The checker's checks are all voided (b's agreed), with c's, never checked: only checks go out.
-    assert_eq!(again.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
-    for (check, value) in again.iter().zip([Win, Loss, Win]) {
-        assert!(!done(&mut store, third, check.unit, value));
-    }
-    let row = store.job(job).unwrap();
-    assert_eq!((row.state, row.units.pending), (JobState::Done, 0));
-    assert!(store.open_disagreements().unwrap().is_empty(), "settled");
-}
-
-#[test]
-fn a_small_unit_is_not_kept_it_is_cheaper_to_solve_again() {
-    let (mut store, first, worker, _dir) = flat(Goal::Classify);
-    let units = store.lease(worker, 10, 60.0).unwrap();
-    for (unit, value) in units.iter().zip([Win, Loss, Win]) {
-        done(&mut store, worker, unit.unit, value);
-    }
-    assert_eq!(store.job(first).unwrap().state, JobState::Done);
-    let nodes = [
-        node("root", 0, &[], false, &[("ma", 1), ("mb", 2), ("mc", 3)]),
-        node("a", 1, &[0], true, &[]),
-        node("b", 1, &[1], true, &[]),
-        node("c", 1, &[2], true, &[]),
-    ];
-    let second = store.create_job(&spec(Goal::Classify), &nodes, 8).unwrap();
-    assert_eq!(store.answer_known(second, &NoGame).unwrap(), 0, "10 positions a unit: none kept");
-    assert_eq!(store.lease(worker, 10, 60.0).unwrap().len(), 3, "all three are solved again");
 }

@@ -1,0 +1,51 @@
+//! Check units: a result solved again by another worker, whole; the answer
+//! waits for them, and a disagreement stands until it is settled.
+
+use super::*;
+
+#[test]
+fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    store.set_check_fraction(1.0);
+    let units = store.lease(first, 10, 60.0).unwrap();
+    assert!(!done(&mut store, first, units[0].unit, Win));
+    // The unit's own worker gets no check of it; another does, with no budget.
+    assert!(store.lease(first, 10, 60.0).unwrap().is_empty(), "no check of its own result");
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    let checks = store.lease(second, 10, 60.0).unwrap();
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    let check = &checks[0];
+    assert_eq!((check.line.as_str(), check.spec.split_after_seconds), ("a", 0.0));
+    // The check says otherwise: a conflict, which names both sides.
+    assert!(done(&mut store, second, check.unit, Loss), "a disagreement");
+    let d = store.disagreement(check.unit).unwrap().expect("a disagreement");
+    assert_eq!((d.job, d.line.as_str()), (job, "a"));
+    assert_eq!((d.checked, d.check), ((units[0].unit, first, Win), (check.unit, second, Loss)));
+    assert_eq!(store.job(job).unwrap().conflicts, 1);
+    assert_eq!(store.open_disagreements().unwrap(), [check.unit], "one to settle (at start too)");
+    // The check decided nothing: the node keeps the first result, the job's tree its shape.
+    let (_, children) = store.results(job).unwrap();
+    assert_eq!(children.iter().map(|c| c.value).collect::<Vec<_>>(), [Win, Unknown, Unknown]);
+    // An agreeing check is no disagreement; the rest of the job finishes as usual.
+    assert!(!done(&mut store, first, units[1].unit, Loss));
+    let check = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert!(!done(&mut store, second, check.unit, Loss));
+    assert_eq!(store.disagreement(check.unit).unwrap(), None);
+    done(&mut store, first, units[2].unit, Win);
+    // Every child is decided, but the answer waits while a disagreement stands (c's result is drawn too).
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state, row.units.pending, row.units.leased), (JobState::Running, 1, 0), "{:?}", row.units);
+    // Settled against the checker: its check is voided and goes out again, to a third worker.
+    store.distrust(second).unwrap().unwrap();
+    let third = store.register_worker("w3", "h", 2).unwrap();
+    let mut again = store.lease(third, 10, 60.0).unwrap();
+    again.sort_by(|x, y| x.line.cmp(&y.line));
+    // The checker's checks are all voided (b's agreed), with c's, never checked: only checks go out.
+    assert_eq!(again.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+    for (check, value) in again.iter().zip([Win, Loss, Win]) {
+        assert!(!done(&mut store, third, check.unit, value));
+    }
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state, row.units.pending), (JobState::Done, 0));
+    assert!(store.open_disagreements().unwrap().is_empty(), "settled");
+}
