@@ -32,9 +32,24 @@
 //! `GOLOMB_SCALING_GAMES` picks the games (`BOARD:GOAL:BUDGET`, comma
 //! separated; default `8x5:solve:20000,7x7:classify:100000`) and
 //! `GOLOMB_SCALING_WORKERS` the worker counts (default `1,16,64,256,1024`).
+//!
+//! Big games cost hours of real solves, so the bench is made to be run in
+//! pieces: the units handed out at once are solved side by side on
+//! `GOLOMB_SCALING_THREADS` threads (default: every core; each solve still
+//! one thread, so the figures do not change), the worker counts run from the
+//! largest down (the small runs find most of their units already solved),
+//! and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
+//! so a run stopped half-way goes on where it stopped. Progress goes to
+//! stderr every 30 s.
 
 use std::cmp::Reverse;
+use std::collections::HashSet;
 use std::collections::{BinaryHeap, HashMap};
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use golomb_coordinator::manager::{NodeKind, PnLeaf, PnTree};
 use golomb_coordinator::store::NodeId;
@@ -54,33 +69,39 @@ struct Solved {
     decided: Vec<(NodeId, Outcome)>,
 }
 
-/// The positions met so far, as the manager's nodes, with their solves.
+/// A solve as it is kept in the cache: the children it decided by their
+/// position keys, which hold for every symmetric image of the position.
+struct Found {
+    outcome: Outcome,
+    positions: u64,
+    decided: Vec<(String, Outcome)>,
+}
+
+/// The positions met so far in one run, as the manager's nodes, with their solves.
 struct Positions<'g> {
     game: &'g G,
-    budget: u64,
     positions: Vec<Position<WideBitboard>>,
     depths: Vec<u32>,
     keys: HashMap<String, NodeId>,
     children: HashMap<NodeId, Vec<PnLeaf>>,
     solved: HashMap<NodeId, Solved>,
-    pool: rayon::ThreadPool,
+    /// The real solves, shared by the runs of every worker count.
+    cache: &'g Cache,
 }
 
 impl<'g> Positions<'g> {
-    fn new(game: &'g G, budget: u64) -> Positions<'g> {
+    fn new(game: &'g G, cache: &'g Cache) -> Positions<'g> {
         let root = Position::empty();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
         let mut keys = HashMap::new();
         keys.insert(position_key(game, &root), NodeId(0));
         Positions {
             game,
-            budget,
             positions: vec![root],
             depths: vec![0],
             keys,
             children: HashMap::new(),
             solved: HashMap::new(),
-            pool,
+            cache,
         }
     }
 
@@ -113,32 +134,183 @@ impl<'g> Positions<'g> {
         leaves
     }
 
-    /// The unit's real solve (made once).
+    /// The unit's real solve (made once for all runs, by the cache).
     fn solve(&mut self, node: NodeId) -> Solved {
         if let Some(s) = self.solved.get(&node) {
             return s.clone();
         }
         let pos = self.positions[node.0 as usize];
         let depth = self.depths[node.0 as usize];
-        let (game, budget) = (self.game, self.budget);
-        let (outcome, positions, decided) = self.pool.install(|| {
-            let tt = TranspositionTable::new(16);
-            let config = SolveConfig { position_budget: Some(budget), ..SolveConfig::default() };
-            let report = solve(game, &pos, &config, &tt, &Progress::default());
-            let decided = if report.outcome == Outcome::Unknown {
-                decided_children(game, &pos, &report, &tt)
-                    .into_iter()
-                    .map(|d| (pos.after(game.placement(d.placement)), d.outcome))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            (report.outcome, report.stats.positions, decided)
-        });
-        let decided = decided.into_iter().map(|(p, v)| (self.node(p, depth + 1), v)).collect();
-        let s = Solved { outcome, positions, decided };
+        let found = self.cache.solve(self.game, &pos);
+        let decided = children_by_key(self.game, &pos, &found.decided)
+            .into_iter()
+            .map(|(p, v)| (self.node(p, depth + 1), v))
+            .collect();
+        let s = Solved { outcome: found.outcome, positions: found.positions, decided };
         self.solved.insert(node, s.clone());
         s
+    }
+}
+
+/// One unit's real solve: one thread, a fresh 16 MiB table, the budget in positions.
+fn solve_one(game: &G, pos: &Position<WideBitboard>, budget: u64) -> Found {
+    let tt = TranspositionTable::new(16);
+    let config = SolveConfig { position_budget: Some(budget), ..SolveConfig::default() };
+    let report = solve(game, pos, &config, &tt, &Progress::default());
+    let decided = if report.outcome == Outcome::Unknown {
+        decided_children(game, pos, &report, &tt)
+            .into_iter()
+            .map(|d| (position_key(game, &pos.after(game.placement(d.placement))), d.outcome))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Found { outcome: report.outcome, positions: report.stats.positions, decided }
+}
+
+/// The children of `pos` named by `decided`'s keys, each once, with their values.
+fn children_by_key(
+    game: &G,
+    pos: &Position<WideBitboard>,
+    decided: &[(String, Outcome)],
+) -> Vec<(Position<WideBitboard>, Outcome)> {
+    if decided.is_empty() {
+        return Vec::new();
+    }
+    let mut wanted: HashMap<&str, Outcome> = decided.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let mut out = Vec::new();
+    for placement in game.legal_moves(pos) {
+        let child = pos.after(game.placement(placement));
+        if let Some(v) = wanted.remove(position_key(game, &child).as_str()) {
+            out.push((child, v));
+        }
+    }
+    out
+}
+
+/// The real solves of one game and budget, shared by the runs side by side,
+/// and kept in a text file (one line a solve) when the bench is given one.
+struct Cache {
+    /// `BOARD:GOAL:BUDGET`, the first field of each of this game's lines.
+    game: String,
+    budget: u64,
+    state: Mutex<CacheState>,
+    /// Signalled when a solve that another run waits for is kept.
+    kept_one: Condvar,
+}
+
+struct CacheState {
+    kept: HashMap<String, Arc<Found>>,
+    /// Solves under way, so that two runs do not make the same one.
+    making: HashSet<String>,
+    file: Option<BufWriter<File>>,
+    /// Real solves made by this process, and their positions.
+    made: (u64, u64),
+}
+
+impl Cache {
+    /// The cache of `game` in `path` (read, then appended to), or one in memory only.
+    fn open(path: Option<&str>, game: &str, budget: u64) -> Cache {
+        let mut kept = HashMap::new();
+        let mut file = None;
+        if let Some(path) = path {
+            if let Ok(f) = File::open(path) {
+                for line in BufReader::new(f).lines() {
+                    let line = line.unwrap_or_else(|e| panic!("{path}: {e}"));
+                    if let Some((key, found)) = parse_line(&line, game) {
+                        kept.insert(key, Arc::new(found));
+                    }
+                }
+            }
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .unwrap_or_else(|e| panic!("GOLOMB_SCALING_CACHE {path}: {e}"));
+            file = Some(BufWriter::new(f));
+        }
+        let state = CacheState { kept, making: HashSet::new(), file, made: (0, 0) };
+        Cache { game: game.to_string(), budget, state: Mutex::new(state), kept_one: Condvar::new() }
+    }
+
+    /// The solve of `pos`: kept, made by another run (waited for), or made here.
+    fn solve(&self, game: &G, pos: &Position<WideBitboard>) -> Arc<Found> {
+        let key = position_key(game, pos);
+        let mut state = self.state.lock().expect("no run panicked");
+        loop {
+            if let Some(found) = state.kept.get(&key) {
+                return Arc::clone(found);
+            }
+            if !state.making.contains(&key) {
+                break;
+            }
+            state = self.kept_one.wait(state).expect("no run panicked");
+        }
+        state.making.insert(key.clone());
+        drop(state);
+        let found = Arc::new(solve_one(game, pos, self.budget));
+        let mut state = self.state.lock().expect("no run panicked");
+        state.made.0 += 1;
+        state.made.1 += found.positions;
+        if let Some(file) = &mut state.file {
+            let decided: Vec<String> = found.decided.iter().map(|(k, v)| format!("{k}={}", letter(*v))).collect();
+            writeln!(
+                file,
+                "{}\t{key}\t{}\t{}\t{}",
+                self.game,
+                letter(found.outcome),
+                found.positions,
+                decided.join(",")
+            )
+            .and_then(|()| file.flush())
+            .expect("the cache file takes a line");
+        }
+        state.making.remove(&key);
+        state.kept.insert(key, Arc::clone(&found));
+        self.kept_one.notify_all();
+        found
+    }
+
+    /// Solves kept, and those made by this process with their positions.
+    fn counts(&self) -> (usize, u64, u64) {
+        let state = self.state.lock().expect("no run panicked");
+        (state.kept.len(), state.made.0, state.made.1)
+    }
+}
+
+/// One line of the cache file, if it is whole and of `game`.
+fn parse_line(line: &str, game: &str) -> Option<(String, Found)> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    // A line cut short by a stopped run is left out.
+    let [g, key, outcome, positions, decided] = fields[..] else { return None };
+    if g != game {
+        return None;
+    }
+    let mut children = Vec::new();
+    for d in decided.split(',').filter(|d| !d.is_empty()) {
+        let (k, v) = d.rsplit_once('=')?;
+        children.push((k.to_string(), outcome_of(v)?));
+    }
+    Some((
+        key.to_string(),
+        Found { outcome: outcome_of(outcome)?, positions: positions.parse().ok()?, decided: children },
+    ))
+}
+
+fn letter(outcome: Outcome) -> char {
+    match outcome {
+        Outcome::Win => 'W',
+        Outcome::Loss => 'L',
+        Outcome::Unknown => 'U',
+    }
+}
+
+fn outcome_of(letter: &str) -> Option<Outcome> {
+    match letter {
+        "W" => Some(Outcome::Win),
+        "L" => Some(Outcome::Loss),
+        "U" => Some(Outcome::Unknown),
+        _ => None,
     }
 }
 
@@ -251,14 +423,20 @@ fn env_or(name: &str, default: &str) -> String {
 
 fn main() {
     let games = env_or("GOLOMB_SCALING_GAMES", "8x5:solve:20000,7x7:classify:100000");
-    let counts: Vec<usize> = env_or("GOLOMB_SCALING_WORKERS", "1,16,64,256,1024")
+    let mut counts: Vec<usize> = env_or("GOLOMB_SCALING_WORKERS", "1,16,64,256,1024")
         .split(',')
         .map(|w| w.trim().parse().expect("GOLOMB_SCALING_WORKERS: numbers"))
         .collect();
+    counts.sort_unstable();
     let rate: f64 = env_or("GOLOMB_SCALING_RATE", "2500000").parse().expect("GOLOMB_SCALING_RATE: a number");
     let fixed: Option<f64> = std::env::var("GOLOMB_SCALING_ROUND_TRIPS")
         .ok()
         .map(|n| n.parse().expect("GOLOMB_SCALING_ROUND_TRIPS: a number"));
+    let threads: usize = std::env::var("GOLOMB_SCALING_THREADS").map_or_else(
+        |_| std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |n| n.parse().expect("GOLOMB_SCALING_THREADS: a number"),
+    );
+    let cache_path = std::env::var("GOLOMB_SCALING_CACHE").ok();
     println!(
         "{:<6} {:<8} {:>8} {:>7} {:>7} {:>7} {:>12} {:>10} {:>8} {:>6} {:>6} {:>6}",
         "board",
@@ -281,13 +459,12 @@ fn main() {
         let budget: u64 = budget.parse().expect("a budget in positions");
         let board_spec = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
         let game: G = Game::new(board_spec, PieceSet::of_order(5)).unwrap();
-        let mut positions = Positions::new(&game, budget);
+        let cache = Cache::open(cache_path.as_deref(), spec, budget);
         // As the cluster: 1,697 round trips a second against a 30 s budget.
         let round_trip = fixed.map_or(budget as f64 / rate / (30.0 * 1697.0), |n| 1.0 / n);
-        let mut one = None;
-        for &workers in &counts {
-            let run = simulate(&mut positions, classify, workers, rate, round_trip);
-            let base = *one.get_or_insert(run.seconds);
+        let runs = run_all(&game, &cache, classify, &counts, threads, rate, round_trip);
+        let base = runs[0].seconds;
+        for (&workers, run) in counts.iter().zip(&runs) {
             let speedup = base / run.seconds;
             let total = workers as f64 * run.seconds;
             println!(
@@ -303,4 +480,66 @@ fn main() {
             );
         }
     }
+}
+
+/// The runs of every worker count (in `counts`' order), made side by side
+/// on `threads` threads, largest first, with progress on stderr.
+fn run_all(
+    game: &G,
+    cache: &Cache,
+    classify: bool,
+    counts: &[usize],
+    threads: usize,
+    rate: f64,
+    round_trip: f64,
+) -> Vec<Run> {
+    let runs: Mutex<Vec<Option<Run>>> = Mutex::new(counts.iter().map(|_| None).collect());
+    let todo: Mutex<Vec<usize>> = Mutex::new((0..counts.len()).collect());
+    let done = AtomicBool::new(false);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        let runners: Vec<_> = (0..threads.clamp(1, counts.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    // Each solve is one thread: rayon inside it gets a pool of one.
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
+                    loop {
+                        let Some(i) = todo.lock().expect("no run panicked").pop() else { break };
+                        let run = pool.install(|| {
+                            let mut positions = Positions::new(game, cache);
+                            simulate(&mut positions, classify, counts[i], rate, round_trip)
+                        });
+                        eprintln!(
+                            "  {} workers: {:.2} s simulated, {} units ({:.0} s in)",
+                            counts[i],
+                            run.seconds,
+                            run.units,
+                            started.elapsed().as_secs_f64()
+                        );
+                        runs.lock().expect("no run panicked")[i] = Some(run);
+                    }
+                })
+            })
+            .collect();
+        scope.spawn(|| {
+            let mut last = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                if last.elapsed() >= Duration::from_secs(30) {
+                    last = Instant::now();
+                    let (kept, made, positions) = cache.counts();
+                    eprintln!(
+                        "  {:.0} s: {kept} solves kept, {made} made here ({:.2} G positions)",
+                        started.elapsed().as_secs_f64(),
+                        positions as f64 / 1e9
+                    );
+                }
+            }
+        });
+        for runner in runners {
+            runner.join().expect("no run panicked");
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    runs.into_inner().expect("no run panicked").into_iter().map(|r| r.expect("every run made")).collect()
 }
