@@ -102,6 +102,11 @@ pub fn check_header(proof: &ProofFile) -> Result<(), VerifyError> {
     Ok(())
 }
 
+/// How many positions a re-solve examines between two updates of
+/// [`VerifyProgress::positions`]: often enough for a progress line every few
+/// seconds, rarely enough to cost nothing.
+pub const PUBLISH_EVERY: u64 = 1 << 20;
+
 /// Counters the checker publishes while it runs, for progress lines: its
 /// own, not the solver's, like everything else here.
 #[derive(Debug, Default)]
@@ -110,7 +115,8 @@ pub struct VerifyProgress {
     pub leaves_total: AtomicU64,
     /// Of those, the ones re-solved so far.
     pub leaves_done: AtomicU64,
-    /// Positions examined by the re-solves finished so far.
+    /// Positions examined by the re-solves so far, published as they go
+    /// (every [`PUBLISH_EVERY`] positions of a re-solve, and at its end).
     pub positions: AtomicU64,
 }
 
@@ -148,8 +154,7 @@ pub fn verify_counted<B: Bits>(
     let results: Vec<(Outcome, u64)> = leaves
         .par_iter()
         .map(|leaf| {
-            let (found, positions) = solve_leaf(game, leaf);
-            progress.positions.fetch_add(positions, Relaxed);
+            let (found, positions) = solve_leaf(game, leaf, &progress.positions);
             progress.leaves_done.fetch_add(1, Relaxed);
             (found, positions)
         })
@@ -262,22 +267,38 @@ fn play<B: Bits>(
 }
 
 /// Solves one leaf with the checker's own negamax; returns its value and the positions examined.
-fn solve_leaf<B: Bits>(game: &Game<B>, leaf: &Leaf<B>) -> (Outcome, u64) {
+fn solve_leaf<B: Bits>(game: &Game<B>, leaf: &Leaf<B>, published: &AtomicU64) -> (Outcome, u64) {
     let depth = game.pieces().len() - leaf.pos.plies() as usize + 1;
     let mut buffers = vec![Vec::with_capacity(leaf.moves.len()); depth];
-    let mut positions = 1;
-    let win = wins(game, &leaf.moves, &mut buffers, &mut positions);
-    (if win { Outcome::Win } else { Outcome::Loss }, positions)
+    let mut count = Count { positions: 1, published };
+    let win = wins(game, &leaf.moves, &mut buffers, &mut count);
+    // What was not published on the way: wins publishes whole chunks only.
+    published.fetch_add(count.positions % PUBLISH_EVERY, Relaxed);
+    (if win { Outcome::Win } else { Outcome::Loss }, count.positions)
+}
+
+/// A re-solve's positions, published in chunks to the progress counter.
+struct Count<'a> {
+    positions: u64,
+    published: &'a AtomicU64,
 }
 
 /// Whether the side to move, whose legal moves are `moves`, wins.
-fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], buffers: &mut [Vec<PlacementId>], positions: &mut u64) -> bool {
+fn wins<B: Bits>(
+    game: &Game<B>,
+    moves: &[PlacementId],
+    buffers: &mut [Vec<PlacementId>],
+    count: &mut Count<'_>,
+) -> bool {
     // One buffer per piece left: a game cannot last longer.
     let (child, rest) = buffers.split_first_mut().expect("one move buffer per remaining piece");
     for &id in moves {
         game.moves_after(moves, id, child);
-        *positions += 1;
-        if child.is_empty() || !wins(game, child, rest, positions) {
+        count.positions += 1;
+        if count.positions & (PUBLISH_EVERY - 1) == 0 {
+            count.published.fetch_add(PUBLISH_EVERY, Relaxed);
+        }
+        if child.is_empty() || !wins(game, child, rest, count) {
             return true;
         }
     }

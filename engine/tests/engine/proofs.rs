@@ -57,6 +57,14 @@ fn the_checkers_counters_add_up_to_its_report() {
     assert_eq!(progress.leaves_total.load(Relaxed), report.leaves as u64);
     assert_eq!(progress.leaves_done.load(Relaxed), report.leaves as u64);
     assert_eq!(progress.positions.load(Relaxed), report.positions);
+    // One leaf, the whole root: its positions are published in chunks as it goes.
+    let g = game(8, 5);
+    let whole = proof_of(&g, "", Some(0));
+    let progress = VerifyProgress::default();
+    let report = verify_counted(&g, &whole, &progress).unwrap();
+    assert_eq!(report.leaves, 1);
+    assert!(report.positions > 2 * golomb_engine::verify::PUBLISH_EVERY, "{} positions", report.positions);
+    assert_eq!(progress.positions.load(Relaxed), report.positions);
 }
 
 /// The first reply of the root's winning move, mutable.
