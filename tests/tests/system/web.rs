@@ -272,8 +272,8 @@ fn the_page_renders_in_a_real_browser() {
 
 /// A done job's page leads with what it found: its own JSON in the menu,
 /// links to its results as JSON and CSV, its proof and its export (each
-/// served), the table in the CLI's order (winners first), and row numbers
-/// explained.
+/// served), the table in the CLI's order (winners first), row numbers
+/// explained, and no time left.
 #[test]
 fn the_job_page_links_its_results_proof_and_export() {
     let cluster = web_cluster(30.0);
@@ -298,6 +298,7 @@ fn the_job_page_links_its_results_proof_and_export() {
     assert_eq!(get_json(&cluster, &format!("/api/jobs/{job}/proof"))["format"], "golomb-proof");
     assert_eq!(get_json(&cluster, &format!("/api/jobs/{job}/export"))["format"], "golomb-export");
     assert!(page.contains("the move's number in the job's"), "row numbers explained");
+    assert!(page.contains("none: the job has ended"), "an ended job estimates no time left");
     // The table's rows in the CLI's order: the 8 winning openings first.
     let rows: Vec<&str> = page.split("<tr class=\"child\">").skip(1).collect();
     assert!(rows[..8].iter().all(|r| r.contains("<span class=\"win\">win</span>")), "winners first");

@@ -16,7 +16,7 @@ use super::chart::history_chart;
 use super::web::{Web, WebError};
 use crate::report::output::{duration, si};
 use crate::report::workers::WorkerState;
-use crate::store::{ConflictRow, FailedUnit};
+use crate::store::{ConflictRow, FailedUnit, JobState};
 
 /// Rows of a results table drawn with boards; the JSON has them all.
 const MAX_ROWS: usize = 400;
@@ -134,7 +134,11 @@ pub(super) async fn jobs_page(State(web): State<Web>) -> Result<Html<String>, We
 /// The facts of a job, as a two-column table.
 fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     let u = s.units.unwrap_or_default();
-    let eta = if s.eta_seconds >= 0.0 {
+    let state = crate::report::job::job_state(s);
+    let ended = matches!(state, Some(JobState::Done | JobState::Cancelled | JobState::Failed));
+    let eta = if ended {
+        "none: the job has ended".to_string()
+    } else if s.eta_seconds >= 0.0 {
         format!("~{} (an estimate from the mean time of the units done)", duration(s.eta_seconds))
     } else if matches!(spec.goal.as_str(), "solve" | "classify") && spec.hands.is_empty() {
         "none: which units a game still needs depends on their answers".to_string()
@@ -155,7 +159,7 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         ("elapsed", duration(s.elapsed_seconds)),
         ("time left", eta),
     ];
-    if crate::report::job::job_state(s) == Some(crate::store::JobState::Pending) && !s.paused {
+    if state == Some(JobState::Pending) && !s.paused {
         let queue = match s.jobs_ahead {
             0 => "next: its units go out first".to_string(),
             1 => "1 job ahead of it hands out units first".to_string(),
