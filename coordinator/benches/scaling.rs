@@ -40,7 +40,8 @@
 //! largest down (the small runs find most of their units already solved),
 //! and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
 //! so a run stopped half-way goes on where it stopped. Progress goes to
-//! stderr every 30 s.
+//! stderr every 30 s. `GOLOMB_SCALING_POLICY` (`flag`, the coordinator's;
+//! `virtual-win`, `virtual-loss`) picks what a leaf in flight counts as.
 
 use std::cmp::Reverse;
 use std::collections::HashSet;
@@ -51,7 +52,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use golomb_coordinator::manager::{NodeKind, PnLeaf, PnTree};
+use golomb_coordinator::manager::{InFlight, NodeKind, PnLeaf, PnTree};
 use golomb_coordinator::store::NodeId;
 use golomb_engine::solve::partial::decided_children;
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
@@ -339,7 +340,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         kind: NodeKind::Frontier,
         busy: false,
     };
-    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]);
+    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy());
     if classify {
         // A classify's root is expanded when the job is planned.
         let leaves = p.expand(NodeId(0));
@@ -415,6 +416,16 @@ fn next_leaf(tree: &mut PnTree, p: &mut Positions<'_>) -> Option<NodeId> {
         }
     }
     tree.select()
+}
+
+/// The in-flight policy `GOLOMB_SCALING_POLICY` names (`flag`, the coordinator's, by default).
+fn policy() -> InFlight {
+    match env_or("GOLOMB_SCALING_POLICY", "flag").as_str() {
+        "flag" => InFlight::Flag,
+        "virtual-win" => InFlight::VirtualWin,
+        "virtual-loss" => InFlight::VirtualLoss,
+        other => panic!("GOLOMB_SCALING_POLICY: flag, virtual-win or virtual-loss, not {other}"),
+    }
 }
 
 fn env_or(name: &str, default: &str) -> String {
