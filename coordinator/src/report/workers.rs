@@ -64,7 +64,7 @@ pub struct WorkerReport {
     pub last_seen_seconds: f64,
     /// Units it holds.
     pub leased_units: u32,
-    /// Units it finished.
+    /// Units it ran to an answer (not the children its searches decided on the way).
     pub done_units: u64,
     /// Positions per solver second over its finished units.
     pub positions_per_second: f64,

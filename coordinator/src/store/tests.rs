@@ -264,6 +264,8 @@ fn a_split_keeps_the_children_its_worker_decided_and_what_its_search_cost() {
     assert_eq!(rows[0].value, Loss, "a: the kept win and the solved one");
     assert!(rows[0].positions >= 12_345, "the split unit's search counts on its node: {}", rows[0].positions);
     assert_eq!(store.job(job).unwrap().units.done, 2, "the kept child's unit is done, and the solved one");
+    let mine = store.workers().unwrap().into_iter().find(|w| w.id == worker).unwrap();
+    assert_eq!(mine.done, 1, "the worker ran one unit to an answer; the kept child was decided on the way");
 }
 
 #[test]

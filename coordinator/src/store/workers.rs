@@ -27,7 +27,9 @@ pub struct WorkerRow {
     pub last_seen: f64,
     /// Units it holds.
     pub leased: u32,
-    /// Units it finished.
+    /// Units it ran to an answer: not the children its searches decided on
+    /// the way (kept as done units of their own, with no positions), nor
+    /// units answered from the store of decided positions.
     pub done: u64,
     /// Positions per solver second over its finished units.
     pub rate: f64,
@@ -88,7 +90,7 @@ impl Store {
         let mut stmt = self.conn.prepare(
             "SELECT w.id, w.name, w.host, w.threads, w.last_seen, w.busy, w.draining,
                     (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :leased),
-                    (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :done),
+                    (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :done AND u.positions > 0),
                     (SELECT COALESCE(SUM(positions), 0) FROM units u WHERE u.worker = w.id AND u.state = :done),
                     (SELECT COALESCE(SUM(seconds), 0) FROM units u WHERE u.worker = w.id AND u.state = :done)
              FROM workers w ORDER BY w.id",
