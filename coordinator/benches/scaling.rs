@@ -34,18 +34,17 @@
 //! `GOLOMB_SCALING_WORKERS` the worker counts (default `1,16,64,256,1024`).
 //!
 //! Big games cost hours of real solves, so the bench is made to be run in
-//! pieces: the units handed out at once are solved side by side on
+//! pieces: the runs of the worker counts go side by side on
 //! `GOLOMB_SCALING_THREADS` threads (default: every core; each solve still
-//! one thread, so the figures do not change), the worker counts run from the
-//! largest down (the small runs find most of their units already solved),
+//! one thread, so the figures do not change), largest first (the small runs
+//! find most of their units already solved by then), sharing their solves,
 //! and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
 //! so a run stopped half-way goes on where it stopped. Progress goes to
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` (`flag`, the coordinator's;
 //! `virtual-win`, `virtual-loss`) picks what a leaf in flight counts as.
 
 use std::cmp::Reverse;
-use std::collections::HashSet;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
