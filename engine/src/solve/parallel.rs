@@ -90,7 +90,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     // At the root too: a worker's search starts with what the searches of
     // its earlier units of the game found (an empty history changes nothing).
     if let Some(history) = &ctx.history {
-        history.promote(&mut moves, ctx.depth + ply);
+        history.promote(&mut moves, ctx.depth + ply, last);
     }
     if ply == 0 {
         // Equal root moves under the root's symmetries have equal values.
