@@ -28,7 +28,7 @@ pub const NEAR_TT_MB: usize = 4;
 /// there, most recent first. (On the suite's 8x8 L+I case, one thread, 2,
 /// 4, 6, 8 and 16 killers searched 55.16, 52.60, 52.12, 51.97 and 54.29 M
 /// positions; on 7x7, 6.589, 6.509, 6.463, 6.445 and 6.451 M.)
-pub const KILLERS: usize = 8;
+pub const KILLERS: usize = 4;
 
 /// A sort key: the number of replies a move leaves (high half) and its local number (low half).
 pub(super) type OrderKey = u32;
