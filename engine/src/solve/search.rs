@@ -14,7 +14,7 @@ mod small;
 pub use local::{LOCAL_MAX, LocalBuffers, NEAR_MAX, NEAR_TT_MB};
 
 use crate::bitboard::Bits;
-use crate::solve::buffers::Buffers;
+use crate::solve::buffers::{Buffers, KILLERS};
 use crate::solve::history::{HINTS, Hints};
 use crate::solve::movelist::MoveList;
 use crate::solve::stats::Stats;
@@ -215,7 +215,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
                 let key = match (hint, self.local.killer_rank(ply, (seg.piece, mask))) {
                     (Some(rank), _) => rank as u32,
                     (None, Some(rank)) if self.ctx.local_kernel => (HINTS + rank) as u32,
-                    _ => key.saturating_add(HINTS as u32 + 2),
+                    _ => key.saturating_add((HINTS + KILLERS) as u32),
                 };
                 order.push((key, seg.piece, index));
             }
