@@ -113,8 +113,9 @@ impl<B: Bits> LocalBuffers<B> {
 }
 
 /// Puts `item` first among the most recent, unless it already is (an
-/// item already there moves to the front).
-fn note_recent<T: Copy + PartialEq, const N: usize>(recent: &mut [T; N], item: T) {
+/// item already there moves to the front): the kernel's killers and
+/// refuters, and the countermoves near the root (`history.rs`).
+pub(super) fn note_recent<T: Copy + PartialEq, const N: usize>(recent: &mut [T; N], item: T) {
     if recent[0] != item {
         let last = recent.iter().position(|&r| r == item).unwrap_or(N - 1);
         recent.copy_within(0..last, 1);

@@ -30,6 +30,7 @@
 use std::sync::Mutex;
 
 use crate::bitboard::Bits;
+use crate::solve::buffers::note_recent;
 use crate::solve::movelist::MoveList;
 
 /// How many moves a sequential searcher's top node tries first (on the
@@ -125,11 +126,7 @@ impl<B: Bits> History<B> {
             if seen.len() >= 2 * RECENT {
                 seen.drain(..RECENT);
             }
-            let answers = tables.counters.entry((ply, last.0, last.1)).or_insert([best; 2]);
-            if answers[0] != best {
-                answers[1] = answers[0];
-                answers[0] = best;
-            }
+            note_recent(tables.counters.entry((ply, last.0, last.1)).or_insert([best; 2]), best);
         }
     }
 

@@ -135,8 +135,7 @@ pub(super) async fn jobs_page(State(web): State<Web>) -> Result<Html<String>, We
 fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     let u = s.units.unwrap_or_default();
     let state = crate::report::job::job_state(s);
-    let ended = matches!(state, Some(JobState::Done | JobState::Cancelled | JobState::Failed));
-    let eta = if ended {
+    let eta = if state.is_some_and(JobState::is_finished) {
         "none: the job has ended".to_string()
     } else if s.eta_seconds >= 0.0 {
         format!("~{} (an estimate from the mean time of the units done)", duration(s.eta_seconds))
