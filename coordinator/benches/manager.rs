@@ -138,7 +138,7 @@ fn main() -> anyhow::Result<()> {
                             unit_id: u.unit_id,
                             job_id: u.job_id,
                             lease_token: u.lease_token,
-                            result: Some(UnitResult::Value { value: Outcome::Win, best: None }.to_proto()),
+                            result: Some(UnitResult::Value { value: Outcome::Win, best: None, proof: None }.to_proto()),
                             stats: Some(pb::UnitStats { positions: 1000, seconds: 0.001, ..Default::default() }),
                         };
                         client.complete(complete).await?;

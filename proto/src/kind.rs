@@ -72,6 +72,10 @@ pub enum UnitResult {
         value: Outcome,
         /// The winning move, for a win.
         best: Option<String>,
+        /// For a big unit: the proof tree of `value` at the unit's position,
+        /// as the JSON of a `golomb-proof` file's `tree` (not yet checked:
+        /// the coordinator checks it against the position).
+        proof: Option<String>,
     },
     /// A tiling share's weighted tilings and Burnside's weighted sum.
     Count {
@@ -213,7 +217,7 @@ impl UnitResult {
                     _ => return Err(WireError::Undecided { field: "result.game_value.value", number: v.value }),
                 };
                 let best = if value == Outcome::Win { moved(&v.winning_move) } else { None };
-                UnitResult::Value { value, best }
+                UnitResult::Value { value, best, proof: moved(&v.proof) }
             }
             complete_request::Result::TilingCount(c) => UnitResult::Count { solutions: c.solutions, fixed: c.fixed },
             complete_request::Result::HandsScore(s) => UnitResult::Score { score: s.score, best: moved(&s.best_move) },
@@ -227,9 +231,10 @@ impl UnitResult {
     /// The wire form, for `CompleteRequest.result`.
     pub fn to_proto(&self) -> complete_request::Result {
         match self {
-            UnitResult::Value { value, best } => complete_request::Result::GameValue(pb::GameValue {
+            UnitResult::Value { value, best, proof } => complete_request::Result::GameValue(pb::GameValue {
                 value: pb::Value::from(*value) as i32,
                 winning_move: best.clone().unwrap_or_default(),
+                proof: proof.clone().unwrap_or_default(),
             }),
             UnitResult::Count { solutions, fixed } => {
                 complete_request::Result::TilingCount(pb::TilingCount { solutions: *solutions, fixed: *fixed })
@@ -247,7 +252,7 @@ impl UnitResult {
 impl fmt::Display for UnitResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            UnitResult::Value { value, best } => {
+            UnitResult::Value { value, best, .. } => {
                 write!(f, "{}", crate::convert::outcome_name(*value).unwrap_or("unknown"))?;
                 best.as_ref().map_or(Ok(()), |best| write!(f, " ({best})"))
             }

@@ -17,7 +17,19 @@ pub struct WorkerConfig {
     pub tt_mb: Option<usize>,
     /// For an `https://` coordinator with a private CA: the CA's PEM certificate.
     pub tls_ca: Option<std::path::PathBuf>,
+    /// A game unit whose search examined at least this many positions is
+    /// reported with its proof tree ([`DEFAULT_PROOF_FROM_POSITIONS`]).
+    pub proof_from_positions: u64,
 }
+
+/// The default of [`WorkerConfig::proof_from_positions`]: 2^25, about 33 M
+/// positions, a few seconds of search. Below it the checker's plain search
+/// re-solves the unit's position whole in reasonable time; above it, one
+/// leaf as big as the unit would cost the checker far more than the solver
+/// (one 8x8 opening: over 3.5 G plain positions, unfinished), so the worker
+/// sends the tree that splits it into one small leaf per reply. The tree
+/// costs the searches that find the answers its table has not kept.
+pub const DEFAULT_PROOF_FROM_POSITIONS: u64 = 1 << 25;
 
 /// What a worker did, returned when it stops.
 #[derive(Clone, Debug, Default)]

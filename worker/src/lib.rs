@@ -17,7 +17,7 @@ mod shared;
 mod solver;
 
 pub use busy::BusyClock;
-pub use config::{WorkerConfig, WorkerSummary};
+pub use config::{DEFAULT_PROOF_FROM_POSITIONS, WorkerConfig, WorkerSummary};
 pub use run::run;
 pub use solver::{UnitOutcome, UnitSolver};
 

@@ -34,6 +34,10 @@ struct Args {
     /// Transposition table size in MiB (default: sized to each job's board, at most 1024).
     #[arg(long)]
     tt_mb: Option<usize>,
+    /// Report a game unit's proof tree (each reply with its winning answer) when its search examined at
+    /// least this many positions, so that `golomb verify` re-solves small positions instead of the unit's.
+    #[arg(long, env = "GOLOMB_PROOF_FROM_POSITIONS", default_value_t = golomb_worker::DEFAULT_PROOF_FROM_POSITIONS)]
+    proof_from_positions: u64,
 }
 
 fn main() -> ExitCode {
@@ -60,6 +64,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         token,
         tt_mb: args.tt_mb,
         tls_ca: args.tls_ca,
+        proof_from_positions: args.proof_from_positions,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {

@@ -64,7 +64,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(pb::Unit, UnitOutcome)>();
     let (todo_tx, todo_rx) = std::sync::mpsc::channel::<pb::Unit>();
     let solver_thread = {
-        let (shared, solver) = (shared.clone(), UnitSolver::new(config.tt_mb));
+        let (shared, solver) = (shared.clone(), UnitSolver::new(config.tt_mb, config.proof_from_positions));
         std::thread::Builder::new()
             .name("unit-solver".into())
             .spawn(move || solve_units(todo_rx, &pool, &solver, &shared, &done_tx))?

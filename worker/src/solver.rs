@@ -10,7 +10,7 @@ use golomb_engine::solve::partial::{DecidedChild, decided_children, decided_path
 use golomb_engine::solve::{Carry, Outcome, Progress, SolveConfig, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
-use golomb_engine::{Bits, Player};
+use golomb_engine::{Bits, Player, proof};
 use golomb_proto::MAX_PATH_STEPS;
 use golomb_proto::spec::{HandsSpec, hands_setup};
 use golomb_proto::{Kind, UnitResult, UnitWork, convert, pb};
@@ -164,14 +164,16 @@ struct Cached {
 /// Solves units, reusing the game tables and transposition table while units share a game.
 pub struct UnitSolver {
     tt_mb: Option<usize>,
+    proof_from_positions: u64,
     cached: Mutex<Option<Cached>>,
 }
 
 impl UnitSolver {
     /// A solver whose transposition table takes `tt_mb` MiB (default: sized to each game, see
-    /// [`default_tt_mb`](crate::memory::default_tt_mb)).
-    pub fn new(tt_mb: Option<usize>) -> UnitSolver {
-        UnitSolver { tt_mb, cached: Mutex::new(None) }
+    /// [`default_tt_mb`](crate::memory::default_tt_mb)), reporting the proof tree of a game unit
+    /// whose search examined at least `proof_from_positions` positions.
+    pub fn new(tt_mb: Option<usize>, proof_from_positions: u64) -> UnitSolver {
+        UnitSolver { tt_mb, proof_from_positions, cached: Mutex::new(None) }
     }
 
     /// The game of `unit` (whose work is of `kind`) and its table, built when the game changes.
@@ -203,7 +205,10 @@ impl UnitSolver {
             Err(err) => return UnitOutcome::Failed(err),
         };
         match work {
-            UnitWork::GameValue { split_after } => solve_game(&game, &unit.moves, split_after, &tt, progress),
+            UnitWork::GameValue { split_after } => {
+                let limits = GameLimits { budget: split_after, proof_from_positions: self.proof_from_positions };
+                solve_game(&game, &unit.moves, limits, &tt, progress)
+            }
             UnitWork::TilingCount { each, weight, checks } => {
                 with_game!(&*game, g => count_share(g, &unit.moves, each, (weight, &checks)))
             }
@@ -215,15 +220,65 @@ impl UnitSolver {
     }
 }
 
+/// How far a game unit's search goes, and what it reports.
+#[derive(Clone, Copy, Debug)]
+struct GameLimits {
+    /// Past this the search stops and the unit is given back to be split (see [`watch_budget`]).
+    budget: Option<Duration>,
+    /// A search that examined at least this many positions sends its proof tree.
+    proof_from_positions: u64,
+}
+
+/// The proof tree of a solved unit (`report`) at `pos`, as the JSON the
+/// wire carries: the plies [`proof::default_plies`] records, each reply's
+/// answer from the search's records or the warm table. `None` (logged) if
+/// it cannot be built or is too big to send.
+fn unit_proof<B: Bits + golomb_engine::solve::tt::TtCheck>(
+    game: &Game<B>,
+    pos: &Position<B>,
+    moves: &str,
+    config: &SolveConfig,
+    tt: &TranspositionTable,
+    report: &golomb_engine::solve::SolveReport<B>,
+) -> Option<String> {
+    let start = Instant::now();
+    let source = proof::ProofSource { game, config, tt, known: &report.winning_moves };
+    let plies = proof::default_plies(report.outcome);
+    let tree = match proof::build_tree(&source, pos, moves, report.outcome, plies) {
+        Ok(tree) => tree,
+        Err(err) => {
+            tracing::warn!("unit at `{moves}`: no proof tree: {err}");
+            return None;
+        }
+    };
+    let json = serde_json::to_string(&tree).ok()?;
+    if json.len() > MAX_PROOF_BYTES {
+        tracing::warn!("unit at `{moves}`: its proof tree ({} bytes) is too big to send", json.len());
+        return None;
+    }
+    tracing::info!(
+        "unit at `{moves}`: proof tree of {} leaves ({} bytes) in {:.1} s",
+        tree.leaves(),
+        json.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Some(json)
+}
+
+/// The largest proof tree a worker sends: the coordinator takes messages of
+/// up to 4 MiB, and a tree of three plies on 8x8 is about 100 KB.
+pub const MAX_PROOF_BYTES: usize = 2 << 20;
+
 /// Solves a Golomb game unit at the position after `moves`; past its
-/// `budget` (see [`watch_budget`]) it stops and says which children it decided.
+/// budget (see [`watch_budget`]) it stops and says which children it decided.
 fn solve_game(
     game: &AnyGame,
     moves: &str,
-    budget: Option<Duration>,
+    limits: GameLimits,
     tt: &TranspositionTable,
     progress: &Progress,
 ) -> UnitOutcome {
+    let budget = limits.budget;
     let config = SolveConfig { carry: Some(carry(moves)), ..SolveConfig::default() };
     with_game!(game, g => {
         let pos = match g.play_line(Position::empty(), moves) {
@@ -272,7 +327,10 @@ fn solve_game(
             value => {
                 // A winning move is the proof data of a win; a loss has none.
                 let best = report.best.filter(|_| value == Outcome::Win).map(|id| g.move_name(id));
-                UnitOutcome::Solved { result: UnitResult::Value { value, best }, stats }
+                let proof = (report.stats.positions >= limits.proof_from_positions)
+                    .then(|| unit_proof(g, &pos, moves, &config, tt, &report))
+                    .flatten();
+                UnitOutcome::Solved { result: UnitResult::Value { value, best, proof }, stats }
             }
         }
     })

@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// Transposition table size in MiB (default: sized to the board, at most 1024).
     #[arg(long)]
     pub tt_mb: Option<usize>,
+    /// Report a unit's proof tree (each reply with its winning answer) when its search examined at least
+    /// this many positions, so that `golomb verify` re-solves small positions instead of the unit's.
+    #[arg(long, env = "GOLOMB_PROOF_FROM_POSITIONS", default_value_t = golomb_worker::DEFAULT_PROOF_FROM_POSITIONS)]
+    pub proof_from_positions: u64,
     /// Also serve other workers on this address while running (default: loopback only, any port).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: String,
@@ -130,6 +134,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             token: None,
             tt_mb: args.tt_mb,
             tls_ca: None,
+            proof_from_positions: args.proof_from_positions,
         };
         let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use golomb_engine::proof::ProofFile;
+use golomb_engine::proof::{ProofFile, ProofNode};
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobSpec, Kind};
 use serde::{Deserialize, Serialize};
@@ -121,6 +121,9 @@ pub struct ExportNode {
     /// coordinator that exported it (absent when its children decided it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<String>,
+    /// For a big unit: the proof tree its worker sent, from the position of `line`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofNode>,
 }
 
 /// What each field of the file means (written into it).
@@ -136,6 +139,7 @@ fn fields() -> BTreeMap<String, String> {
         ("nodes[].positions", "positions the solver examined at or below this node"),
         ("nodes[].seconds", "solver seconds at or below this node"),
         ("nodes[].decided_by", "the worker that reported the value of a node solved as a unit: its name and id on the exporting coordinator"),
+        ("nodes[].proof", "for a big unit, the proof tree its worker sent (a golomb-proof tree from the node's position: every reply to a lost position with a winning answer); the job's proofs use it instead of leaving the whole position to the checker"),
         ("nodes[].score", "hands rules only: the final score difference from the first player's view"),
         ("job.hands", "hands rules only: the hands, the first player's before the slash"),
         ("job.neutral", "hands rules only: the neutral piece's placement"),
@@ -191,6 +195,8 @@ pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: O
                 seconds: n.seconds,
                 score: n.score,
                 decided_by: n.decided_by.clone(),
+                // Checked when it was kept: a tree that no longer parses is left out, not fatal.
+                proof: n.proof.as_deref().and_then(|tree| serde_json::from_str(tree).ok()),
             })
             .collect(),
         proof,

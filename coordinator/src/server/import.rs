@@ -7,13 +7,15 @@
 //! format and version, the job's spec (it must be a game this program
 //! accepts, and the same game as the job it is merged into), every node's
 //! line (legal moves from the empty board through the job's root), every
-//! value (a win or a loss) and every winning move (legal in its position).
+//! value (a win or a loss), every winning move (legal in its position) and
+//! every unit's proof tree (its moves legal, its replies complete).
 //! The first bad entry refuses the whole file, naming it (`nodes[7].line:
 //! ...`), and nothing is written. What cannot be checked cheaply, that a
 //! lost node is really lost, is what the job's proof leaves to `golomb
 //! verify`, which solves every unit leaf itself: an imported value is
 //! verified at the end exactly as a worker's is.
 
+use golomb_engine::proof::verify::check_tree;
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::position_key;
 use golomb_engine::{Position, with_game};
@@ -192,6 +194,17 @@ fn entries(spec: &JobSpec, file: &ExportFile) -> Result<Vec<ImportEntry>, Import
                     Some(g.move_name(id))
                 }
             };
+            let proof = match &node.proof {
+                None => None,
+                Some(_) if !node.unit => return Err(bad("proof", "only a node solved as a unit carries a proof tree".into())),
+                Some(tree) if tree.value() != node.value => {
+                    return Err(bad("proof", format!("the tree proves a {:?}, the node is a {:?}", tree.value(), node.value)));
+                }
+                Some(tree) => {
+                    check_tree(g, tree, pos, &g.line_name(&ids)).map_err(|e| bad("proof", e.to_string()))?;
+                    Some(serde_json::to_string(tree).map_err(|e| bad("proof", e.to_string()))?)
+                }
+            };
             out.push(ImportEntry {
                 index,
                 path,
@@ -201,6 +214,7 @@ fn entries(spec: &JobSpec, file: &ExportFile) -> Result<Vec<ImportEntry>, Import
                 unit: node.unit,
                 positions: node.positions,
                 seconds: if node.seconds.is_finite() { node.seconds.max(0.0) } else { 0.0 },
+                proof,
             });
         }
         out

@@ -4,6 +4,8 @@
 
 use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::join_line;
+use golomb_engine::proof::ProofNode;
+use golomb_engine::proof::verify::check_tree;
 use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_bytes};
 use golomb_engine::tiling::Tiler;
 use golomb_engine::{Bits, Game, Player, Position, with_game};
@@ -441,6 +443,24 @@ impl TreeGame for Engine {
             let mapped = g.symmetric_placement(symmetry, id);
             g.play_line(to, &g.move_name(mapped)).map_err(|e| format!("the mapped move does not play: {e}"))?;
             Ok(g.move_name(mapped))
+        })
+    }
+
+    fn map_tree(&self, spec: &JobSpec, from: &str, to: &str, tree: &str) -> Result<String, String> {
+        let game = spec.game.build().map_err(|e| e.to_string())?;
+        let tree: ProofNode = serde_json::from_str(tree).map_err(|e| e.to_string())?;
+        with_game!(&game, g => {
+            let (from, _) = g.play_line(Position::empty(), from).map_err(|e| e.to_string())?;
+            let (to_pos, _) = g.play_line(Position::empty(), to).map_err(|e| e.to_string())?;
+            let symmetry = split::symmetry_between(g, &from, &to_pos)
+                .ok_or("the two lines do not reach positions equal under the board's symmetries")?;
+            let mapped = tree.map_moves(&mut |name: &str| {
+                let id = g.parse_move(name).map_err(|e| e.to_string())?;
+                Ok::<_, String>(g.move_name(g.symmetric_placement(symmetry, id)))
+            })?;
+            // The same shape at the same position up to symmetry: the check cannot fail but costs little.
+            check_tree(g, &mapped, to_pos, to).map_err(|e| format!("the mapped tree does not hold: {e}"))?;
+            serde_json::to_string(&mapped).map_err(|e| e.to_string())
         })
     }
 }

@@ -9,6 +9,10 @@
 //! mapped onto the position the proof is at. Where the tree stops short of
 //! what a node needs (a child still undecided, say), the node becomes a
 //! leaf: the proof stays checkable, only with more left to the checker.
+//! A unit whose worker sent its own proof tree (a big unit: every reply
+//! with its winning answer) is not a leaf but that tree, mapped onto the
+//! position like the node's moves, so the checker re-solves small positions
+//! instead of the unit's.
 //!
 //! A hands job's proof is of a score ([`hands_proof`]): a tree for each
 //! bound, the units again the leaves the checker solves.
@@ -166,16 +170,20 @@ impl<B: Bits> Builder<'_, B> {
             Ok(g.symmetric_placement(symmetry, id))
         };
         let decided = |child: NodeId, value: Outcome| self.nodes.get(&child).is_some_and(|c| c.value == value);
+        let own = self.own_tree(node, &mut |name| map(name).map(|id| g.move_name(id)))?;
         match node.value {
             Outcome::Win => {
                 let Some(best) = node.best.as_deref() else {
-                    return Ok(ProofNode::Win { winning_move: None, after: None });
+                    return Ok(own.unwrap_or(ProofNode::Win { winning_move: None, after: None }));
                 };
                 let placement = map(best)?;
                 let child = node.edges.iter().find(|(mv, _)| mv == best).map(|&(_, c)| c);
                 let after = match child.filter(|&c| decided(c, Outcome::Loss)) {
                     Some(c) => Some(Box::new(self.node(c, &pos.after(g.placement(placement)))?)),
-                    None => None,
+                    None => match own {
+                        Some(tree) => return Ok(tree),
+                        None => None,
+                    },
                 };
                 Ok(ProofNode::Win { winning_move: Some(g.move_name(placement)), after })
             }
@@ -191,8 +199,24 @@ impl<B: Bits> Builder<'_, B> {
                     .collect::<Result<Vec<_>, ProofExportError>>()?;
                 Ok(ProofNode::Loss { replies: Some(replies) })
             }
-            Outcome::Loss => Ok(ProofNode::Loss { replies: None }),
+            Outcome::Loss => Ok(own.unwrap_or(ProofNode::Loss { replies: None })),
             Outcome::Unknown => Err(ProofExportError::UndecidedNode(id)),
         }
+    }
+
+    /// The proof tree `node`'s worker sent, its moves mapped by `map` onto
+    /// the position the proof is at; `None` if there is none, or if it does
+    /// not prove the node's value (kept before the value was corrected).
+    fn own_tree(
+        &self,
+        node: &TreeNode,
+        map: &mut impl FnMut(&str) -> Result<String, ProofExportError>,
+    ) -> Result<Option<ProofNode>, ProofExportError> {
+        let Some(json) = node.proof.as_deref() else { return Ok(None) };
+        let Ok(tree) = serde_json::from_str::<ProofNode>(json) else { return Ok(None) };
+        if tree.value() != node.value {
+            return Ok(None);
+        }
+        tree.map_moves(map).map(Some)
     }
 }

@@ -167,7 +167,7 @@ mod tests {
             let unit = store.lease(worker, 1, 60.0).unwrap().remove(0);
             let reported = match goal {
                 Goal::Count => UnitResult::Count { solutions: 1, fixed: 8 },
-                _ => UnitResult::Value { value: Outcome::Win, best: None },
+                _ => UnitResult::Value { value: Outcome::Win, best: None, proof: None },
             };
             let c = Completion {
                 unit: unit.unit,

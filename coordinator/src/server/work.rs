@@ -2,6 +2,9 @@
 
 use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::join_line;
+use golomb_engine::proof::ProofNode;
+use golomb_engine::proof::verify::check_tree;
+use golomb_engine::solve::Outcome;
 use golomb_engine::{Position, with_game};
 use golomb_proto::spec::hands_setup;
 use golomb_proto::{JobId, Kind, PROTOCOL_VERSION, SpecError, UnitId, UnitResult, WireError, WorkerId, pb};
@@ -81,6 +84,35 @@ impl WorkService {
         .map_err(|e| {
             Status::invalid_argument(format!("unit {unit}: the reported winning move is not a legal move: {e}"))
         })
+    }
+
+    /// Checks a reported proof tree against the unit's position and the
+    /// reported value: it must parse as a `golomb-proof` tree of that value,
+    /// every move legal, every lost node's replies exactly its legal moves.
+    /// Returns it as compact JSON, to keep; the values of its leaves are left
+    /// to `golomb verify`, as a unit's own value is.
+    async fn checked_proof(&self, unit: UnitId, job: JobId, value: Outcome, tree: String) -> Result<String, Status> {
+        let refuse = |what: String| Status::invalid_argument(format!("unit {unit}: result.game_value.proof: {what}"));
+        let parsed: ProofNode = serde_json::from_str(&tree).map_err(|e| refuse(format!("not a proof tree: {e}")))?;
+        if parsed.value() != value {
+            return Err(refuse(format!("the tree proves a {:?}, the result says {value:?}", parsed.value())));
+        }
+        let (spec, line) = self.0.store(move |s| s.unit_position(unit, job)).await?;
+        if spec.hands.is_some() {
+            return Err(refuse("a hands game's unit has no game-value proof".into()));
+        }
+        let shared = self.0.clone();
+        tokio::task::spawn_blocking(move || {
+            let game = shared.game(&spec.game).map_err(|e| e.to_string())?;
+            with_game!(&*game, g => {
+                let (pos, _) = g.play_line(Position::empty(), &line).map_err(|e| e.to_string())?;
+                check_tree(g, &parsed, pos, &line).map_err(|e| e.to_string())?;
+            });
+            serde_json::to_string(&parsed).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(refuse)
     }
 }
 
@@ -178,6 +210,9 @@ impl pb::work_server::Work for WorkService {
         // A move is checked against the unit's position and stored in printed notation.
         if let UnitResult::Value { best: Some(mv), .. } | UnitResult::Score { best: Some(mv), .. } = &mut reported {
             *mv = self.checked_move(UnitId(r.unit_id), JobId(r.job_id), std::mem::take(mv)).await?;
+        }
+        if let UnitResult::Value { value, proof: Some(tree), .. } = &mut reported {
+            *tree = self.checked_proof(UnitId(r.unit_id), JobId(r.job_id), *value, std::mem::take(tree)).await?;
         }
         if let UnitResult::Score { score, .. } = reported
             && score.unsigned_abs() > MAX_SCORE

@@ -19,7 +19,7 @@ use rusqlite::{Transaction, named_params};
 use super::db::Store;
 use super::error::StoreError;
 use super::finish::finish_if_answered;
-use super::known;
+use super::{known, proofs};
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::tree::{count_open, losing_move, open_children};
 
@@ -76,6 +76,7 @@ impl Store {
             .collect::<Result<_, _>>()?;
         for &node in &voided {
             tx.execute("UPDATE nodes SET value = NULL, best = NULL, score = NULL WHERE id = ?1", [node])?;
+            proofs::forget(&tx, node)?;
         }
         let mut reopened = Vec::new();
         for &job in &jobs {

@@ -30,6 +30,8 @@ pub struct DecidedNode {
     /// For a node a worker solved: that worker, `NAME (worker ID)` (none for
     /// nodes decided by their children, or imported from another cluster).
     pub decided_by: Option<String>,
+    /// For a big unit: the proof tree its worker sent (JSON, in the position of `line`).
+    pub proof: Option<String>,
 }
 
 impl Store {
@@ -55,7 +57,8 @@ impl Store {
                 "SELECT n.line, n.depth, n.value, n.best, n.replies, n.rank,
                         EXISTS (SELECT 1 FROM units u WHERE u.node = n.id AND u.state = ?2), n.score,
                         (SELECT w.name || ' (worker ' || w.id || ')' FROM units u JOIN workers w ON w.id = u.worker
-                         WHERE u.node = n.id AND u.state = ?2)
+                         WHERE u.node = n.id AND u.state = ?2),
+                        (SELECT p.tree FROM proofs p WHERE p.node = n.id)
                  FROM nodes n WHERE n.job = ?1 AND (n.value IS NOT NULL OR n.score IS NOT NULL) ORDER BY n.rank",
             )?
             .query_map(rusqlite::params![id, UnitState::Done], |r| {
@@ -73,6 +76,7 @@ impl Store {
                     seconds: sums[end].1 - sums[start].1,
                     score: r.get(7)?,
                     decided_by: r.get(8)?,
+                    proof: r.get(9)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

@@ -20,7 +20,7 @@ use super::job_row::job_spec;
 use super::split::{SplitTarget, TreeGame, insert_children};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, settle};
-use super::{Store, StoreError, now};
+use super::{Store, StoreError, now, proofs};
 
 /// One decided node of an export file, checked against the game.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +41,8 @@ pub struct ImportEntry {
     pub positions: u64,
     /// Solver seconds of its unit (units only).
     pub seconds: f64,
+    /// Its unit's proof tree (JSON, in the position of `line`), checked against the game.
+    pub proof: Option<String>,
 }
 
 /// What an import did.
@@ -104,6 +106,17 @@ impl Store {
                     };
                     record_unit(&tx, node.id, entry, best.as_deref())?;
                     decide(&tx, node.id, entry.value, best.as_deref())?;
+                    if let Some(tree) = &entry.proof {
+                        let tree = if node.line == entry.line {
+                            tree.clone()
+                        } else {
+                            game.map_tree(&spec, &entry.line, &node.line, tree).map_err(|e| StoreError::Import {
+                                entry: entry.index,
+                                what: format!("proof: {e}"),
+                            })?
+                        };
+                        proofs::keep(&tx, node.id, &tree)?;
+                    }
                     counts.decided += 1;
                 }
                 // Decided by its children here too: they follow in the file.

@@ -24,6 +24,7 @@
 //! - `jobs`: creating, finding, reading and cancelling jobs;
 //! - `results`: the read side of the trees (results, proofs);
 //! - `check`: results checked by a second worker (check units), and their disagreements;
+//! - `proofs`: the proof trees workers sent with big units' values;
 //! - `units`: heartbeats, results, give-backs, expiry;
 //! - `schedule`: which units go out next, and leasing them (the
 //!   proof-number manager of [`crate::manager`] for games, a queue for
@@ -46,8 +47,9 @@
 //! node), `units` (nodes handed to workers: lease, attempts, result,
 //! statistics; for tiling counts the share's weight and count), `conflicts`
 //! (results that disagreed with a recorded one), `workers`, and `progress`
-//! (samples of each game job's proof-number figures over time), and `known`
-//! (decided positions by game and key, shared by all jobs).
+//! (samples of each game job's proof-number figures over time), `known`
+//! (decided positions by game and key, shared by all jobs), and `proofs`
+//! (the proof tree a worker sent with a big unit's value, by node).
 
 mod check;
 mod clock;
@@ -66,6 +68,7 @@ mod lease;
 mod metrics;
 mod problems;
 mod progress;
+mod proofs;
 mod results;
 mod schedule;
 pub mod schema;

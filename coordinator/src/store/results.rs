@@ -78,6 +78,8 @@ pub struct TreeNode {
     pub best: Option<String>,
     /// Its moves (in its own line's position) and the nodes they lead to.
     pub edges: Vec<(String, NodeId)>,
+    /// The proof tree its unit's worker sent (JSON, in its own line's position), for a big unit.
+    pub proof: Option<String>,
 }
 
 /// A job's whole tree, for its proof.
@@ -180,10 +182,18 @@ impl Store {
         let spec = job_spec(&tx, id)?;
         let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [id], |r| r.get(0))?;
         let mut nodes: HashMap<NodeId, TreeNode> = tx
-            .prepare("SELECT id, line, value, best FROM nodes WHERE job = ?1")?
+            .prepare(
+                "SELECT n.id, n.line, n.value, n.best, p.tree FROM nodes n LEFT JOIN proofs p ON p.node = n.id
+                 WHERE n.job = ?1",
+            )?
             .query_map([id], |r| {
-                let node =
-                    TreeNode { line: r.get(1)?, value: r.get::<_, Value>(2)?.0, best: r.get(3)?, edges: Vec::new() };
+                let node = TreeNode {
+                    line: r.get(1)?,
+                    value: r.get::<_, Value>(2)?.0,
+                    best: r.get(3)?,
+                    edges: Vec::new(),
+                    proof: r.get(4)?,
+                };
                 Ok((r.get(0)?, node))
             })?
             .collect::<Result<_, _>>()?;

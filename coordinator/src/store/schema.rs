@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -191,6 +191,17 @@ ALTER TABLE jobs ADD COLUMN known_nodes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN known_positions INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// Version 6 to 7: the proof tree a worker sent with a big unit's value
+/// (`store::proofs`), one row per node, as JSON in the position of the
+/// node's line; `golomb verify` then re-solves the tree's small leaves
+/// instead of the unit's whole position.
+const V6_TO_V7: &str = "
+CREATE TABLE proofs (
+    node INTEGER PRIMARY KEY REFERENCES nodes(id),
+    tree TEXT NOT NULL
+);
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -252,6 +263,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 6 {
         tx.execute_batch(V5_TO_V6)?;
+    }
+    if version < 7 {
+        tx.execute_batch(V6_TO_V7)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

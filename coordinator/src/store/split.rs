@@ -51,6 +51,9 @@ pub trait TreeGame {
     /// of `to` (equal to it under a symmetry of the board, or a transposition),
     /// in the game of `spec`.
     fn map_move(&self, spec: &JobSpec, from: &str, to: &str, mv: &str) -> Result<String, String>;
+    /// A proof tree (JSON) of the position of `from`, as the tree of the
+    /// equal position of `to`: every move mapped as [`TreeGame::map_move`] does.
+    fn map_tree(&self, spec: &JobSpec, from: &str, to: &str, tree: &str) -> Result<String, String>;
 }
 
 /// What the search of a unit given back to be split cost: kept on the unit,

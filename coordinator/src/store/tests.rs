@@ -46,6 +46,10 @@ impl TreeGame for NoGame {
     fn map_move(&self, _: &JobSpec, _: &str, _: &str, mv: &str) -> Result<String, String> {
         Err(format!("no game to map {mv} in"))
     }
+
+    fn map_tree(&self, _: &JobSpec, _: &str, _: &str, _: &str) -> Result<String, String> {
+        Err("no game to map a tree in".into())
+    }
 }
 
 /// root -> a, b, c, all units.
@@ -79,7 +83,7 @@ fn done_at(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome, po
             job: JobId(1),
             worker,
             lease_token: store.token(unit),
-            reported: UnitResult::Value { value, best: None },
+            reported: UnitResult::Value { value, best: None, proof: None },
             positions,
             seconds: 0.5,
         })
@@ -301,7 +305,7 @@ fn results_only_count_from_the_current_lease() {
         job,
         worker,
         lease_token: token.to_string(),
-        reported: UnitResult::Value { value: Loss, best: None },
+        reported: UnitResult::Value { value: Loss, best: None, proof: None },
         positions: 1,
         seconds: 0.1,
     };
@@ -407,7 +411,7 @@ fn a_hands_job_takes_its_movers_best_child_when_every_unit_is_done() {
         job,
         worker,
         lease_token: units[0].lease_token.clone(),
-        reported: UnitResult::Value { value: Win, best: None },
+        reported: UnitResult::Value { value: Win, best: None, proof: None },
         positions: 1,
         seconds: 0.1,
     });

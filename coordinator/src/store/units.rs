@@ -12,7 +12,7 @@ use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, fail_job_if_needed};
-use super::{MAX_ATTEMPTS, Store, StoreError, hands, now, workers};
+use super::{MAX_ATTEMPTS, Store, StoreError, hands, now, proofs, workers};
 
 /// A unit handed to a worker.
 #[derive(Clone, Debug)]
@@ -218,14 +218,22 @@ fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, err
 /// check by another worker (`check_fraction`, `None` when no check unit can
 /// exist); a repeated one must agree,
 /// and a check's must agree with the unit it checks. Returns whether it disagreed.
+/// A game unit's reported value with its proof data.
+struct Found<'a> {
+    value: Outcome,
+    best: Option<&'a str>,
+    /// The proof tree, checked by the server (big units only).
+    proof: Option<&'a str>,
+}
+
 fn complete_value(
     tx: &Transaction<'_>,
     c: &Completion,
     unit: &UnitRecord,
-    value: Outcome,
-    best: Option<&str>,
+    found: Found<'_>,
     check_fraction: Option<f64>,
 ) -> Result<bool, StoreError> {
+    let Found { value, best, proof } = found;
     let name = golomb_proto::convert::outcome_name(value).unwrap_or("unknown");
     if let Some(recorded) = golomb_proto::convert::outcome_name(unit.value.0) {
         let conflict = recorded != name;
@@ -252,6 +260,9 @@ fn complete_value(
     }
     mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
     decide(tx, unit.node, value, best)?;
+    if let Some(tree) = proof.filter(|_| !conflict) {
+        proofs::keep(tx, unit.node, tree)?;
+    }
     finish_if_answered(tx, unit.job)?;
     if let Some(fraction) = check_fraction {
         check::maybe_check(tx, unit.job, c.unit.0 as i64, fraction)?;
@@ -367,8 +378,9 @@ impl Store {
                 complete_failure(&tx, c, &unit, error)?;
                 false
             }
-            UnitResult::Value { value, best } => {
-                complete_value(&tx, c, &unit, *value, best.as_deref(), check_fraction)?
+            UnitResult::Value { value, best, proof } => {
+                let found = Found { value: *value, best: best.as_deref(), proof: proof.as_deref() };
+                complete_value(&tx, c, &unit, found, check_fraction)?
             }
             UnitResult::Score { score, best } => complete_score(&tx, c, &unit, *score, best.as_deref())?,
         };

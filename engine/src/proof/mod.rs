@@ -227,6 +227,40 @@ pub fn build_tree<B: Bits + TtCheck>(
 }
 
 impl ProofNode {
+    /// The same tree with every move replaced by `map(move)`, for a tree
+    /// found at a position equal to the one it is used at under a board
+    /// symmetry; the first error stops the walk.
+    pub fn map_moves<E>(&self, map: &mut impl FnMut(&str) -> Result<String, E>) -> Result<ProofNode, E> {
+        Ok(match self {
+            ProofNode::Win { winning_move, after } => ProofNode::Win {
+                winning_move: winning_move.as_deref().map(&mut *map).transpose()?,
+                after: match after {
+                    Some(after) => Some(Box::new(after.map_moves(map)?)),
+                    None => None,
+                },
+            },
+            ProofNode::Loss { replies } => ProofNode::Loss {
+                replies: match replies {
+                    Some(replies) => Some(
+                        replies
+                            .iter()
+                            .map(|r| Ok(ProofReply { reply: map(&r.reply)?, after: r.after.map_moves(map)? }))
+                            .collect::<Result<_, E>>()?,
+                    ),
+                    None => None,
+                },
+            },
+        })
+    }
+
+    /// The value the tree claims for the side to move at its position.
+    pub fn value(&self) -> Outcome {
+        match self {
+            ProofNode::Win { .. } => Outcome::Win,
+            ProofNode::Loss { .. } => Outcome::Loss,
+        }
+    }
+
     /// Number of positions the checker has to solve itself.
     pub fn leaves(&self) -> usize {
         match self {

@@ -138,10 +138,7 @@ pub fn verify_counted<B: Bits>(
         token: proof.moves.clone(),
         reason: e.to_string(),
     })?;
-    let claimed_root = match &proof.tree {
-        ProofNode::Win { .. } => Outcome::Win,
-        ProofNode::Loss { .. } => Outcome::Loss,
-    };
+    let claimed_root = proof.tree.value();
     if claimed_root != proof.value {
         return Err(VerifyError::Shape {
             line: proof.moves.clone(),
@@ -175,6 +172,23 @@ pub fn verify_counted<B: Bits>(
     }
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// Checks the shape of `tree`, a proof of the position `pos` (after `line`):
+/// every recorded move legal, every lost node's replies exactly its legal
+/// moves, wins and losses alternating. Returns the number of positions
+/// below it that [`verify`] would re-solve, without solving any. This is
+/// what a coordinator can check of a worker's proof as it arrives; the
+/// values of the leaves are left to `golomb verify`.
+pub fn check_tree<B: Bits>(
+    game: &Game<B>,
+    tree: &ProofNode,
+    pos: Position<B>,
+    line: &str,
+) -> Result<usize, VerifyError> {
+    let mut leaves = Vec::new();
+    collect_leaves(game, tree, pos, line, &mut leaves)?;
+    Ok(leaves.len())
 }
 
 /// Walks the tree, checking every recorded move, and lists the positions to re-solve.

@@ -154,3 +154,61 @@ fn recorded_winning_moves_are_legal_winning_moves() {
         }
     }
 }
+
+/// What a coordinator checks of a worker's proof tree as it arrives: the
+/// shape and every move, without solving a leaf; a tree missing a reply,
+/// or with an illegal one, is refused naming the position.
+#[test]
+fn check_tree_counts_leaves_and_refuses_a_missing_reply() {
+    use golomb_engine::verify::check_tree;
+    let g = game(6, 5);
+    let root_move = match proof_of(&g, "", None).tree {
+        ProofNode::Win { winning_move: Some(m), .. } => m,
+        other => panic!("unexpected {other:?}"),
+    };
+    let lost = proof_of(&g, &root_move, None);
+    let (pos, _) = g.play_line(Position::empty(), &lost.moves).unwrap();
+    assert_eq!(check_tree(&g, &lost.tree, pos, &lost.moves), Ok(lost.tree.leaves()));
+
+    let ProofNode::Loss { replies: Some(replies) } = &lost.tree else { panic!("a lost tree lists its replies") };
+    let short = ProofNode::Loss { replies: Some(replies[1..].to_vec()) };
+    let err = check_tree(&g, &short, pos, &lost.moves).unwrap_err();
+    assert!(matches!(&err, VerifyError::Incomplete { what, .. } if what.contains(&replies[0].reply)), "{err}");
+
+    // The opening's own move again: its cells are taken.
+    let mut illegal = replies.clone();
+    illegal[0].reply = root_move.clone();
+    let err = check_tree(&g, &ProofNode::Loss { replies: Some(illegal) }, pos, &lost.moves).unwrap_err();
+    assert!(matches!(err, VerifyError::BadMove { .. }), "{err}");
+}
+
+/// A tree found at one position proves the position's mirror image once
+/// every move is mapped by the same symmetry.
+#[test]
+fn a_tree_mapped_by_a_symmetry_proves_the_mirror_image() {
+    use golomb_engine::verify::check_tree;
+    let g = game(6, 5);
+    let root_move = match proof_of(&g, "", None).tree {
+        ProofNode::Win { winning_move: Some(m), .. } => m,
+        other => panic!("unexpected {other:?}"),
+    };
+    let lost = proof_of(&g, &root_move, None);
+    let symmetries = g.board().symmetries().len();
+    assert!(symmetries > 1);
+    for symmetry in 1..symmetries {
+        let mut map = |name: &str| {
+            let id = g.parse_move(name).map_err(|e| e.to_string())?;
+            Ok::<_, String>(g.move_name(g.symmetric_placement(symmetry, id)))
+        };
+        let mapped = lost.tree.map_moves(&mut map).unwrap();
+        let image = map(&root_move).unwrap();
+        let (image_pos, _) = g.play_line(Position::empty(), &image).unwrap();
+        assert_eq!(check_tree(&g, &mapped, image_pos, &image), Ok(lost.tree.leaves()));
+        let file = ProofFile::new(&g, image.clone(), Outcome::Loss, mapped, None);
+        verify(&g, &file).unwrap();
+        // The unmapped tree does not fit the image (unless the move is its own image).
+        if image != root_move {
+            assert!(check_tree(&g, &lost.tree, image_pos, &image).is_err());
+        }
+    }
+}

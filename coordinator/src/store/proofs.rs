@@ -1,0 +1,26 @@
+//! Proof trees of big units: the tree a worker sent with a unit's value
+//! (every reply to a lost position with a winning answer, say), checked by
+//! the server before it arrives here, kept per node in the node's own
+//! position. `results` reads them back with the job's tree, for its proofs.
+
+use rusqlite::{Transaction, named_params};
+
+use super::StoreError;
+use super::state::NodeId;
+
+/// Keeps `tree` (a `golomb-proof` tree as JSON, in the position of the
+/// node's own line) as the proof of `node`'s value, replacing any earlier one.
+pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO proofs (node, tree) VALUES (:node, :tree)
+         ON CONFLICT (node) DO UPDATE SET tree = excluded.tree",
+        named_params! { ":node": node, ":tree": tree },
+    )?;
+    Ok(())
+}
+
+/// Drops the proof of `node`, whose value was voided.
+pub(super) fn forget(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM proofs WHERE node = ?1", [node])?;
+    Ok(())
+}
