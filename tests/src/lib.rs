@@ -335,9 +335,15 @@ impl Cluster {
 
     /// Starts a worker process with `threads` threads.
     pub fn worker(&self, name: &str, threads: usize) -> Process {
+        self.worker_with(name, threads, &[])
+    }
+
+    /// Starts a worker process with `threads` threads and more options, `args`.
+    pub fn worker_with(&self, name: &str, threads: usize, args: &[&str]) -> Process {
         let mut command = Command::new(binary("golomb-worker"));
         command
             .args(["--coordinator", &self.url, "--threads", &threads.to_string(), "--name", name, "--tt-mb", "32"])
+            .args(args)
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
             .stderr(self.log_file(&format!("worker-{name}.log")));

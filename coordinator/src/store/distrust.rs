@@ -19,9 +19,9 @@ use rusqlite::{Transaction, named_params};
 use super::db::Store;
 use super::error::StoreError;
 use super::finish::finish_if_answered;
-use super::{known, proofs};
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::tree::{count_open, losing_move, open_children};
+use super::{known, proofs};
 
 /// What `golomb distrust` changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]

@@ -110,10 +110,8 @@ impl Store {
                         let tree = if node.line == entry.line {
                             tree.clone()
                         } else {
-                            game.map_tree(&spec, &entry.line, &node.line, tree).map_err(|e| StoreError::Import {
-                                entry: entry.index,
-                                what: format!("proof: {e}"),
-                            })?
+                            game.map_tree(&spec, &entry.line, &node.line, tree)
+                                .map_err(|e| StoreError::Import { entry: entry.index, what: format!("proof: {e}") })?
                         };
                         proofs::keep(&tx, node.id, &tree)?;
                     }

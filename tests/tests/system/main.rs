@@ -15,6 +15,7 @@ mod known;
 mod manager;
 mod ops;
 mod play;
+mod proof_trees;
 mod resume;
 mod roles;
 mod tls;

@@ -128,3 +128,43 @@ fn checks_catch_a_liar_while_the_job_runs() {
         "no honest worker blamed: {log}"
     );
 }
+
+/// A worker's proof tree is checked against its unit before anything is
+/// kept: a tree that leaves out a reply, proves the other value, or is not
+/// a tree at all is refused with the field and what is wrong, and the unit
+/// stays undecided.
+#[test]
+fn a_proof_tree_that_does_not_hold_is_refused() {
+    let cluster = Cluster::start(None, 30.0);
+    let job = cluster.submit(&["--board", "5x5", "--goal", "classify", "--split-depth", "1"]);
+    runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        let me = register(&mut client, "liar").await;
+        let unit = client.lease(pb::LeaseRequest { worker_id: me, max_units: 1 }).await.unwrap().into_inner().units;
+        let unit = unit.first().expect("a unit");
+        let report = |value: pb::Value, proof: &str| pb::CompleteRequest {
+            worker_id: me,
+            unit_id: unit.unit_id,
+            job_id: job,
+            lease_token: unit.lease_token.clone(),
+            result: Some(pb::complete_request::Result::GameValue(pb::GameValue {
+                value: value as i32,
+                winning_move: String::new(),
+                proof: proof.into(),
+            })),
+            ..Default::default()
+        };
+        for (value, proof, expected) in [
+            (pb::Value::Loss, r#"{"value":"loss","replies":[]}"#, "is missing"),
+            (pb::Value::Loss, r#"{"value":"win"}"#, "the tree proves a Win"),
+            (pb::Value::Loss, "not a tree", "not a proof tree"),
+        ] {
+            let err = client.complete(report(value, proof)).await.expect_err("a bad tree is refused");
+            assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err}");
+            let message = err.message();
+            assert!(message.contains("result.game_value.proof") && message.contains(expected), "{message}");
+        }
+    });
+    let status = cluster.status(job);
+    assert_eq!(status["children"]["decided"].as_u64(), Some(0), "{status}");
+}

@@ -47,7 +47,11 @@ fn assert_clean_end(status: &Value) {
 
 /// A completion's result: a game value and its winning move.
 fn game_value(value: i32, winning_move: &str) -> Option<pb::complete_request::Result> {
-    Some(pb::complete_request::Result::GameValue(pb::GameValue { value, winning_move: winning_move.into(), proof: String::new() }))
+    Some(pb::complete_request::Result::GameValue(pb::GameValue {
+        value,
+        winning_move: winning_move.into(),
+        proof: String::new(),
+    }))
 }
 
 /// The wire value a liar would send instead of `value`.
