@@ -317,8 +317,8 @@ mod tests {
     #[test]
     fn results_round_trip() {
         for result in [
-            UnitResult::Value { value: Outcome::Win, best: Some("I:a1,a2,a3,a4,a5".into()) },
-            UnitResult::Value { value: Outcome::Loss, best: None },
+            UnitResult::Value { value: Outcome::Win, best: Some("I:a1,a2,a3,a4,a5".into()), proof: None },
+            UnitResult::Value { value: Outcome::Loss, best: None, proof: Some(r#"{"value":"loss"}"#.into()) },
             UnitResult::Count { solutions: 8, fixed: 2 },
             UnitResult::Score { score: -3, best: None },
             UnitResult::Failure("bad position".into()),
@@ -329,7 +329,11 @@ mod tests {
 
     #[test]
     fn bad_oneofs_name_their_field() {
-        let undecided = complete_request::Result::GameValue(pb::GameValue { value: 0, winning_move: String::new() });
+        let undecided = complete_request::Result::GameValue(pb::GameValue {
+            value: 0,
+            winning_move: String::new(),
+            proof: String::new(),
+        });
         let each = unit::Work::TilingCount(pb::TilingCountWork { each: "twice".into(), ..Default::default() });
         let seconds = unit::Work::GameValue(pb::GameValueWork { split_after_seconds: -1.0 });
         let errors = [
@@ -358,8 +362,12 @@ mod tests {
         let loss = complete_request::Result::GameValue(pb::GameValue {
             value: pb::Value::Loss as i32,
             winning_move: "I:a1,a2,a3,a4,a5".into(),
+            proof: String::new(),
         });
-        assert_eq!(UnitResult::from_proto(Some(&loss)), Ok(UnitResult::Value { value: Outcome::Loss, best: None }));
+        assert_eq!(
+            UnitResult::from_proto(Some(&loss)),
+            Ok(UnitResult::Value { value: Outcome::Loss, best: None, proof: None })
+        );
         assert_eq!(Kind::of(Goal::Classify, false), Kind::GameValue);
         assert_eq!(Kind::of(Goal::Count, false), Kind::TilingCount);
         assert_eq!(Kind::of(Goal::Solve, true), Kind::HandsScore);
