@@ -23,6 +23,7 @@ mod perft;
 mod pieces;
 mod play;
 mod progress;
+mod prove;
 mod results;
 pub mod rules_args;
 mod run;
@@ -96,6 +97,8 @@ pub enum Command {
     Distrust(distrust::DistrustArgs),
     /// Write everything a job decided, with its spec and a proof, to a file `golomb verify` checks.
     Export(export::ExportArgs),
+    /// Bring the proof trees a running job's big units came without: each is solved again by another worker, as a check.
+    Prove(prove::ProveArgs),
     /// Take an export file into a stopped coordinator's database: the job continues there without redoing what it decided.
     Import(import::ImportArgs),
     /// The opening table of a classify job's export: every class of openings with its value, refutation and cost.
@@ -136,6 +139,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Distrust(args) => distrust::run(&args, out),
         Command::Export(args) => export::run(&args, out),
         Command::Import(args) => import::run(&args, out),
+        Command::Prove(args) => prove::run(&args, out),
         Command::Openings(args) => openings::run(&args, out),
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),

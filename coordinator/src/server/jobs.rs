@@ -232,6 +232,19 @@ impl pb::jobs_server::Jobs for JobsService {
         Ok(Response::new(pb::ExportResponse { json, nodes: count }))
     }
 
+    async fn prove(&self, request: Request<pb::ProveRequest>) -> Result<Response<pb::ProveResponse>, Status> {
+        let r = request.into_inner();
+        let job = JobId(r.job_id);
+        let min = if r.min_positions == 0 { golomb_worker::DEFAULT_PROOF_FROM_POSITIONS } else { r.min_positions };
+        let asked = self.0.store(move |s| s.request_proofs(job, min)).await?;
+        tracing::info!(
+            "job {job}: {} units without a proof tree handed out again to bring one ({} positions the first time)",
+            asked.units,
+            asked.positions
+        );
+        Ok(Response::new(pb::ProveResponse { units: asked.units, positions: asked.positions }))
+    }
+
     type WatchStream = StatusStream;
 
     async fn watch(&self, request: Request<pb::WatchRequest>) -> Result<Response<StatusStream>, Status> {

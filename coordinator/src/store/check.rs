@@ -10,6 +10,10 @@
 //! job's other units, never to the worker whose result they check, and are
 //! never split (their workers get no budget); those still waiting when
 //! their job ends are cancelled with its other units.
+//!
+//! A check also brings the proof tree a unit came without
+//! ([`Store::request_proofs`], `golomb prove`): the check's worker sends its
+//! tree, and it is kept for the checked node when the two agree.
 
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
@@ -59,6 +63,12 @@ pub(super) fn maybe_check(tx: &Transaction<'_>, job: i64, unit: i64, fraction: f
     if !drawn || !running {
         return Ok(false);
     }
+    add_check(tx, unit)?;
+    Ok(true)
+}
+
+/// Adds a check unit for `unit` (a done game unit).
+fn add_check(tx: &Transaction<'_>, unit: i64) -> Result<(), StoreError> {
     // Its own node, reached by no edge and never decided: `live = 0`, so it fails no job.
     tx.prepare_cached(
         "INSERT INTO nodes (job, key, line, depth, rank, replies, live)
@@ -72,7 +82,74 @@ pub(super) fn maybe_check(tx: &Transaction<'_>, job: i64, unit: i64, fraction: f
          SELECT job, id, rank, :pending, :unit FROM nodes WHERE id = :node",
     )?
     .execute(named_params! { ":node": node, ":unit": unit, ":pending": UnitState::Pending })?;
-    Ok(true)
+    Ok(())
+}
+
+/// After a check of unit `checked` agreed with its `value`: keeps the
+/// check's proof `tree` (checked against the position by the server) as
+/// the checked node's, unless that node has one already.
+pub(super) fn keep_proof(tx: &Transaction<'_>, checked: i64, value: Outcome, tree: &str) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO proofs (node, tree)
+         SELECT node, :tree FROM units WHERE id = :checked AND state = :done AND value = :value
+         ON CONFLICT (node) DO NOTHING",
+        named_params! { ":checked": checked, ":tree": tree, ":done": UnitState::Done, ":value": Value(value) },
+    )?;
+    Ok(())
+}
+
+/// What [`Store::request_proofs`] asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProofRequests {
+    /// Check units added, one per done unit without a proof tree.
+    pub units: u64,
+    /// Positions those units' first searches took: about what the checks will cost.
+    pub positions: u64,
+}
+
+impl Store {
+    /// Asks for the proof trees that `job`'s big units came without (solved
+    /// before workers sent trees, or imported): every done game unit of at
+    /// least `min_positions` positions whose node has no tree, and no check
+    /// waiting or running, gets a check unit. Another worker solves it again
+    /// (ahead of the job's other units, never split) and sends its tree,
+    /// kept if the values agree; a disagreement is settled like any check's.
+    /// Only a running job's units are handed out, so an ended job is refused.
+    pub fn request_proofs(&mut self, job: JobId, min_positions: u64) -> Result<ProofRequests, StoreError> {
+        let tx = self.write()?;
+        let row = super::job_row::job_row(&tx, job)?;
+        if !matches!(row.state, JobState::Running | JobState::Pending) {
+            let what =
+                "its units are not handed out any more: resume it from its export (`golomb run --resume`) to prove it";
+            return Err(StoreError::JobState { job, state: row.state, what });
+        }
+        let units: Vec<(i64, i64)> = tx
+            .prepare(
+                "SELECT u.id, u.positions FROM units u
+                 WHERE u.job = :job AND u.state = :done AND u.checking IS NULL AND u.value IS NOT NULL
+                   AND u.positions >= :min
+                   AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node)
+                   AND NOT EXISTS (SELECT 1 FROM units c WHERE c.checking = u.id AND c.state IN (:pending, :leased))",
+            )?
+            .query_map(
+                named_params! {
+                    ":job": job.0 as i64, ":done": UnitState::Done, ":min": min_positions.min(i64::MAX as u64) as i64,
+                    ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+                },
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?
+            .collect::<Result<_, _>>()?;
+        let mut asked = ProofRequests::default();
+        for (unit, positions) in units {
+            add_check(&tx, unit)?;
+            asked.units += 1;
+            asked.positions += positions.max(0) as u64;
+        }
+        tx.commit()?;
+        self.checks_exist |= asked.units > 0;
+        self.after_change(job.0 as i64);
+        Ok(asked)
+    }
 }
 
 /// A check's first result `value` against the checked unit's recorded one:

@@ -248,6 +248,8 @@ fn complete_value(
         let disagreed = check::disagrees(tx, checked, value)?;
         if let Some(recorded) = disagreed {
             record_conflict(tx, c, name, golomb_proto::convert::outcome_name(recorded).unwrap_or("unknown"))?;
+        } else if let Some(tree) = proof {
+            check::keep_proof(tx, checked, value, tree)?;
         }
         // The last check an answered job waited for ends it.
         finish_if_answered(tx, unit.job)?;

@@ -90,3 +90,51 @@ fn unit_proof_trees_reach_the_export_and_survive_a_resume() {
     assert_eq!(trees_and_leaves(&again), (trees, leaves));
     assert!(second.verify_proof(resumed).contains("verified"));
 }
+
+/// `golomb prove` on a running job: the units a worker solved without
+/// sending trees are solved again by another worker, as checks, and their
+/// trees are kept; on an ended job it is refused, saying why.
+#[test]
+fn prove_brings_the_trees_a_jobs_units_came_without() {
+    let cluster = Cluster::start(None, 4.0);
+    let mut first = cluster.worker_with("w1", 1, &["--proof-from-positions", "1000000000000"]);
+    let job = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-after", "0.05"]);
+    golomb_tests::wait_until(MINUTES, "50 children decided", || {
+        let status = cluster.status(job);
+        let decided = status["children"]["decided"].as_u64().unwrap_or(0);
+        (decided >= 50 || matches!(status["state"].as_str(), Some("done" | "failed" | "cancelled"))).then_some(())
+    });
+    first.kill();
+    let out = cluster.golomb(&["prove", &job.to_string(), "--min-positions", "1", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let asked: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let units = asked["units"].as_u64().unwrap();
+    assert!(units > 0, "{asked}");
+    // Asked twice, nothing more: the checks are under way.
+    let again: Value =
+        serde_json::from_slice(&cluster.golomb(&["prove", &job.to_string(), "--min-positions", "1", "--json"]).stdout)
+            .unwrap();
+    assert_eq!(again["units"], 0, "{again}");
+
+    let _second = cluster.worker_with("w2", 1, &["--proof-from-positions", "0"]);
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert_eq!(status["conflicts"], 0, "{status}");
+    let exported = export(&cluster, job, &cluster.dir.path().join("proved.json"));
+    let by_first: Vec<&Value> = exported["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        // Children a split unit's search decided on its way count no positions of their own: not asked for.
+        .filter(|n| n["decided_by"].as_str().is_some_and(|w| w.starts_with("w1 ")) && n["positions"].as_u64() > Some(0))
+        .collect();
+    assert!(!by_first.is_empty());
+    for node in &by_first {
+        assert!(!node["proof"].is_null(), "w1's unit at {} has no tree: {node}", node["line"]);
+    }
+    assert!(cluster.verify_proof(job).contains("verified"));
+
+    let out = cluster.golomb(&["prove", &job.to_string()]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("is done"), "{}", text(&out.stderr));
+}

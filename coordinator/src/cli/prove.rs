@@ -1,0 +1,70 @@
+//! `golomb prove`: bring the proof trees a running job's big units came
+//! without (solved before workers sent trees, or imported from a file of
+//! an older build). Each such unit is solved again by another worker, as a
+//! check of its value, and the tree that worker sends is kept, so that
+//! `golomb verify` of the job re-solves one small position per reply
+//! instead of the unit's whole position.
+
+use std::io::Write;
+
+use clap::Args;
+use golomb_proto::pb;
+
+use super::args::ClientArgs;
+use super::client::{refused, with_client};
+use super::output::{self, Report};
+
+/// Options of `golomb prove`.
+#[derive(Debug, Args)]
+pub struct ProveArgs {
+    /// The coordinator.
+    #[command(flatten)]
+    pub client: ClientArgs,
+    /// The job (running: an ended job's units are not handed out).
+    pub job: u64,
+    /// Only units whose search took at least this many positions (default: 2^25, the workers' own
+    /// threshold for sending a tree); smaller ones are cheap for `golomb verify` to solve whole.
+    #[arg(long)]
+    pub min_positions: Option<u64>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What was asked for.
+#[derive(serde::Serialize)]
+struct Asked {
+    job: u64,
+    units: u64,
+    positions: u64,
+}
+
+impl Report for Asked {
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        if self.units == 0 {
+            writeln!(
+                out,
+                "job {}: every unit of that size already has its proof tree (or a check under way)",
+                self.job
+            )?;
+            return Ok(());
+        }
+        writeln!(
+            out,
+            "job {}: {} units handed out again to bring their proof trees, ahead of its other units \
+             (they took {:.2} G positions the first time; `golomb status {}` shows them as checks)",
+            self.job,
+            self.units,
+            self.positions as f64 / 1e9,
+            self.job
+        )?;
+        Ok(())
+    }
+}
+
+/// Runs `golomb prove`.
+pub fn run(args: &ProveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let request = pb::ProveRequest { job_id: args.job, min_positions: args.min_positions.unwrap_or(0) };
+    let r = with_client(&args.client, async |client| Ok(client.prove(request).await.map_err(refused)?.into_inner()))?;
+    output::print(out, &Asked { job: args.job, units: r.units, positions: r.positions }, args.json)
+}
