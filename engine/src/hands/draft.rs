@@ -16,9 +16,10 @@ use crate::game::bitboard::Bits;
 use crate::game::position::Player;
 use crate::game::{Game, PlacementId};
 
+use super::config::HandsConfig;
 use super::rules::{HandsGame, opponent};
 use super::setup::{Hands, Setup};
-use super::solve::{HandsConfig, HandsSolver};
+use super::solve::HandsSolver;
 
 /// A solved (or abandoned) draft.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -27,6 +27,7 @@
 //! assert!(result.score.is_some());
 //! ```
 
+pub mod config;
 pub mod draft;
 pub mod exhaustive;
 pub mod proof;
@@ -41,6 +42,7 @@ pub mod verify;
 #[cfg(test)]
 mod tests;
 
+pub use config::HandsConfig;
 pub use rules::{HandsGame, HandsLineError, HandsMoveError, HandsPosition, Scores, opponent};
 pub use setup::{HandName, Hands, HandsSource, NeutralSpec, Setup, SetupError, SetupSpec};
-pub use solve::{HandsConfig, HandsResult, HandsSolver, HandsValue, solve};
+pub use solve::{HandsResult, HandsSolver, HandsValue, solve};

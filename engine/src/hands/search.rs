@@ -21,14 +21,10 @@ use crate::game::position::Player;
 use crate::solve::movelist::MoveList;
 use crate::solve::{Progress, Scope};
 
-use super::rules::{HandsGame, opponent};
 #[cfg(doc)]
-use super::solve::HandsConfig;
+use super::config::HandsConfig;
+use super::rules::{HandsGame, opponent};
 use super::table::{Bounds, Key, ScoreTable};
-
-/// Nodes this close to the root search their moves after the first in
-/// parallel, by default ([`super::HandsConfig::split_plies`]).
-pub const SPLIT_PLIES: usize = 2;
 
 /// A searcher publishes its positions and checks the budgets every this many positions.
 const POLL_INTERVAL: u64 = 64;

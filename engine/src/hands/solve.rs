@@ -19,44 +19,20 @@
 //! cancel flag) answers `None`, never a guess. The search itself, on all
 //! the threads of the current rayon pool, is in `hands/search.rs`.
 
+use std::sync::Mutex;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::game::PlacementId;
 use crate::game::bitboard::Bits;
 use crate::game::position::Player;
-use crate::solve::Progress;
 use crate::solve::movelist::MoveList;
 
+use super::config::HandsConfig;
 use super::rules::{HandsGame, HandsPosition};
-use super::search::{Context, SPLIT_PLIES, Searcher};
+use super::search::{Context, Searcher};
 use super::table::ScoreTable;
-
-/// How to search.
-#[derive(Clone, Debug)]
-pub struct HandsConfig {
-    /// Stop after about this many positions.
-    pub position_budget: Option<u64>,
-    /// Stop after about this long.
-    pub time_budget: Option<Duration>,
-    /// Stops the search when its `cancel` flag is set from outside (the
-    /// search then answers unknown). It is the game solver's [`Progress`], so
-    /// that one flag stops a search of either game.
-    pub cancel: Option<Arc<Progress>>,
-    /// Transposition table size in MiB.
-    pub tt_mb: usize,
-    /// Nodes this close to the root search their moves after the first on
-    /// all the threads of the current rayon pool.
-    pub split_plies: usize,
-}
-
-impl Default for HandsConfig {
-    fn default() -> HandsConfig {
-        HandsConfig { position_budget: None, time_budget: None, cancel: None, tt_mb: 64, split_plies: SPLIT_PLIES }
-    }
-}
 
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,11 +13,12 @@ use crate::game::position::{Player, Position};
 use crate::game::{Game, PlacementId};
 use crate::solve::{Outcome, Progress, SolveConfig, TranspositionTable};
 
+use super::config::HandsConfig;
 use super::draft::solve_draft;
 use super::exhaustive::{final_score, rest_value};
 use super::rules::{HandsGame, HandsPosition, opponent};
 use super::setup::{Hands, Setup};
-use super::solve::{HandsConfig, HandsSolver, solve};
+use super::solve::{HandsSolver, solve};
 
 /// A small board with up to two blocked cells.
 fn board(w: usize, h: usize, blocked: &[usize]) -> Board {
