@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Checks the 8x8 opening table's proofs with the independent checker
+# (`golomb verify`), one proof file at a time, and records each verdict in
+# pentominoes-8x8-verified.csv: the opening, its proof file's SHA-256 (the
+# one in pentominoes-8x8-openings.csv), `verified` or `failed` or
+# `timeout`, the positions the checker re-solved and examined, and its
+# seconds. A file already verified (or failed) with the same hash is
+# skipped, so the script goes on where it stopped, on any machine; a file
+# whose proof changed (a tree arrived: `golomb prove`) is checked again.
+#
+#   results/verify-8x8-openings.sh [MAX_FILES]
+#
+# VERIFY_TIMEOUT (seconds, default 1800) gives up on one file: a proof that
+# is a single leaf as big as a whole opening takes the checker hours; its
+# tree, once `golomb prove` brought it, takes minutes. Files with trees
+# (more leaves) go first. golomb must be on PATH.
+set -euo pipefail
+cd "$(dirname "$0")"
+max="${1:-1000}"
+timeout_s="${VERIFY_TIMEOUT:-1800}"
+table=pentominoes-8x8-openings.csv
+out=pentominoes-8x8-verified.csv
+[ -f "$out" ] || echo "opening,proof_sha256,verdict,leaves,positions,seconds,checked_at" > "$out"
+
+# Decided openings with their proof file and hash, biggest proof file first
+# (a tree is bigger than a leaf, and quicker to check).
+todo=$(python3 - "$table" "$out" <<'EOF'
+import csv, os, sys
+table, done_file = sys.argv[1], sys.argv[2]
+done = {(r["opening"], r["proof_sha256"]) for r in csv.DictReader(open(done_file)) if r["verdict"] != "timeout"}
+rows = []
+for r in csv.DictReader(open(table)):
+    if r["value"] == "unknown" or not r["proof"]:
+        continue
+    path, sha = r["proof"].split(" sha256:")
+    if (r["opening"], sha) in done:
+        continue
+    rows.append((os.path.getsize(path), r["opening"], path, sha))
+for size, opening, path, sha in sorted(rows, reverse=True):
+    print(f"{opening}\t{path}\t{sha}")
+EOF
+)
+# The checker's JSON report as `leaves,positions,seconds`.
+summary='
+import json, sys
+try:
+    r = json.load(sys.stdin)
+    print("{},{},{:.1f}".format(r["leaves"], r["positions"], r["seconds"]))
+except Exception:
+    print(",,")
+'
+count=0
+while IFS=$'\t' read -r opening path sha; do
+  [ -n "$opening" ] || continue
+  [ "$count" -lt "$max" ] || break
+  count=$((count + 1))
+  echo "checking $opening ($path)" >&2
+  started=$(date +%s)
+  if report=$(timeout "$timeout_s" golomb verify "$path" --json 2>/dev/null); then
+    verdict=verified
+  else
+    code=$?
+    verdict=$([ "$code" -eq 124 ] && echo timeout || echo failed)
+  fi
+  fields=$(printf '%s' "${report:-}" | python3 -c "$summary")
+  [ "$verdict" = verified ] || fields=",,$(( $(date +%s) - started ))"
+  echo "\"$opening\",$sha,$verdict,$fields,$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$out"
+  echo "  $verdict ($fields)" >&2
+done <<< "$todo"
