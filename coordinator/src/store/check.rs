@@ -86,14 +86,22 @@ fn add_check(tx: &Transaction<'_>, unit: i64) -> Result<(), StoreError> {
 }
 
 /// After a check of unit `checked` agreed with its `value`: keeps the
-/// check's proof `tree` (checked against the position by the server) as
-/// the checked node's, unless that node has one already.
-pub(super) fn keep_proof(tx: &Transaction<'_>, checked: i64, value: Outcome, tree: &str) -> Result<(), StoreError> {
+/// check's proof `tree` (checked against the position by the server), sent
+/// by `worker`, as the checked node's, unless that node has one already.
+pub(super) fn keep_proof(
+    tx: &Transaction<'_>,
+    checked: i64,
+    value: Outcome,
+    tree: &str,
+    worker: i64,
+) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO proofs (node, tree)
-         SELECT node, :tree FROM units WHERE id = :checked AND state = :done AND value = :value
+        "INSERT INTO proofs (node, tree, worker)
+         SELECT node, :tree, :worker FROM units WHERE id = :checked AND state = :done AND value = :value
          ON CONFLICT (node) DO NOTHING",
-        named_params! { ":checked": checked, ":tree": tree, ":done": UnitState::Done, ":value": Value(value) },
+        named_params! {
+            ":checked": checked, ":tree": tree, ":worker": worker, ":done": UnitState::Done, ":value": Value(value),
+        },
     )?;
     Ok(())
 }

@@ -78,6 +78,8 @@ impl Store {
             tx.execute("UPDATE nodes SET value = NULL, best = NULL, score = NULL WHERE id = ?1", [node])?;
             proofs::forget(&tx, node)?;
         }
+        // The trees it sent as checks of other workers' units: their values stand, its trees do not.
+        proofs::forget_worker(&tx, w)?;
         let mut reopened = Vec::new();
         for &job in &jobs {
             if resettle(&tx, job)? {

@@ -113,7 +113,7 @@ impl Store {
                             game.map_tree(&spec, &entry.line, &node.line, tree)
                                 .map_err(|e| StoreError::Import { entry: entry.index, what: format!("proof: {e}") })?
                         };
-                        proofs::keep(&tx, node.id, &tree)?;
+                        proofs::keep(&tx, node.id, &tree, None)?;
                     }
                     counts.decided += 1;
                 }

@@ -9,12 +9,13 @@ use super::StoreError;
 use super::state::NodeId;
 
 /// Keeps `tree` (a `golomb-proof` tree as JSON, in the position of the
-/// node's own line) as the proof of `node`'s value, replacing any earlier one.
-pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str) -> Result<(), StoreError> {
+/// node's own line), sent by `worker` (`None`: from a file), as the proof of
+/// `node`'s value, replacing any earlier one.
+pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str, worker: Option<i64>) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO proofs (node, tree) VALUES (:node, :tree)
-         ON CONFLICT (node) DO UPDATE SET tree = excluded.tree",
-        named_params! { ":node": node, ":tree": tree },
+        "INSERT INTO proofs (node, tree, worker) VALUES (:node, :tree, :worker)
+         ON CONFLICT (node) DO UPDATE SET tree = excluded.tree, worker = excluded.worker",
+        named_params! { ":node": node, ":tree": tree, ":worker": worker },
     )?;
     Ok(())
 }
@@ -23,4 +24,10 @@ pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str) -> Result<(),
 pub(super) fn forget(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     tx.execute("DELETE FROM proofs WHERE node = ?1", [node])?;
     Ok(())
+}
+
+/// Drops every tree `worker` sent (it was distrusted), those it sent as a
+/// check of another worker's unit included; returns how many.
+pub(super) fn forget_worker(tx: &Transaction<'_>, worker: i64) -> Result<u64, StoreError> {
+    Ok(tx.execute("DELETE FROM proofs WHERE worker = ?1", [worker])? as u64)
 }

@@ -193,13 +193,16 @@ ALTER TABLE jobs ADD COLUMN known_positions INTEGER NOT NULL DEFAULT 0;
 
 /// Version 6 to 7: the proof tree a worker sent with a big unit's value
 /// (`store::proofs`), one row per node, as JSON in the position of the
-/// node's line; `golomb verify` then re-solves the tree's small leaves
-/// instead of the unit's whole position.
+/// node's line, with the worker that sent it (NULL: from a file), so that
+/// distrusting it drops the trees it sent; `golomb verify` then re-solves
+/// the tree's small leaves instead of the unit's whole position.
 const V6_TO_V7: &str = "
 CREATE TABLE proofs (
     node INTEGER PRIMARY KEY REFERENCES nodes(id),
-    tree TEXT NOT NULL
+    tree TEXT NOT NULL,
+    worker INTEGER
 );
+CREATE INDEX proofs_by_worker ON proofs(worker);
 ";
 
 /// Random bytes as hex (identities and lease tokens).

@@ -249,7 +249,7 @@ fn complete_value(
         if let Some(recorded) = disagreed {
             record_conflict(tx, c, name, golomb_proto::convert::outcome_name(recorded).unwrap_or("unknown"))?;
         } else if let Some(tree) = proof {
-            check::keep_proof(tx, checked, value, tree)?;
+            check::keep_proof(tx, checked, value, tree, c.worker.0 as i64)?;
         }
         // The last check an answered job waited for ends it.
         finish_if_answered(tx, unit.job)?;
@@ -263,7 +263,7 @@ fn complete_value(
     mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
     decide(tx, unit.node, value, best)?;
     if let Some(tree) = proof.filter(|_| !conflict) {
-        proofs::keep(tx, unit.node, tree)?;
+        proofs::keep(tx, unit.node, tree, Some(c.worker.0 as i64))?;
     }
     finish_if_answered(tx, unit.job)?;
     if let Some(fraction) = check_fraction {

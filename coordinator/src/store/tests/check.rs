@@ -49,3 +49,43 @@ fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
     assert_eq!((row.state, row.units.pending), (JobState::Done, 0));
     assert!(store.open_disagreements().unwrap().is_empty(), "settled");
 }
+
+/// `golomb prove`: a done unit without a tree is solved again by another
+/// worker, whose tree is kept on the checked node when the values agree;
+/// asking twice adds nothing, and distrusting the checker drops its tree
+/// (the checked value stands).
+#[test]
+fn a_check_brings_the_tree_a_unit_came_without_and_distrust_takes_it_back() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let units = store.lease(first, 10, 60.0).unwrap();
+    let (a, b) = (units[0].unit, units[1].unit);
+    done_at(&mut store, first, a, Win, 1000);
+    done_at(&mut store, first, b, Loss, 10);
+    let asked = store.request_proofs(job, 100).unwrap();
+    assert_eq!(asked, ProofRequests { units: 1, positions: 1000 }, "a only: b is small, c undecided");
+    assert_eq!(store.request_proofs(job, 100).unwrap().units, 0, "its check is already waiting");
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    let check = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert_eq!(check.line, "a");
+    let conflict = store
+        .complete(&Completion {
+            unit: check.unit,
+            job,
+            worker: second,
+            lease_token: store.token(check.unit),
+            reported: UnitResult::Value { value: Win, best: None, proof: Some(r#"{"value":"win"}"#.into()) },
+            positions: 900,
+            seconds: 0.5,
+        })
+        .unwrap();
+    assert!(!conflict);
+    let tree_of = |store: &Store, line: &str| {
+        store.job_tree(job).unwrap().nodes.into_values().find(|n| n.line == line).and_then(|n| n.proof)
+    };
+    assert_eq!(tree_of(&store, "a").as_deref(), Some(r#"{"value":"win"}"#));
+    assert_eq!(store.request_proofs(job, 100).unwrap().units, 0, "a has its tree now");
+    store.distrust(second).unwrap().unwrap();
+    assert_eq!(tree_of(&store, "a"), None, "the distrusted checker's tree is gone");
+    let (_, children) = store.results(job).unwrap();
+    assert_eq!(children[0].value, Win, "the checked value stands");
+}
