@@ -54,6 +54,8 @@ while IFS=$'\t' read -r opening path sha; do
   [ -n "$opening" ] || continue
   [ "$count" -lt "$max" ] || break
   count=$((count + 1))
+  # The hash of the file as checked (the table's may be older than the file).
+  sha=$(sha256sum "$path" | cut -d' ' -f1)
   echo "checking $opening ($path)" >&2
   started=$(date +%s)
   if report=$(timeout "$timeout_s" golomb verify "$path" --json 2>/dev/null); then

@@ -48,6 +48,8 @@ pub enum UnitWork {
     GameValue {
         /// Give the unit back to be split once it has run this long (`None`: never).
         split_after: Option<Duration>,
+        /// Send the unit's proof tree whatever the search costs (`golomb prove`'s checks).
+        send_proof: bool,
     },
     /// Count the tilings below the unit's placements.
     TilingCount {
@@ -161,7 +163,7 @@ impl UnitWork {
                             seconds,
                         })?),
                     };
-                Ok(UnitWork::GameValue { split_after })
+                Ok(UnitWork::GameValue { split_after, send_proof: w.send_proof })
             }
             unit::Work::TilingCount(w) => Ok(UnitWork::TilingCount {
                 each: w.each.parse().map_err(|source| WireError::Each { field: "work.tiling_count.each", source })?,
@@ -177,8 +179,9 @@ impl UnitWork {
     /// The wire form, for `Unit.work`.
     pub fn to_proto(&self) -> unit::Work {
         match self {
-            UnitWork::GameValue { split_after } => unit::Work::GameValue(pb::GameValueWork {
+            UnitWork::GameValue { split_after, send_proof } => unit::Work::GameValue(pb::GameValueWork {
                 split_after_seconds: split_after.map_or(0.0, |d| d.as_secs_f64()),
+                send_proof: *send_proof,
             }),
             UnitWork::TilingCount { each, weight, checks } => unit::Work::TilingCount(pb::TilingCountWork {
                 each: each.to_string(),
@@ -278,6 +281,7 @@ impl crate::spec::JobSpec {
             (None, Goal::Solve | Goal::Classify) => UnitWork::GameValue {
                 // Checked when the job was submitted; a zero (or unreadable) time never splits.
                 split_after: Duration::try_from_secs_f64(self.split_after_seconds).ok().filter(|d| !d.is_zero()),
+                send_proof: false,
             },
         }
     }
@@ -305,8 +309,8 @@ mod tests {
     fn work_round_trips() {
         let hands = HandsSpec { hands: "I,L/O,S".into(), neutral: "X:c3".into() };
         for work in [
-            UnitWork::GameValue { split_after: None },
-            UnitWork::GameValue { split_after: Some(Duration::from_millis(300)) },
+            UnitWork::GameValue { split_after: None, send_proof: true },
+            UnitWork::GameValue { split_after: Some(Duration::from_millis(300)), send_proof: false },
             UnitWork::TilingCount { each: Each::AtMost, weight: 4, checks: vec![1, 3] },
             UnitWork::HandsScore(hands),
         ] {
@@ -335,7 +339,7 @@ mod tests {
             proof: String::new(),
         });
         let each = unit::Work::TilingCount(pb::TilingCountWork { each: "twice".into(), ..Default::default() });
-        let seconds = unit::Work::GameValue(pb::GameValueWork { split_after_seconds: -1.0 });
+        let seconds = unit::Work::GameValue(pb::GameValueWork { split_after_seconds: -1.0, send_proof: false });
         let errors = [
             UnitResult::from_proto(None).unwrap_err(),
             UnitResult::from_proto(Some(&undecided)).unwrap_err(),

@@ -205,8 +205,9 @@ impl UnitSolver {
             Err(err) => return UnitOutcome::Failed(err),
         };
         match work {
-            UnitWork::GameValue { split_after } => {
-                let limits = GameLimits { budget: split_after, proof_from_positions: self.proof_from_positions };
+            UnitWork::GameValue { split_after, send_proof } => {
+                let proof_from_positions = if send_proof { 0 } else { self.proof_from_positions };
+                let limits = GameLimits { budget: split_after, proof_from_positions };
                 solve_game(&game, &unit.moves, limits, &tt, progress)
             }
             UnitWork::TilingCount { each, weight, checks } => {
@@ -231,8 +232,10 @@ struct GameLimits {
 
 /// The proof tree of a solved unit (`report`) at `pos`, as the JSON the
 /// wire carries: the plies [`proof::default_plies`] records, each reply's
-/// answer from the search's records or the warm table. `None` (logged) if
-/// it cannot be built or is too big to send.
+/// answer from the search's records or the warm table (the searches it
+/// needs publish to the unit's `progress`, whose cancel flag stops them).
+/// `None` (logged) if it cannot be built or is too big to send.
+#[allow(clippy::too_many_arguments)]
 fn unit_proof<B: Bits + golomb_engine::solve::tt::TtCheck>(
     game: &Game<B>,
     pos: &Position<B>,
@@ -240,9 +243,9 @@ fn unit_proof<B: Bits + golomb_engine::solve::tt::TtCheck>(
     config: &SolveConfig,
     tt: &TranspositionTable,
     report: &golomb_engine::solve::SolveReport<B>,
+    progress: &Progress,
 ) -> Option<String> {
-    let start = Instant::now();
-    let source = proof::ProofSource { game, config, tt, known: &report.winning_moves };
+    let source = proof::ProofSource { game, config, tt, known: &report.winning_moves, progress };
     let plies = proof::default_plies(report.outcome);
     let tree = match proof::build_tree(&source, pos, moves, report.outcome, plies) {
         Ok(tree) => tree,
@@ -256,12 +259,7 @@ fn unit_proof<B: Bits + golomb_engine::solve::tt::TtCheck>(
         tracing::warn!("unit at `{moves}`: its proof tree ({} bytes) is too big to send", json.len());
         return None;
     }
-    tracing::info!(
-        "unit at `{moves}`: proof tree of {} leaves ({} bytes) in {:.1} s",
-        tree.leaves(),
-        json.len(),
-        start.elapsed().as_secs_f64()
-    );
+    tracing::info!("unit at `{moves}`: proof tree of {} leaves ({} bytes)", tree.leaves(), json.len());
     Some(json)
 }
 
@@ -299,7 +297,7 @@ fn solve_game(
             }
             report
         });
-        let stats = pb::UnitStats {
+        let mut stats = pb::UnitStats {
             positions: report.stats.positions,
             seconds: report.elapsed.as_secs_f64(),
             threads: report.threads as u32,
@@ -327,9 +325,16 @@ fn solve_game(
             value => {
                 // A winning move is the proof data of a win; a loss has none.
                 let best = report.best.filter(|_| value == Outcome::Win).map(|id| g.move_name(id));
-                let proof = (report.stats.positions >= limits.proof_from_positions)
-                    .then(|| unit_proof(g, &pos, moves, &config, tt, &report))
-                    .flatten();
+                let proof = if report.stats.positions >= limits.proof_from_positions {
+                    // What the tree's own searches cost counts in the unit's figures.
+                    let (before, started) = (progress.positions.load(Relaxed), Instant::now());
+                    let proof = unit_proof(g, &pos, moves, &config, tt, &report, progress);
+                    stats.positions += progress.positions.load(Relaxed).saturating_sub(before);
+                    stats.seconds += started.elapsed().as_secs_f64();
+                    proof
+                } else {
+                    None
+                };
                 UnitOutcome::Solved { result: UnitResult::Value { value, best, proof }, stats }
             }
         }

@@ -22,8 +22,9 @@ pub struct ProveArgs {
     pub client: ClientArgs,
     /// The job (running: an ended job's units are not handed out).
     pub job: u64,
-    /// Only units whose search took at least this many positions (default: 2^25, the workers' own
-    /// threshold for sending a tree); smaller ones are cheap for `golomb verify` to solve whole.
+    /// Only units whose search took at least this many positions (default, and 0: 2^25, the workers'
+    /// own threshold for sending a tree; 1: every unit that searched); smaller ones are cheap for
+    /// `golomb verify` to solve whole.
     #[arg(long)]
     pub min_positions: Option<u64>,
     /// Print JSON instead of text.

@@ -170,17 +170,18 @@ impl<B: Bits> Builder<'_, B> {
             Ok(g.symmetric_placement(symmetry, id))
         };
         let decided = |child: NodeId, value: Outcome| self.nodes.get(&child).is_some_and(|c| c.value == value);
-        let own = self.own_tree(node, &mut |name| map(name).map(|id| g.move_name(id)))?;
+        // Its worker's own tree, read only where the node would otherwise be a leaf.
+        let own = || self.own_tree(node, &mut |name| map(name).map(|id| g.move_name(id)));
         match node.value {
             Outcome::Win => {
                 let Some(best) = node.best.as_deref() else {
-                    return Ok(own.unwrap_or(ProofNode::Win { winning_move: None, after: None }));
+                    return Ok(own()?.unwrap_or(ProofNode::Win { winning_move: None, after: None }));
                 };
                 let placement = map(best)?;
                 let child = node.edges.iter().find(|(mv, _)| mv == best).map(|&(_, c)| c);
                 let after = match child.filter(|&c| decided(c, Outcome::Loss)) {
                     Some(c) => Some(Box::new(self.node(c, &pos.after(g.placement(placement)))?)),
-                    None => match own {
+                    None => match own()? {
                         Some(tree) => return Ok(tree),
                         None => None,
                     },
@@ -199,7 +200,7 @@ impl<B: Bits> Builder<'_, B> {
                     .collect::<Result<Vec<_>, ProofExportError>>()?;
                 Ok(ProofNode::Loss { replies: Some(replies) })
             }
-            Outcome::Loss => Ok(own.unwrap_or(ProofNode::Loss { replies: None })),
+            Outcome::Loss => Ok(own()?.unwrap_or(ProofNode::Loss { replies: None })),
             Outcome::Unknown => Err(ProofExportError::UndecidedNode(id)),
         }
     }

@@ -7,7 +7,7 @@ use golomb_engine::proof::verify::check_tree;
 use golomb_engine::solve::Outcome;
 use golomb_engine::{Position, with_game};
 use golomb_proto::spec::hands_setup;
-use golomb_proto::{JobId, Kind, PROTOCOL_VERSION, SpecError, UnitId, UnitResult, WireError, WorkerId, pb};
+use golomb_proto::{JobId, Kind, PROTOCOL_VERSION, SpecError, UnitId, UnitResult, UnitWork, WireError, WorkerId, pb};
 use tonic::{Request, Response, Status};
 
 use super::{Shared, arbitrate, plan};
@@ -92,17 +92,18 @@ impl WorkService {
     /// Returns it as compact JSON, to keep; the values of its leaves are left
     /// to `golomb verify`, as a unit's own value is.
     async fn checked_proof(&self, unit: UnitId, job: JobId, value: Outcome, tree: String) -> Result<String, Status> {
-        let refuse = |what: String| Status::invalid_argument(format!("unit {unit}: result.game_value.proof: {what}"));
-        let parsed: ProofNode = serde_json::from_str(&tree).map_err(|e| refuse(format!("not a proof tree: {e}")))?;
-        if parsed.value() != value {
-            return Err(refuse(format!("the tree proves a {:?}, the result says {value:?}", parsed.value())));
-        }
+        let refuse =
+            move |what: String| Status::invalid_argument(format!("unit {unit}: result.game_value.proof: {what}"));
         let (spec, line) = self.0.store(move |s| s.unit_position(unit, job)).await?;
         if spec.hands.is_some() {
             return Err(refuse("a hands game's unit has no game-value proof".into()));
         }
         let shared = self.0.clone();
         tokio::task::spawn_blocking(move || {
+            let parsed: ProofNode = serde_json::from_str(&tree).map_err(|e| format!("not a proof tree: {e}"))?;
+            if parsed.value() != value {
+                return Err(format!("the tree proves a {:?}, the result says {value:?}", parsed.value()));
+            }
             let game = shared.game(&spec.game).map_err(|e| e.to_string())?;
             with_game!(&*game, g => {
                 let (pos, _) = g.play_line(Position::empty(), &line).map_err(|e| e.to_string())?;
@@ -171,7 +172,15 @@ impl pb::work_server::Work for WorkService {
                 pieces: u.spec.game.pieces.clone(),
                 moves: u.line,
                 lease_token: u.lease_token,
-                work: Some(u.spec.unit_work(u.weight, u.checks).to_proto()),
+                work: Some(
+                    match u.spec.unit_work(u.weight, u.checks) {
+                        UnitWork::GameValue { split_after, .. } => {
+                            UnitWork::GameValue { split_after, send_proof: u.wants_proof }
+                        }
+                        work => work,
+                    }
+                    .to_proto(),
+                ),
             })
             .collect();
         Ok(Response::new(pb::LeaseResponse { units, coordinator_id: self.0.db_id.to_string(), drain }))
@@ -211,8 +220,18 @@ impl pb::work_server::Work for WorkService {
         if let UnitResult::Value { best: Some(mv), .. } | UnitResult::Score { best: Some(mv), .. } = &mut reported {
             *mv = self.checked_move(UnitId(r.unit_id), JobId(r.job_id), std::mem::take(mv)).await?;
         }
-        if let UnitResult::Value { value, proof: Some(tree), .. } = &mut reported {
-            *tree = self.checked_proof(UnitId(r.unit_id), JobId(r.job_id), *value, std::mem::take(tree)).await?;
+        // A tree that does not hold is dropped, never the value: a value comes without one as well.
+        if let UnitResult::Value { value, proof, .. } = &mut reported
+            && let Some(tree) = proof.take()
+        {
+            match self.checked_proof(UnitId(r.unit_id), JobId(r.job_id), *value, tree).await {
+                Ok(tree) => *proof = Some(tree),
+                Err(refused) => tracing::warn!(
+                    "worker {}: its proof tree is not kept, its value is: {}",
+                    r.worker_id,
+                    refused.message()
+                ),
+            }
         }
         if let UnitResult::Score { score, .. } = reported
             && score.unsigned_abs() > MAX_SCORE

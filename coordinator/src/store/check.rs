@@ -21,7 +21,8 @@ use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::finish::standing_disagreement;
 use super::job_row::job_spec;
-use super::state::{JobState, UnitState, Value};
+use super::proofs;
+use super::state::{JobState, NodeId, UnitState, Value};
 use super::{Store, StoreError};
 
 /// A worker's result that a check by another worker disagreed with.
@@ -63,12 +64,13 @@ pub(super) fn maybe_check(tx: &Transaction<'_>, job: i64, unit: i64, fraction: f
     if !drawn || !running {
         return Ok(false);
     }
-    add_check(tx, unit)?;
+    add_check(tx, unit, false)?;
     Ok(true)
 }
 
-/// Adds a check unit for `unit` (a done game unit).
-fn add_check(tx: &Transaction<'_>, unit: i64) -> Result<(), StoreError> {
+/// Adds a check unit for `unit` (a done game unit); `wants_proof`: its
+/// worker is asked for the proof tree whatever its search costs.
+fn add_check(tx: &Transaction<'_>, unit: i64, wants_proof: bool) -> Result<(), StoreError> {
     // Its own node, reached by no edge and never decided: `live = 0`, so it fails no job.
     tx.prepare_cached(
         "INSERT INTO nodes (job, key, line, depth, rank, replies, live)
@@ -78,10 +80,12 @@ fn add_check(tx: &Transaction<'_>, unit: i64) -> Result<(), StoreError> {
     .execute([unit])?;
     let node = tx.last_insert_rowid();
     tx.prepare_cached(
-        "INSERT INTO units (job, node, rank, state, checking)
-         SELECT job, id, rank, :pending, :unit FROM nodes WHERE id = :node",
+        "INSERT INTO units (job, node, rank, state, checking, wants_proof)
+         SELECT job, id, rank, :pending, :unit, :wants_proof FROM nodes WHERE id = :node",
     )?
-    .execute(named_params! { ":node": node, ":unit": unit, ":pending": UnitState::Pending })?;
+    .execute(
+        named_params! { ":node": node, ":unit": unit, ":pending": UnitState::Pending, ":wants_proof": wants_proof },
+    )?;
     Ok(())
 }
 
@@ -95,15 +99,17 @@ pub(super) fn keep_proof(
     tree: &str,
     worker: i64,
 ) -> Result<(), StoreError> {
-    tx.execute(
-        "INSERT INTO proofs (node, tree, worker)
-         SELECT node, :tree, :worker FROM units WHERE id = :checked AND state = :done AND value = :value
-         ON CONFLICT (node) DO NOTHING",
-        named_params! {
-            ":checked": checked, ":tree": tree, ":worker": worker, ":done": UnitState::Done, ":value": Value(value),
-        },
-    )?;
-    Ok(())
+    let node: Option<NodeId> = tx
+        .query_row(
+            "SELECT node FROM units WHERE id = :checked AND state = :done AND value = :value",
+            named_params! { ":checked": checked, ":done": UnitState::Done, ":value": Value(value) },
+            |r| r.get(0),
+        )
+        .optional()?;
+    match node {
+        Some(node) => proofs::keep_if_none(tx, node, tree, Some(worker)),
+        None => Ok(()),
+    }
 }
 
 /// What [`Store::request_proofs`] asked for.
@@ -122,7 +128,8 @@ impl Store {
     /// waiting or running, gets a check unit. Another worker solves it again
     /// (ahead of the job's other units, never split) and sends its tree,
     /// kept if the values agree; a disagreement is settled like any check's.
-    /// Only a running job's units are handed out, so an ended job is refused.
+    /// Only a running job's units are handed out, so an ended job is refused
+    /// (a job still waiting for its first lease is running as far as this goes).
     pub fn request_proofs(&mut self, job: JobId, min_positions: u64) -> Result<ProofRequests, StoreError> {
         let tx = self.write()?;
         let row = super::job_row::job_row(&tx, job)?;
@@ -149,7 +156,7 @@ impl Store {
             .collect::<Result<_, _>>()?;
         let mut asked = ProofRequests::default();
         for (unit, positions) in units {
-            add_check(&tx, unit)?;
+            add_check(&tx, unit, true)?;
             asked.units += 1;
             asked.positions += positions.max(0) as u64;
         }

@@ -90,7 +90,13 @@ impl Store {
                 continue;
             };
             match node.value {
-                Some(value) if value == entry.value => counts.known += 1,
+                Some(value) if value == entry.value => {
+                    counts.known += 1;
+                    if let Some(tree) = &entry.proof {
+                        // Decided here already, perhaps with no tree: the file's serves.
+                        proofs::keep_if_none(&tx, node.id, &walk.tree_here(entry, &node.line, tree)?, None)?;
+                    }
+                }
                 Some(value) => {
                     return Err(StoreError::Import {
                         entry: entry.index,
@@ -107,13 +113,7 @@ impl Store {
                     record_unit(&tx, node.id, entry, best.as_deref())?;
                     decide(&tx, node.id, entry.value, best.as_deref())?;
                     if let Some(tree) = &entry.proof {
-                        let tree = if node.line == entry.line {
-                            tree.clone()
-                        } else {
-                            game.map_tree(&spec, &entry.line, &node.line, tree)
-                                .map_err(|e| StoreError::Import { entry: entry.index, what: format!("proof: {e}") })?
-                        };
-                        proofs::keep(&tx, node.id, &tree, None)?;
+                        proofs::keep(&tx, node.id, &walk.tree_here(entry, &node.line, tree)?, None)?;
                     }
                     counts.decided += 1;
                 }
@@ -143,6 +143,17 @@ struct Walk<'a, 't> {
 }
 
 impl Walk<'_, '_> {
+    /// The file's proof `tree` of `entry`, in the position of this
+    /// database's node `line` (equal to the entry's up to symmetry).
+    fn tree_here(&self, entry: &ImportEntry, line: &str, tree: &str) -> Result<String, StoreError> {
+        if line == entry.line {
+            return Ok(tree.to_string());
+        }
+        self.game
+            .map_tree(self.spec, &entry.line, line, tree)
+            .map_err(|e| StoreError::Import { entry: entry.index, what: format!("proof: {e}") })
+    }
+
     /// The node of `entry`, expanding units along its path; `None` when a
     /// node above it is decided (the entry is not needed).
     fn find(&self, root: NodeId, entry: &ImportEntry, counts: &mut ImportCounts) -> Result<Option<Found>, StoreError> {

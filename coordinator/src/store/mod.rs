@@ -23,8 +23,8 @@
 //! - `finish`: ending a job whose question is answered;
 //! - `jobs`: creating, finding, reading and cancelling jobs;
 //! - `results`: the read side of the trees (results, proofs);
-//! - `check`: results checked by a second worker (check units), and their disagreements;
 //! - `proofs`: the proof trees workers sent with big units' values;
+//! - `check`: results checked by a second worker (check units), and their disagreements;
 //! - `units`: heartbeats, results, give-backs, expiry;
 //! - `schedule`: which units go out next, and leasing them (the
 //!   proof-number manager of [`crate::manager`] for games, a queue for

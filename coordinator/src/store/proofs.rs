@@ -20,6 +20,21 @@ pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str, worker: Optio
     Ok(())
 }
 
+/// [`keep`], unless `node` has a tree already (one from a check, or a
+/// file, of a node whose own unit sent none).
+pub(super) fn keep_if_none(
+    tx: &Transaction<'_>,
+    node: NodeId,
+    tree: &str,
+    worker: Option<i64>,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO proofs (node, tree, worker) VALUES (:node, :tree, :worker) ON CONFLICT (node) DO NOTHING",
+        named_params! { ":node": node, ":tree": tree, ":worker": worker },
+    )?;
+    Ok(())
+}
+
 /// Drops the proof of `node`, whose value was voided.
 pub(super) fn forget(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     tx.execute("DELETE FROM proofs WHERE node = ?1", [node])?;

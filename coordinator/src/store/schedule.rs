@@ -130,6 +130,8 @@ struct Leased {
     lease_token: String,
     /// A check unit (see `check`): it goes out with no budget, never to be split.
     check: bool,
+    /// Its worker is asked for its proof tree whatever its size (`golomb prove`'s checks).
+    wants_proof: bool,
 }
 
 /// The start of every lease's `UPDATE`: the unit goes to `:worker` until
@@ -210,14 +212,14 @@ fn lease_checks(
                                WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
                                  AND o.worker IS NOT :worker
                                LIMIT :max)
-                  RETURNING id, job, node, weight, checks, lease_token"
+                  RETURNING id, job, node, weight, checks, lease_token, wants_proof"
         ))?
         .query_map(
             named_params! {
                 ":job": job, ":max": max as i64, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
                 ":leased": UnitState::Leased, ":pending": UnitState::Pending,
             },
-            |r| Ok(Leased { check: true, ..leased_row(r)? }),
+            |r| Ok(Leased { check: true, wants_proof: r.get(6)?, ..leased_row(r)? }),
         )?
         .collect::<Result<_, _>>()?;
     Ok(rows)
@@ -232,6 +234,7 @@ fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
         checks: r.get(4)?,
         lease_token: r.get(5)?,
         check: false,
+        wants_proof: false,
     })
 }
 
@@ -312,6 +315,7 @@ pub(super) fn lease_units(
             weight: row.weight as u64,
             checks: row.checks.split(',').filter_map(|g| g.parse().ok()).collect(),
             lease_token: row.lease_token,
+            wants_proof: row.wants_proof,
         });
     }
     Ok(units)

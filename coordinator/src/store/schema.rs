@@ -195,7 +195,9 @@ ALTER TABLE jobs ADD COLUMN known_positions INTEGER NOT NULL DEFAULT 0;
 /// (`store::proofs`), one row per node, as JSON in the position of the
 /// node's line, with the worker that sent it (NULL: from a file), so that
 /// distrusting it drops the trees it sent; `golomb verify` then re-solves
-/// the tree's small leaves instead of the unit's whole position.
+/// the tree's small leaves instead of the unit's whole position. A check
+/// unit made to bring a tree (`golomb prove`) asks its worker for one
+/// whatever its search costs (`units.wants_proof`).
 const V6_TO_V7: &str = "
 CREATE TABLE proofs (
     node INTEGER PRIMARY KEY REFERENCES nodes(id),
@@ -203,6 +205,7 @@ CREATE TABLE proofs (
     worker INTEGER
 );
 CREATE INDEX proofs_by_worker ON proofs(worker);
+ALTER TABLE units ADD COLUMN wants_proof INTEGER NOT NULL DEFAULT 0;
 ";
 
 /// Random bytes as hex (identities and lease tokens).

@@ -31,6 +31,8 @@ pub struct LeasedUnit {
     pub checks: Vec<u32>,
     /// This lease: every later call about the unit must carry it.
     pub lease_token: String,
+    /// Its worker is asked for the proof tree whatever its search costs (a check made by `golomb prove`).
+    pub wants_proof: bool,
 }
 
 /// A running unit's progress in a heartbeat.
@@ -214,10 +216,6 @@ fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, err
     Ok(())
 }
 
-/// A unit's value: decides its node and flows up, and may be drawn for a
-/// check by another worker (`check_fraction`, `None` when no check unit can
-/// exist); a repeated one must agree,
-/// and a check's must agree with the unit it checks. Returns whether it disagreed.
 /// A game unit's reported value with its proof data.
 struct Found<'a> {
     value: Outcome,
@@ -226,6 +224,11 @@ struct Found<'a> {
     proof: Option<&'a str>,
 }
 
+/// A unit's value: decides its node and flows up, and may be drawn for a
+/// check by another worker (`check_fraction`, `None` when no check unit can
+/// exist); a repeated one must agree, and a check's must agree with the
+/// unit it checks (an agreeing check's proof tree is kept for the checked
+/// node). Returns whether it disagreed.
 fn complete_value(
     tx: &Transaction<'_>,
     c: &Completion,

@@ -164,6 +164,9 @@ pub struct ProofSource<'a, B> {
     pub tt: &'a TranspositionTable,
     /// Winning moves the main search recorded.
     pub known: &'a WinningMoves<B>,
+    /// Where the searches for moves not yet known publish their positions,
+    /// and whose cancel flag stops them (the proof is then unfinished).
+    pub progress: &'a Progress,
 }
 
 impl<B: Bits + TtCheck> ProofSource<'_, B> {
@@ -176,7 +179,7 @@ impl<B: Bits + TtCheck> ProofSource<'_, B> {
         {
             return Ok(id);
         }
-        let report = solve(self.game, pos, self.config, self.tt, &Progress::default());
+        let report = solve(self.game, pos, self.config, self.tt, self.progress);
         match (report.outcome, report.best) {
             (Outcome::Win, Some(best)) => Ok(best),
             (Outcome::Unknown, _) => Err(ProofError::Unfinished(line.to_string())),

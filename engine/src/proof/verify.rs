@@ -84,7 +84,6 @@ pub struct VerifyReport {
 struct Leaf<B> {
     line: String,
     pos: Position<B>,
-    moves: Vec<PlacementId>,
     claimed: Outcome,
 }
 
@@ -199,12 +198,7 @@ fn collect_leaves<B: Bits>(
     line: &str,
     out: &mut Vec<Leaf<B>>,
 ) -> Result<(), VerifyError> {
-    let leaf = |pos: Position<B>, line: &str, claimed| Leaf {
-        line: line.to_string(),
-        pos,
-        moves: game.legal_moves(&pos),
-        claimed,
-    };
+    let leaf = |pos: Position<B>, line: &str, claimed| Leaf { line: line.to_string(), pos, claimed };
     match node {
         ProofNode::Win { winning_move: None, after: Some(_) } => {
             return Err(VerifyError::Shape {
@@ -282,10 +276,11 @@ fn play<B: Bits>(
 
 /// Solves one leaf with the checker's own negamax; returns its value and the positions examined.
 fn solve_leaf<B: Bits>(game: &Game<B>, leaf: &Leaf<B>, published: &AtomicU64) -> (Outcome, u64) {
+    let moves = game.legal_moves(&leaf.pos);
     let depth = game.pieces().len() - leaf.pos.plies() as usize + 1;
-    let mut buffers = vec![Vec::with_capacity(leaf.moves.len()); depth];
+    let mut buffers = vec![Vec::with_capacity(moves.len()); depth];
     let mut count = Count { positions: 1, published };
-    let win = wins(game, &leaf.moves, &mut buffers, &mut count);
+    let win = wins(game, &moves, &mut buffers, &mut count);
     // What was not published on the way: wins publishes whole chunks only.
     published.fetch_add(count.positions % PUBLISH_EVERY, Relaxed);
     (if win { Outcome::Win } else { Outcome::Loss }, count.positions)

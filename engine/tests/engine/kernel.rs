@@ -133,7 +133,13 @@ fn proof_of(game: &Game<Bitboard>, moves: &str, config: SolveConfig) -> ProofFil
     let tt = TranspositionTable::new(8);
     let report = solve(game, &pos, &config, &tt, &Progress::default());
     let line = game.line_name(&line);
-    let source = proof::ProofSource { game, config: &config, tt: &tt, known: &report.winning_moves };
+    let source = proof::ProofSource {
+        game,
+        config: &config,
+        tt: &tt,
+        known: &report.winning_moves,
+        progress: &Progress::default(),
+    };
     let tree = proof::build_tree(&source, &pos, &line, report.outcome, proof::default_plies(report.outcome)).unwrap();
     ProofFile {
         format: proof::FORMAT.into(),

@@ -17,7 +17,13 @@ fn proof_of(game: &Game<Bitboard>, moves: &str, plies: Option<usize>) -> ProofFi
     let report = solve(game, &pos, &config, &tt, &Progress::default());
     let plies = plies.unwrap_or_else(|| proof::default_plies(report.outcome));
     let line = game.line_name(&line);
-    let source = proof::ProofSource { game, config: &config, tt: &tt, known: &report.winning_moves };
+    let source = proof::ProofSource {
+        game,
+        config: &config,
+        tt: &tt,
+        known: &report.winning_moves,
+        progress: &Progress::default(),
+    };
     let tree = proof::build_tree(&source, &pos, &line, report.outcome, plies).unwrap();
     ProofFile::new(game, line, report.outcome, tree, None)
 }

@@ -116,7 +116,8 @@ fn prove_brings_the_trees_a_jobs_units_came_without() {
             .unwrap();
     assert_eq!(again["units"], 0, "{again}");
 
-    let _second = cluster.worker_with("w2", 1, &["--proof-from-positions", "0"]);
+    // The default threshold: a check made by `prove` asks for its tree whatever it costs.
+    let _second = cluster.worker_with("w2", 1, &[]);
     let status = cluster.wait_for_end(job, MINUTES);
     assert_eq!(status["state"], "done", "{status}");
     assert_eq!(status["conflicts"], 0, "{status}");

@@ -189,7 +189,13 @@ fn write_proof<B: Bits + TtCheck>(
     anyhow::ensure!(report.outcome != Outcome::Unknown, "no proof: the search was stopped before it finished");
     let start = Instant::now();
     let plies = args.proof_plies.unwrap_or_else(|| proof::default_plies(report.outcome));
-    let source = proof::ProofSource { game: s.game, config: s.config, tt: s.tt, known: &report.winning_moves };
+    let source = proof::ProofSource {
+        game: s.game,
+        config: s.config,
+        tt: s.tt,
+        known: &report.winning_moves,
+        progress: &Progress::default(),
+    };
     let tree = proof::build_tree(&source, s.pos, s.moves, report.outcome, plies)?;
     let solver = serde_json::json!({
         "order": args.order,
