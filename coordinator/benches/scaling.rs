@@ -423,7 +423,11 @@ fn policy() -> InFlight {
         "flag" => InFlight::Flag,
         "virtual-win" => InFlight::VirtualWin,
         "virtual-loss" => InFlight::VirtualLoss,
-        other => panic!("GOLOMB_SCALING_POLICY: flag, virtual-win or virtual-loss, not {other}"),
+        "by-root" => InFlight::ByRoot,
+        other => match other.strip_prefix("cap-").and_then(|k| k.parse().ok()) {
+            Some(k) => InFlight::Cap(k),
+            None => panic!("GOLOMB_SCALING_POLICY: flag, virtual-win, virtual-loss, by-root or cap-K, not {other}"),
+        },
     }
 }
 
