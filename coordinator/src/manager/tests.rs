@@ -166,7 +166,7 @@ fn play_random_tree(seed: u64, policy: InFlight) {
             .collect()
     };
     // Every fifth seed classifies the root's children (expanded when the job is planned).
-    let classify = seed % 5 == 0 && !game.children[0].is_empty();
+    let classify = seed.is_multiple_of(5) && !game.children[0].is_empty();
     let root = leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier);
     let mut tree = PnTree::new(id(0), classify, &[root], &[]).with_policy(policy);
     if classify {
@@ -194,7 +194,7 @@ fn play_random_tree(seed: u64, policy: InFlight) {
         assert!(leases < 10_000, "seed {seed}, {policy:?}: no end");
         let g = (n.0 - 1) as usize;
         // On seeds divisible by 3, a leaf chosen on a dive is expanded without a unit (as the store does).
-        if seed % 3 == 0
+        if seed.is_multiple_of(3)
             && !game.children[g].is_empty()
             && let Some(levels) = tree.dive_into(n)
         {
@@ -206,7 +206,7 @@ fn play_random_tree(seed: u64, policy: InFlight) {
         // A unit expands when it has children and its "budget" (every other lease) runs out.
         if !game.children[g].is_empty() && (leases + seed as usize).is_multiple_of(2) {
             tree.expand(n, &leaves_of(g));
-            if seed % 3 == 0 {
+            if seed.is_multiple_of(3) {
                 // The unit got nowhere: the next leaves below it dive.
                 tree.far_from_answer(n);
             }
