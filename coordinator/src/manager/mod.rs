@@ -22,7 +22,11 @@
 //! different most-proving nodes, and a tree with nothing left to hand out
 //! says so at once. (Wu's paper weighs this "flagging" against virtual
 //! wins and losses; flagging never makes the root look decided, so no
-//! worker is starved while work remains.)
+//! worker is starved while work remains.) In a classify job the descent
+//! first keeps to at most 4 children held at once below a node whose side
+//! to move looks closer to a win (φ ≤ δ), where one winning move is enough
+//! and the others' units are likely wasted, and flags only when that finds
+//! nothing ([`InFlight::Cap`]; `preferred.rs`).
 //!
 //! **Transpositions.** Positions equal under the board's symmetries are one
 //! node, so the tree is a DAG, and Σ φ counts a shared descendant once per
@@ -97,20 +101,21 @@ struct PnNode {
 /// The deepest dive: levels expanded without a unit below a node whose unit got nowhere.
 pub const MAX_DIVE: u8 = 16;
 
-/// What a leaf held by a worker counts as while it is out (Wu's policies).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a leaf held by a worker counts as while it is out (Wu's policies,
+/// and two between them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InFlight {
     /// It keeps its numbers but cannot be chosen again, nor can a node all
-    /// of whose needed children are held ("flagging"; the coordinator's policy).
-    #[default]
+    /// of whose needed children are held ("flagging").
     Flag,
     /// It counts as a win for the side to move at the root until it returns.
     VirtualWin,
     /// It counts as a loss for the side to move at the root until it returns.
     VirtualLoss,
-    /// Flagging, but a leaf is first sought among at most this many children
-    /// held at once below any node whose side to move looks closer to a win
-    /// (φ ≤ δ); only when no such leaf is left does it flag (no worker idles).
+    /// Flagging, but in a classify job a leaf is first sought among at most
+    /// this many children held at once below any node whose side to move
+    /// looks closer to a win (φ ≤ δ); only when no such leaf is left does it
+    /// flag (no worker idles). A solve flags. The coordinator's policy is `Cap(4)`.
     Cap(u8),
     /// A virtual win below a root (a classify job's openings) that looks like
     /// a win (φ ≤ δ), a virtual loss below one that looks like a loss; when
@@ -166,6 +171,12 @@ fn finite(n: u64) -> Option<u64> {
     (n != INFINITE).then_some(n)
 }
 
+impl Default for InFlight {
+    fn default() -> InFlight {
+        InFlight::Cap(4)
+    }
+}
+
 impl PnTree {
     /// A tree of `nodes` (the root among them) and `edges` (parent, child by
     /// store id; unknown ids are skipped), with every number computed.
@@ -175,7 +186,7 @@ impl PnTree {
             index: HashMap::new(),
             root: 0,
             classify,
-            policy: InFlight::Flag,
+            policy: InFlight::default(),
         };
         for leaf in nodes {
             tree.insert(leaf);
@@ -207,7 +218,7 @@ impl PnTree {
         tree
     }
 
-    /// The same tree with another in-flight policy (for measuring them; the coordinator flags).
+    /// The same tree with another in-flight policy (for measuring them; the coordinator's is the default).
     pub fn with_policy(mut self, policy: InFlight) -> PnTree {
         self.policy = policy;
         let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();

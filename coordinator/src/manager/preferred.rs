@@ -41,11 +41,12 @@ impl PnTree {
     /// What node `n` keeps for the preferred descent, given its new flagging numbers.
     pub(super) fn preferred_of(&self, n: u32, phi: u64, delta: u64) -> Preferred {
         match self.policy {
-            InFlight::Cap(k) => Preferred {
+            InFlight::Cap(k) if self.classify => Preferred {
                 held: self.held(n, phi, delta),
                 open: self.capped_open(n, phi, delta, k),
                 ..Preferred::default()
             },
+            InFlight::Cap(_) => Preferred::default(),
             InFlight::ByRoot => Preferred {
                 virtual_numbers: [self.virtual_numbers(n, VIRTUAL_WIN), self.virtual_numbers(n, VIRTUAL_LOSS)],
                 ..Preferred::default()
@@ -57,7 +58,12 @@ impl PnTree {
     /// The policy's preferred waiting leaf at or below `start`, if it has one.
     pub(super) fn preferred_leaf(&self, start: u32) -> Option<u32> {
         match self.policy {
-            InFlight::Cap(k) => self.capped_leaf(start, k),
+            // A solve flags: beyond the cap, its leaves are as speculative as
+            // the ones the cap keeps back (measured: 6x8 at 256 workers, a
+            // speedup of 20 against flagging's 32), while a classify has
+            // other openings, all needed, to give the workers instead.
+            InFlight::Cap(k) if self.classify => self.capped_leaf(start, k),
+            InFlight::Cap(_) => None,
             InFlight::ByRoot => self.virtual_leaf(start),
             InFlight::Flag | InFlight::VirtualWin | InFlight::VirtualLoss => None,
         }
