@@ -40,8 +40,9 @@
 //! find most of their units already solved by then), sharing their solves,
 //! and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
 //! so a run stopped half-way goes on where it stopped. Progress goes to
-//! stderr every 30 s. `GOLOMB_SCALING_POLICY` (`flag`, the coordinator's;
-//! `virtual-win`, `virtual-loss`) picks what a leaf in flight counts as.
+//! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
+//! counts as: `cap-K` (the coordinator's is `cap-4`), `flag`,
+//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -417,13 +418,17 @@ fn next_leaf(tree: &mut PnTree, p: &mut Positions<'_>) -> Option<NodeId> {
     tree.select()
 }
 
-/// The in-flight policy `GOLOMB_SCALING_POLICY` names (`flag`, the coordinator's, by default).
+/// The in-flight policy `GOLOMB_SCALING_POLICY` names (`cap-4`, the coordinator's, by default).
 fn policy() -> InFlight {
-    match env_or("GOLOMB_SCALING_POLICY", "flag").as_str() {
+    match env_or("GOLOMB_SCALING_POLICY", "cap-4").as_str() {
         "flag" => InFlight::Flag,
         "virtual-win" => InFlight::VirtualWin,
         "virtual-loss" => InFlight::VirtualLoss,
-        other => panic!("GOLOMB_SCALING_POLICY: flag, virtual-win or virtual-loss, not {other}"),
+        "by-root" => InFlight::ByRoot,
+        other => match other.strip_prefix("cap-").and_then(|k| k.parse().ok()) {
+            Some(k) => InFlight::Cap(k),
+            None => panic!("GOLOMB_SCALING_POLICY: flag, virtual-win, virtual-loss, by-root or cap-K, not {other}"),
+        },
     }
 }
 

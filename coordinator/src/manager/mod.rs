@@ -22,7 +22,11 @@
 //! different most-proving nodes, and a tree with nothing left to hand out
 //! says so at once. (Wu's paper weighs this "flagging" against virtual
 //! wins and losses; flagging never makes the root look decided, so no
-//! worker is starved while work remains.)
+//! worker is starved while work remains.) In a classify job the descent
+//! first keeps to at most 4 children held at once below a node whose side
+//! to move looks closer to a win (φ ≤ δ), where one winning move is enough
+//! and the others' units are likely wasted, and flags only when that finds
+//! nothing ([`InFlight::Cap`]; `preferred.rs`).
 //!
 //! **Transpositions.** Positions equal under the board's symmetries are one
 //! node, so the tree is a DAG, and Σ φ counts a shared descendant once per
@@ -35,8 +39,10 @@
 //! map; every change (a lease, a value, an expansion, a lease given back)
 //! recomputes only the node's ancestors, deepest first.
 
+mod preferred;
 mod trees;
 
+use preferred::Preferred;
 pub use trees::{RELOAD_EVERY, Trees};
 
 use std::collections::{BTreeSet, HashMap};
@@ -88,22 +94,33 @@ struct PnNode {
     dive: u8,
     /// Whether this node was expanded without a unit, on a dive.
     dived: bool,
+    /// What the preferred descent of [`InFlight::Cap`] and [`InFlight::ByRoot`] reads.
+    preferred: Preferred,
 }
 
 /// The deepest dive: levels expanded without a unit below a node whose unit got nowhere.
 pub const MAX_DIVE: u8 = 16;
 
-/// What a leaf held by a worker counts as while it is out (Wu's policies).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a leaf held by a worker counts as while it is out (Wu's policies,
+/// and two between them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InFlight {
     /// It keeps its numbers but cannot be chosen again, nor can a node all
-    /// of whose needed children are held ("flagging"; the coordinator's policy).
-    #[default]
+    /// of whose needed children are held ("flagging").
     Flag,
     /// It counts as a win for the side to move at the root until it returns.
     VirtualWin,
     /// It counts as a loss for the side to move at the root until it returns.
     VirtualLoss,
+    /// Flagging, but in a classify job a leaf is first sought among at most
+    /// this many children held at once below any node whose side to move
+    /// looks closer to a win (φ ≤ δ); only when no such leaf is left does it
+    /// flag (no worker idles). A solve flags. The coordinator's policy is `Cap(4)`.
+    Cap(u8),
+    /// A virtual win below a root (a classify job's openings) that looks like
+    /// a win (φ ≤ δ), a virtual loss below one that looks like a loss; when
+    /// that leaves nothing to hand out, flagging.
+    ByRoot,
 }
 
 /// A node to add to the tree (at load, or when a node is expanded).
@@ -154,6 +171,12 @@ fn finite(n: u64) -> Option<u64> {
     (n != INFINITE).then_some(n)
 }
 
+impl Default for InFlight {
+    fn default() -> InFlight {
+        InFlight::Cap(4)
+    }
+}
+
 impl PnTree {
     /// A tree of `nodes` (the root among them) and `edges` (parent, child by
     /// store id; unknown ids are skipped), with every number computed.
@@ -163,7 +186,7 @@ impl PnTree {
             index: HashMap::new(),
             root: 0,
             classify,
-            policy: InFlight::Flag,
+            policy: InFlight::default(),
         };
         for leaf in nodes {
             tree.insert(leaf);
@@ -195,7 +218,7 @@ impl PnTree {
         tree
     }
 
-    /// The same tree with another in-flight policy (for measuring them; the coordinator flags).
+    /// The same tree with another in-flight policy (for measuring them; the coordinator's is the default).
     pub fn with_policy(mut self, policy: InFlight) -> PnTree {
         self.policy = policy;
         let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();
@@ -224,6 +247,7 @@ impl PnTree {
             children: Vec::new(),
             dive: 0,
             dived: false,
+            preferred: Preferred::default(),
         });
         self.index.insert(leaf.id, n);
         n
@@ -258,7 +282,7 @@ impl PnTree {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
             NodeKind::Stuck => (1, u64::from(node.replies.max(1)), true),
-            NodeKind::Frontier if node.busy && self.policy != InFlight::Flag => {
+            NodeKind::Frontier if node.busy && matches!(self.policy, InFlight::VirtualWin | InFlight::VirtualLoss) => {
                 let root_moves = (node.depth - self.nodes[self.root as usize].depth.min(node.depth)).is_multiple_of(2);
                 let root_wins = self.policy == InFlight::VirtualWin;
                 if root_moves == root_wins { (0, INFINITE, true) } else { (INFINITE, 0, true) }
@@ -276,9 +300,10 @@ impl PnTree {
                 (phi, delta, saturated || decided)
             }
         };
+        let preferred = self.preferred_of(n, phi, delta);
         let node = &mut self.nodes[n as usize];
-        let changed = (node.phi, node.delta, node.saturated) != (phi, delta, saturated);
-        (node.phi, node.delta, node.saturated) = (phi, delta, saturated);
+        let changed = (node.phi, node.delta, node.saturated, node.preferred) != (phi, delta, saturated, preferred);
+        (node.phi, node.delta, node.saturated, node.preferred) = (phi, delta, saturated, preferred);
         changed
     }
 
@@ -315,8 +340,20 @@ impl PnTree {
         self.select_from(start)
     }
 
-    /// The most-proving leaf at or below node `start` that is not in flight, marked in flight.
+    /// The most-proving leaf at or below node `start` that is not in flight,
+    /// marked in flight: the policy's preferred one if it has one, else by flagging.
     fn select_from(&mut self, start: u32) -> Option<NodeId> {
+        let n = match self.preferred_leaf(start) {
+            Some(n) => n,
+            None => self.flagged_leaf(start)?,
+        };
+        self.nodes[n as usize].busy = true;
+        self.update_from(n);
+        Some(self.nodes[n as usize].id)
+    }
+
+    /// The most-proving leaf at or below node `start` that is not in flight (flagging).
+    fn flagged_leaf(&mut self, start: u32) -> Option<u32> {
         let mut n = start;
         if self.nodes[n as usize].saturated {
             return None;
@@ -326,22 +363,12 @@ impl PnTree {
             match node.kind {
                 NodeKind::Frontier => break,
                 NodeKind::Expanded => {
-                    let at_classify_root = self.classify && n == self.root;
                     let best = node
                         .children
                         .iter()
                         .copied()
                         .filter(|&c| !self.nodes[c as usize].saturated && !self.decided(c))
-                        .min_by_key(|&c| {
-                            let child = &self.nodes[c as usize];
-                            if at_classify_root {
-                                // Finish what was started: a child being expanded goes before a new one.
-                                let fresh = child.kind == NodeKind::Frontier;
-                                (u64::from(fresh), child.phi.min(child.delta), child.delta)
-                            } else {
-                                (0, child.delta, child.phi)
-                            }
-                        });
+                        .min_by_key(|&c| self.descent_key(n, c));
                     match best {
                         Some(c) => n = c,
                         None => {
@@ -354,9 +381,19 @@ impl PnTree {
                 _ => return None,
             }
         }
-        self.nodes[n as usize].busy = true;
-        self.update_from(n);
-        Some(self.nodes[n as usize].id)
+        Some(n)
+    }
+
+    /// The order of a descent from node `n` through its child `c`: least first.
+    fn descent_key(&self, n: u32, c: u32) -> (u64, u64, u64) {
+        let child = &self.nodes[c as usize];
+        if self.classify && n == self.root {
+            // Finish what was started: a child being expanded goes before a new one.
+            let fresh = child.kind == NodeKind::Frontier;
+            (u64::from(fresh), child.phi.min(child.delta), child.delta)
+        } else {
+            (0, child.delta, child.phi)
+        }
     }
 
     /// Notes that a unit at `id` ran its whole budget and decided none of its

@@ -141,73 +141,89 @@ fn a_revived_leaf_held_when_it_was_pruned_is_handed_out_again() {
 /// and is expanded; the root's numbers must come to say the true value.
 #[test]
 fn the_manager_reaches_the_true_value_on_random_trees() {
-    for seed in 1..300u64 {
-        let game = Game::random(seed, 60);
-        let truth = game.value(0);
-        let id = |n: usize| NodeId(n as i64 + 1);
-        let mut depth = vec![0u32; game.children.len()];
-        for n in 0..game.children.len() {
-            for &c in &game.children[n] {
-                depth[c] = depth[n] + 1;
-            }
+    for policy in [InFlight::Flag, InFlight::Cap(1), InFlight::Cap(2), InFlight::Cap(4), InFlight::ByRoot] {
+        for seed in 1..300u64 {
+            play_random_tree(seed, policy);
         }
-        let mut tree = PnTree::new(id(0), false, &[leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier)], &[]);
-        let mut leases = 0;
-        let mut held: Vec<NodeId> = Vec::new();
-        // The node last expanded: on odd seeds, leaves come from below it first (a worker's home).
-        let mut home: Option<NodeId> = None;
-        loop {
-            // Two workers: hold up to two leaves, answer the older.
-            while held.len() < 2 {
-                let below = home.filter(|_| seed % 2 == 1).and_then(|h| tree.select_below(h));
-                match below.or_else(|| tree.select()) {
-                    Some(n) => held.push(n),
-                    None => break,
-                }
-            }
-            let Some(n) = (!held.is_empty()).then(|| held.remove(0)) else { break };
-            leases += 1;
-            assert!(leases < 10_000, "seed {seed}: no end");
-            let g = (n.0 - 1) as usize;
-            // On seeds divisible by 3, a leaf chosen on a dive is expanded without a unit (as the store does).
-            if seed % 3 == 0
-                && !game.children[g].is_empty()
-                && let Some(levels) = tree.dive_into(n)
-            {
-                let children: Vec<PnLeaf> = game.children[g]
-                    .iter()
-                    .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))
-                    .collect();
-                tree.expand(n, &children);
-                tree.mark_dived(n, levels);
-                held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
-                continue;
-            }
-            // A unit expands when it has children and its "budget" (every other lease) runs out.
-            if !game.children[g].is_empty() && (leases + seed as usize).is_multiple_of(2) {
-                let children: Vec<PnLeaf> = game.children[g]
-                    .iter()
-                    .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))
-                    .collect();
-                tree.expand(n, &children);
-                if seed % 3 == 0 {
-                    // The unit got nowhere: the next leaves below it dive.
-                    tree.far_from_answer(n);
-                }
-                home = Some(n);
-            } else {
-                let value = game.value(g);
-                tree.decide(n, value);
-            }
-            held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
-        }
-        let stats = tree.stats();
-        let decided = match truth {
-            Outcome::Win => stats.proof_number == Some(0),
-            _ => stats.disproof_number == Some(0),
-        };
-        assert!(decided, "seed {seed}: the root should be decided as {truth:?}: {stats:?}");
     }
+}
+
+/// One game of [`the_manager_reaches_the_true_value_on_random_trees`].
+fn play_random_tree(seed: u64, policy: InFlight) {
+    let game = Game::random(seed, 60);
+    let truth = game.value(0);
+    let id = |n: usize| NodeId(n as i64 + 1);
+    let mut depth = vec![0u32; game.children.len()];
+    for n in 0..game.children.len() {
+        for &c in &game.children[n] {
+            depth[c] = depth[n] + 1;
+        }
+    }
+    let leaves_of = |g: usize| -> Vec<PnLeaf> {
+        game.children[g]
+            .iter()
+            .map(|&c| leaf(id(c).0, depth[c], game.children[c].len() as u32, NodeKind::Frontier))
+            .collect()
+    };
+    // Every fifth seed classifies the root's children (expanded when the job is planned).
+    let classify = seed.is_multiple_of(5) && !game.children[0].is_empty();
+    let root = leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier);
+    let mut tree = PnTree::new(id(0), classify, &[root], &[]).with_policy(policy);
+    if classify {
+        tree.expand(id(0), &leaves_of(0));
+    }
+    // From two to five workers, each holding a leaf; the oldest is answered first.
+    let workers = 2 + (seed % 4) as usize;
+    let mut leases = 0;
+    let mut held: Vec<NodeId> = Vec::new();
+    // The node last expanded: on odd seeds, leaves come from below it first (a worker's home).
+    let mut home: Option<NodeId> = None;
+    loop {
+        while held.len() < workers {
+            let below = home.filter(|_| seed % 2 == 1).and_then(|h| tree.select_below(h));
+            match below.or_else(|| tree.select()) {
+                Some(n) => held.push(n),
+                None => {
+                    assert!(tree.is_saturated(), "seed {seed}, {policy:?}: a waiting leaf was not handed out");
+                    break;
+                }
+            }
+        }
+        let Some(n) = (!held.is_empty()).then(|| held.remove(0)) else { break };
+        leases += 1;
+        assert!(leases < 10_000, "seed {seed}, {policy:?}: no end");
+        let g = (n.0 - 1) as usize;
+        // On seeds divisible by 3, a leaf chosen on a dive is expanded without a unit (as the store does).
+        if seed.is_multiple_of(3)
+            && !game.children[g].is_empty()
+            && let Some(levels) = tree.dive_into(n)
+        {
+            tree.expand(n, &leaves_of(g));
+            tree.mark_dived(n, levels);
+            held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+            continue;
+        }
+        // A unit expands when it has children and its "budget" (every other lease) runs out.
+        if !game.children[g].is_empty() && (leases + seed as usize).is_multiple_of(2) {
+            tree.expand(n, &leaves_of(g));
+            if seed.is_multiple_of(3) {
+                // The unit got nowhere: the next leaves below it dive.
+                tree.far_from_answer(n);
+            }
+            home = Some(n);
+        } else {
+            let value = game.value(g);
+            tree.decide(n, value);
+        }
+        held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+    }
+    let stats = tree.stats();
+    assert_eq!(stats.frontier, 0, "seed {seed}, {policy:?}: leaves still needed");
+    let decided = match truth {
+        Outcome::Win => stats.proof_number == Some(0),
+        _ => stats.disproof_number == Some(0),
+    };
+    assert!(decided, "seed {seed}, {policy:?}: the root should be decided as {truth:?}: {stats:?}");
 }
 
 #[test]
