@@ -464,3 +464,70 @@ impl TreeGame for Engine {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use golomb_engine::proof::{self, ProofNode};
+    use golomb_engine::solve::{Progress, SolveConfig, TranspositionTable, solve};
+    use golomb_engine::split::Goal;
+    use golomb_engine::tiling::Each;
+    use golomb_engine::{Bitboard, Board, Game, GameSpec, PieceSet, Position};
+    use golomb_proto::JobSpec;
+
+    use super::{Engine, TreeGame, check_tree};
+
+    /// A worker's tree of one position, imported where this database keeps
+    /// the position's mirror image, is mapped onto the image and holds there.
+    #[test]
+    fn a_tree_is_mapped_onto_a_symmetric_image_of_its_position() {
+        let spec = JobSpec {
+            game: GameSpec::new("6x5", "", "pentominoes"),
+            moves: String::new(),
+            goal: Goal::Classify,
+            each: Each::Exactly,
+            split_depth: 1,
+            split_after_seconds: 0.0,
+            hands: None,
+        };
+        let g: Game<Bitboard> = Game::new(Board::new(6, 5).unwrap(), PieceSet::of_order(5)).unwrap();
+        // An opening whose image under some symmetry is another placement.
+        let (opening, image) = g
+            .legal_moves(&Position::empty())
+            .into_iter()
+            .find_map(|id| {
+                let other =
+                    (1..g.board().symmetries().len()).map(|s| g.symmetric_placement(s, id)).find(|&o| o != id)?;
+                Some((g.move_name(id), g.move_name(other)))
+            })
+            .expect("an opening with a distinct image");
+        let (pos, _) = g.play_line(Position::empty(), &opening).unwrap();
+        let (tt, config) = (TranspositionTable::new(8), SolveConfig::default());
+        let report = solve(&g, &pos, &config, &tt, &Progress::default());
+        let progress = Progress::default();
+        let source = proof::ProofSource {
+            game: &g,
+            config: &config,
+            tt: &tt,
+            known: &report.winning_moves,
+            progress: &progress,
+        };
+        let tree =
+            proof::build_tree(&source, &pos, &opening, report.outcome, proof::default_plies(report.outcome)).unwrap();
+        assert!(tree.leaves() > 1);
+        let json = serde_json::to_string(&tree).unwrap();
+
+        let mapped: ProofNode =
+            serde_json::from_str(&Engine.map_tree(&spec, &opening, &image, &json).unwrap()).unwrap();
+        let (image_pos, _) = g.play_line(Position::empty(), &image).unwrap();
+        assert_eq!(check_tree(&g, &mapped, image_pos, &image), Ok(tree.leaves()));
+        assert!(check_tree(&g, &tree, image_pos, &image).is_err(), "the unmapped tree does not fit the image");
+        // Two positions that are not images of each other: refused, not mapped.
+        let other = g.legal_moves(&Position::empty()).into_iter().map(|id| g.move_name(id)).find(|m| {
+            let (p, _) = g.play_line(Position::empty(), m).unwrap();
+            golomb_engine::split::symmetry_between(&g, &pos, &p).is_none()
+        });
+        if let Some(other) = other {
+            assert!(Engine.map_tree(&spec, &opening, &other, &json).is_err());
+        }
+    }
+}
