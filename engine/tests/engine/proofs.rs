@@ -28,6 +28,16 @@ fn proof_of(game: &Game<Bitboard>, moves: &str, plies: Option<usize>) -> ProofFi
     ProofFile::new(game, line, report.outcome, tree, None)
 }
 
+/// The empty board's winning move and the proof of the lost position after it.
+fn lost_after_winning_move(g: &Game<Bitboard>) -> (String, ProofFile) {
+    let root_move = match proof_of(g, "", None).tree {
+        ProofNode::Win { winning_move: Some(m), .. } => m,
+        other => panic!("unexpected {other:?}"),
+    };
+    let lost = proof_of(g, &root_move, None);
+    (root_move, lost)
+}
+
 #[test]
 fn solver_proofs_verify_and_survive_json() {
     let g = game(6, 5);
@@ -41,11 +51,7 @@ fn solver_proofs_verify_and_survive_json() {
         assert_eq!(report.leaves, p.tree.leaves());
     }
     // A lost root (the position after the winning move): every reply with its winning answer.
-    let root_move = match proof_of(&g, "", None).tree {
-        ProofNode::Win { winning_move: Some(m), .. } => m,
-        other => panic!("unexpected {other:?}"),
-    };
-    let lost = proof_of(&g, &root_move, None);
+    let (_, lost) = lost_after_winning_move(&g);
     assert_eq!(lost.value, Outcome::Loss);
     assert!(matches!(&lost.tree, ProofNode::Loss { replies: Some(r) } if !r.is_empty()));
     verify(&g, &lost).unwrap();
@@ -168,11 +174,7 @@ fn recorded_winning_moves_are_legal_winning_moves() {
 fn check_tree_counts_leaves_and_refuses_a_missing_reply() {
     use golomb_engine::verify::check_tree;
     let g = game(6, 5);
-    let root_move = match proof_of(&g, "", None).tree {
-        ProofNode::Win { winning_move: Some(m), .. } => m,
-        other => panic!("unexpected {other:?}"),
-    };
-    let lost = proof_of(&g, &root_move, None);
+    let (root_move, lost) = lost_after_winning_move(&g);
     let (pos, _) = g.play_line(Position::empty(), &lost.moves).unwrap();
     assert_eq!(check_tree(&g, &lost.tree, pos, &lost.moves), Ok(lost.tree.leaves()));
 
@@ -194,11 +196,7 @@ fn check_tree_counts_leaves_and_refuses_a_missing_reply() {
 fn a_tree_mapped_by_a_symmetry_proves_the_mirror_image() {
     use golomb_engine::verify::check_tree;
     let g = game(6, 5);
-    let root_move = match proof_of(&g, "", None).tree {
-        ProofNode::Win { winning_move: Some(m), .. } => m,
-        other => panic!("unexpected {other:?}"),
-    };
-    let lost = proof_of(&g, &root_move, None);
+    let (root_move, lost) = lost_after_winning_move(&g);
     let symmetries = g.board().symmetries().len();
     assert!(symmetries > 1);
     for symmetry in 1..symmetries {

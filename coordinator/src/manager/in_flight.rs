@@ -1,0 +1,31 @@
+//! What a leaf held by a worker counts as while it is out ([`InFlight`]):
+//! the policies the manager chooses leaves by, the coordinator's default
+//! among them.
+
+/// What a leaf held by a worker counts as while it is out (Wu's policies,
+/// and two between them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFlight {
+    /// It keeps its numbers but cannot be chosen again, nor can a node all
+    /// of whose needed children are held ("flagging").
+    Flag,
+    /// It counts as a win for the side to move at the root until it returns.
+    VirtualWin,
+    /// It counts as a loss for the side to move at the root until it returns.
+    VirtualLoss,
+    /// Flagging, but in a classify job a leaf is first sought among at most
+    /// this many children held at once below any node whose side to move
+    /// looks closer to a win (φ ≤ δ); only when no such leaf is left does it
+    /// flag (no worker idles). A solve flags. The coordinator's policy is `Cap(4)`.
+    Cap(u8),
+    /// A virtual win below a root (a classify job's openings) that looks like
+    /// a win (φ ≤ δ), a virtual loss below one that looks like a loss; when
+    /// that leaves nothing to hand out, flagging.
+    ByRoot,
+}
+
+impl Default for InFlight {
+    fn default() -> InFlight {
+        InFlight::Cap(4)
+    }
+}
