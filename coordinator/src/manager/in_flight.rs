@@ -1,6 +1,7 @@
 //! What a leaf held by a worker counts as while it is out ([`InFlight`]):
 //! the policies the manager chooses leaves by, the coordinator's default
-//! among them.
+//! among them, and what a node keeps for the policies that prefer some
+//! leaves ([`Preferred`], filled in `preferred.rs`).
 
 /// What a leaf held by a worker counts as while it is out (Wu's policies,
 /// and two between them).
@@ -28,4 +29,30 @@ impl Default for InFlight {
     fn default() -> InFlight {
         InFlight::Cap(4)
     }
+}
+
+/// A node's numbers under one virtual policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Numbers {
+    pub(super) phi: u64,
+    pub(super) delta: u64,
+    pub(super) saturated: bool,
+}
+
+impl Default for Numbers {
+    fn default() -> Numbers {
+        Numbers { phi: 1, delta: 1, saturated: false }
+    }
+}
+
+/// What a node keeps for the preferred descent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Preferred {
+    /// It is undecided and some leaf at or below it is in flight.
+    pub(super) held: bool,
+    /// The capped descent finds a leaf at or below it ([`InFlight::Cap`]).
+    pub(super) open: bool,
+    /// Its numbers with leaves in flight counted as wins, then as losses,
+    /// for the side to move at its root ([`InFlight::ByRoot`]).
+    pub(super) virtual_numbers: [Numbers; 2],
 }

@@ -44,7 +44,7 @@ mod preferred;
 mod trees;
 
 pub use in_flight::InFlight;
-use preferred::Preferred;
+use in_flight::Preferred;
 pub use trees::{RELOAD_EVERY, Trees};
 
 use std::collections::{BTreeSet, HashMap};

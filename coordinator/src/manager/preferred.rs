@@ -4,38 +4,13 @@
 //! flagging one. A preferred leaf is always a waiting leaf the flagging
 //! descent could also choose: these policies change only the order.
 
+use super::in_flight::{Numbers, Preferred};
 use super::{INFINITE, InFlight, NodeKind, PnTree};
-
-/// A node's numbers under one virtual policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Numbers {
-    phi: u64,
-    delta: u64,
-    saturated: bool,
-}
-
-impl Default for Numbers {
-    fn default() -> Numbers {
-        Numbers { phi: 1, delta: 1, saturated: false }
-    }
-}
 
 /// The index of the numbers with leaves in flight counted as wins for the side to move at their root.
 const VIRTUAL_WIN: usize = 0;
 /// The index of the numbers with leaves in flight counted as losses for it.
 const VIRTUAL_LOSS: usize = 1;
-
-/// What a node keeps for the preferred descent.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Preferred {
-    /// It is undecided and some leaf at or below it is in flight.
-    held: bool,
-    /// The capped descent finds a leaf at or below it ([`InFlight::Cap`]).
-    open: bool,
-    /// Its numbers with leaves in flight counted as wins, then as losses,
-    /// for the side to move at its root ([`InFlight::ByRoot`]).
-    virtual_numbers: [Numbers; 2],
-}
 
 impl PnTree {
     /// What node `n` keeps for the preferred descent, given its new flagging numbers.
