@@ -1,9 +1,12 @@
 //! `golomb prove`: bring the proof trees a running job's big units came
 //! without (solved before workers sent trees, or imported from a file of
-//! an older build). Each such unit is solved again by another worker, as a
-//! check of its value, and the tree that worker sends is kept, so that
-//! `golomb verify` of the job re-solves one small position per reply
-//! instead of the unit's whole position.
+//! an older build). Each such unit that the job's proof (a classify's: its
+//! decided children's) leaves whole to the checker is solved again by
+//! another worker, as a check of its value, and the tree that worker sends
+//! is kept, so that `golomb verify` of the job re-solves one small position
+//! per reply instead of the unit's whole position. Units the proof does not
+//! use (a won position's other tries) are left alone, and requests of an
+//! earlier `prove` for such units that are still waiting are withdrawn.
 
 use std::io::Write;
 
@@ -38,14 +41,22 @@ struct Asked {
     job: u64,
     units: u64,
     positions: u64,
+    withdrawn: u64,
 }
 
 impl Report for Asked {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        if self.withdrawn > 0 {
+            writeln!(
+                out,
+                "job {}: {} waiting requests withdrawn: their units are no longer in the job's proof",
+                self.job, self.withdrawn
+            )?;
+        }
         if self.units == 0 {
             writeln!(
                 out,
-                "job {}: every unit of that size already has its proof tree (or a check under way)",
+                "job {}: every unit of that size in its proof already has its tree (or a check under way)",
                 self.job
             )?;
             return Ok(());
@@ -67,5 +78,9 @@ impl Report for Asked {
 pub fn run(args: &ProveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let request = pb::ProveRequest { job_id: args.job, min_positions: args.min_positions.unwrap_or(0) };
     let r = with_client(&args.client, async |client| Ok(client.prove(request).await.map_err(refused)?.into_inner()))?;
-    output::print(out, &Asked { job: args.job, units: r.units, positions: r.positions }, args.json)
+    output::print(
+        out,
+        &Asked { job: args.job, units: r.units, positions: r.positions, withdrawn: r.withdrawn },
+        args.json,
+    )
 }

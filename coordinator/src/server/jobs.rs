@@ -236,13 +236,29 @@ impl pb::jobs_server::Jobs for JobsService {
         let r = request.into_inner();
         let job = JobId(r.job_id);
         let min = if r.min_positions == 0 { golomb_worker::DEFAULT_PROOF_FROM_POSITIONS } else { r.min_positions };
-        let asked = self.0.store(move |s| s.request_proofs(job, min)).await?;
+        // Only the units its proofs would leave whole to the checker.
+        let tree = self.0.read(move |s| s.job_tree(job)).await?;
+        let needed = match tree.spec.kind() {
+            Kind::GameValue => Some(
+                tokio::task::spawn_blocking(move || proof::untreed_leaves(&tree))
+                    .await
+                    .map_err(|e| Status::internal(e.to_string()))?,
+            ),
+            Kind::TilingCount | Kind::HandsScore => None,
+        };
+        let asked = self.0.store(move |s| s.request_proofs(job, min, needed.as_ref())).await?;
         tracing::info!(
-            "job {job}: {} units without a proof tree handed out again to bring one ({} positions the first time)",
+            "job {job}: {} units without a proof tree handed out again to bring one ({} positions the first time), \
+             {} waiting requests withdrawn (no longer in its proof)",
             asked.units,
-            asked.positions
+            asked.positions,
+            asked.withdrawn
         );
-        Ok(Response::new(pb::ProveResponse { units: asked.units, positions: asked.positions }))
+        Ok(Response::new(pb::ProveResponse {
+            units: asked.units,
+            positions: asked.positions,
+            withdrawn: asked.withdrawn,
+        }))
     }
 
     type WatchStream = StatusStream;

@@ -17,7 +17,7 @@
 //! A hands job's proof is of a score ([`hands_proof`]): a tree for each
 //! bound, the units again the leaves the checker solves.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use golomb_engine::hands::proof::{BoundNode, BoundReply, HandsProofFile};
 use golomb_engine::proof::{ProofFile, ProofNode, ProofReply};
@@ -111,6 +111,65 @@ pub fn child_proofs(job: JobId, tree: &JobTree) -> Result<Vec<ChildProof>, Proof
         }
         Ok(out)
     })
+}
+
+/// The nodes that a game job's proofs leave whole to the checker for want
+/// of a tree from their worker: what `golomb prove` asks trees for. They
+/// are the leaves of the job's proof ([`job_proof`]), or of every decided
+/// child's for a classify ([`child_proofs`]), whose node has no tree; below
+/// a node still undecided, those of every decided node under it, since the
+/// proof may come to need any of them. The units of a won node's other
+/// moves (tried, and lost for the mover) are not among them: no proof uses
+/// them.
+pub fn untreed_leaves(tree: &JobTree) -> HashSet<NodeId> {
+    let JobTree { spec, root, nodes } = tree;
+    let mut walk = LeafWalk { nodes, seen: HashSet::new(), leaves: HashSet::new() };
+    let classify = spec.goal == golomb_engine::split::Goal::Classify;
+    match nodes.get(root) {
+        Some(top) if classify => top.edges.iter().for_each(|&(_, child)| walk.node(child)),
+        Some(_) => walk.node(*root),
+        None => {}
+    }
+    walk.leaves
+}
+
+/// The walk of [`untreed_leaves`]: the same choices as [`Builder::node`],
+/// without building anything.
+struct LeafWalk<'a> {
+    nodes: &'a HashMap<NodeId, TreeNode>,
+    seen: HashSet<NodeId>,
+    leaves: HashSet<NodeId>,
+}
+
+impl LeafWalk<'_> {
+    fn node(&mut self, id: NodeId) {
+        let Some(node) = self.nodes.get(&id) else { return };
+        if !self.seen.insert(id) {
+            return;
+        }
+        let decided = |child: NodeId, value: Outcome| self.nodes.get(&child).is_some_and(|c| c.value == value);
+        let below: Vec<NodeId> = match node.value {
+            Outcome::Win => {
+                let best = node.best.as_deref().and_then(|best| node.edges.iter().find(|(mv, _)| mv == best));
+                match best.map(|&(_, c)| c).filter(|&c| decided(c, Outcome::Loss)) {
+                    Some(child) => vec![child],
+                    None => Vec::new(),
+                }
+            }
+            Outcome::Loss if !node.edges.is_empty() && node.edges.iter().all(|&(_, c)| decided(c, Outcome::Win)) => {
+                node.edges.iter().map(|&(_, c)| c).collect()
+            }
+            Outcome::Loss => Vec::new(),
+            Outcome::Unknown => node.edges.iter().map(|&(_, c)| c).collect(),
+        };
+        if below.is_empty() && node.value != Outcome::Unknown {
+            if node.proof.is_none() {
+                self.leaves.insert(id);
+            }
+            return;
+        }
+        below.into_iter().for_each(|child| self.node(child));
+    }
 }
 
 /// The proof of a finished hands job's score (`score`, for the side to move
@@ -219,5 +278,87 @@ impl<B: Bits> Builder<'_, B> {
             return Ok(None);
         }
         tree.map_moves(map).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use golomb_engine::GameSpec;
+    use golomb_engine::solve::Outcome::{self, Loss, Unknown, Win};
+    use golomb_engine::split::Goal;
+    use golomb_engine::tiling::Each;
+    use golomb_proto::JobSpec;
+
+    use super::untreed_leaves;
+    use crate::store::{JobTree, NodeId, TreeNode};
+
+    /// A node of a hand-made tree: its value, winning move, edges and whether it has a tree.
+    fn node(value: Outcome, best: Option<&str>, edges: &[(&str, i64)], tree: bool) -> TreeNode {
+        TreeNode {
+            line: String::new(),
+            value,
+            best: best.map(String::from),
+            edges: edges.iter().map(|&(mv, c)| (mv.to_string(), NodeId(c))).collect(),
+            proof: tree.then(|| r#"{"value":"win"}"#.to_string()),
+        }
+    }
+
+    fn job(goal: Goal, nodes: Vec<(i64, TreeNode)>) -> JobTree {
+        let spec = JobSpec {
+            game: GameSpec::new("6x5", "", "pentominoes"),
+            moves: String::new(),
+            goal,
+            each: Each::Exactly,
+            split_depth: 1,
+            split_after_seconds: 0.0,
+            hands: None,
+        };
+        let nodes: HashMap<NodeId, TreeNode> = nodes.into_iter().map(|(id, n)| (NodeId(id), n)).collect();
+        JobTree { spec, root: NodeId(1), nodes }
+    }
+
+    fn ids(leaves: HashSet<NodeId>) -> Vec<i64> {
+        let mut ids: Vec<i64> = leaves.into_iter().map(|n| n.0).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// `golomb prove` asks for the leaves a proof uses: of a won node only
+    /// its winning move's side, of a lost one every reply, nothing a tree
+    /// already covers, and below an undecided node every decided one.
+    #[test]
+    fn the_leaves_left_to_the_checker_are_those_the_proof_uses() {
+        let tree = job(
+            Goal::Solve,
+            vec![
+                // The root wins by `a` (node 2); `b` (node 3) was tried and lost for it.
+                (1, node(Win, Some("a"), &[("a", 2), ("b", 3)], false)),
+                (2, node(Loss, None, &[("x", 4), ("y", 5), ("z", 6)], false)),
+                (3, node(Win, None, &[], false)),
+                // Every reply to `a` is answered: 4 and 5 by units, 6 by a unit that sent its tree.
+                (4, node(Win, None, &[], false)),
+                (5, node(Win, Some("q"), &[("q", 7)], false)),
+                (6, node(Win, None, &[], true)),
+                (7, node(Loss, None, &[], false)),
+            ],
+        );
+        assert_eq!(ids(untreed_leaves(&tree)), [4, 7]);
+        // A classify: every decided child of the root, and under an undecided one every decided node.
+        let tree = job(
+            Goal::Classify,
+            vec![
+                (1, node(Win, Some("a"), &[("a", 2), ("b", 3), ("c", 4)], false)),
+                (2, node(Loss, None, &[], false)),
+                (3, node(Win, Some("p"), &[("p", 5), ("q", 6)], false)),
+                (4, node(Unknown, None, &[("r", 7), ("s", 8)], false)),
+                (5, node(Loss, None, &[], false)),
+                (6, node(Win, None, &[], false)),
+                (7, node(Loss, None, &[], false)),
+                (8, node(Unknown, None, &[], false)),
+            ],
+        );
+        assert_eq!(ids(untreed_leaves(&tree)), [2, 5, 7]);
     }
 }

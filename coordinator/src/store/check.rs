@@ -15,6 +15,8 @@
 //! ([`Store::request_proofs`], `golomb prove`): the check's worker sends its
 //! tree, and it is kept for the checked node when the two agree.
 
+use std::collections::HashSet;
+
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
@@ -119,6 +121,9 @@ pub struct ProofRequests {
     pub units: u64,
     /// Positions those units' first searches took: about what the checks will cost.
     pub positions: u64,
+    /// Proof checks still waiting that were withdrawn: their units are no
+    /// longer among those the job's proof needs.
+    pub withdrawn: u64,
 }
 
 impl Store {
@@ -128,9 +133,18 @@ impl Store {
     /// waiting or running, gets a check unit. Another worker solves it again
     /// (ahead of the job's other units, never split) and sends its tree,
     /// kept if the values agree; a disagreement is settled like any check's.
+    /// With `needed` (the nodes the job's proof leaves to the checker,
+    /// `server::proof::untreed_leaves`), only units of those nodes are asked
+    /// for, and the proof checks still waiting for other units are withdrawn
+    /// (checks drawn by `--check-fraction` are left alone).
     /// Only a running job's units are handed out, so an ended job is refused
     /// (a job still waiting for its first lease is running as far as this goes).
-    pub fn request_proofs(&mut self, job: JobId, min_positions: u64) -> Result<ProofRequests, StoreError> {
+    pub fn request_proofs(
+        &mut self,
+        job: JobId,
+        min_positions: u64,
+        needed: Option<&HashSet<NodeId>>,
+    ) -> Result<ProofRequests, StoreError> {
         let tx = self.write()?;
         let row = super::job_row::job_row(&tx, job)?;
         if !matches!(row.state, JobState::Running | JobState::Pending) {
@@ -138,9 +152,26 @@ impl Store {
                 "its units are not handed out any more: resume it from its export (`golomb run --resume`) to prove it";
             return Err(StoreError::JobState { job, state: row.state, what });
         }
-        let units: Vec<(i64, i64)> = tx
+        let mut asked = ProofRequests::default();
+        if let Some(needed) = needed {
+            let waiting: Vec<(i64, NodeId)> = tx
+                .prepare(
+                    "SELECT c.id, o.node FROM units c JOIN units o ON o.id = c.checking
+                     WHERE c.job = :job AND c.checking IS NOT NULL AND c.wants_proof AND c.state = :pending",
+                )?
+                .query_map(named_params! { ":job": job.0 as i64, ":pending": UnitState::Pending }, |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            let mut withdraw = tx.prepare_cached("UPDATE units SET state = :cancelled WHERE id = :unit")?;
+            for (check, _) in waiting.iter().filter(|(_, node)| !needed.contains(node)) {
+                withdraw.execute(named_params! { ":unit": check, ":cancelled": UnitState::Cancelled })?;
+                asked.withdrawn += 1;
+            }
+        }
+        let units: Vec<(i64, i64, NodeId)> = tx
             .prepare(
-                "SELECT u.id, u.positions FROM units u
+                "SELECT u.id, u.positions, u.node FROM units u
                  WHERE u.job = :job AND u.state = :done AND u.checking IS NULL AND u.value IS NOT NULL
                    AND u.positions >= :min
                    AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node)
@@ -151,11 +182,10 @@ impl Store {
                     ":job": job.0 as i64, ":done": UnitState::Done, ":min": min_positions.min(i64::MAX as u64) as i64,
                     ":pending": UnitState::Pending, ":leased": UnitState::Leased,
                 },
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )?
             .collect::<Result<_, _>>()?;
-        let mut asked = ProofRequests::default();
-        for (unit, positions) in units {
+        for (unit, positions, _) in units.into_iter().filter(|(_, _, node)| needed.is_none_or(|n| n.contains(node))) {
             add_check(&tx, unit, true)?;
             asked.units += 1;
             asked.positions += positions.max(0) as u64;

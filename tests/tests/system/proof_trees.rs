@@ -5,9 +5,12 @@
 //! positions instead of whole units. A tampered tree in a file is refused,
 //! naming the entry.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
+use golomb_engine::proof::{ProofFile, ProofNode};
+use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
 use golomb_tests::{Cluster, ServeOptions, golomb_command};
 use serde_json::Value;
 
@@ -22,6 +25,29 @@ fn export(cluster: &Cluster, job: u64, file: &Path) -> Value {
     let out = cluster.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+}
+
+/// The positions (canonical under the board's symmetries) that proof tree
+/// `node`, standing at `pos`, leaves whole to the checker.
+fn bare_leaves(
+    game: &Game<Bitboard>,
+    node: &ProofNode,
+    pos: Position<Bitboard>,
+    out: &mut HashSet<Position<Bitboard>>,
+) {
+    let after = |mv: &str| pos.after(game.placement(game.parse_move(mv).unwrap()));
+    match node {
+        ProofNode::Win { winning_move: Some(mv), after: Some(next) } => bare_leaves(game, next, after(mv), out),
+        ProofNode::Win { winning_move: Some(mv), after: None } => {
+            out.insert(game.canonical(&after(mv)));
+        }
+        ProofNode::Loss { replies: Some(replies) } => {
+            replies.iter().for_each(|r| bare_leaves(game, &r.after, after(&r.reply), out));
+        }
+        ProofNode::Win { winning_move: None, .. } | ProofNode::Loss { replies: None } => {
+            out.insert(game.canonical(&pos));
+        }
+    }
 }
 
 /// Positions a proof tree leaves to the checker.
@@ -92,8 +118,9 @@ fn unit_proof_trees_reach_the_export_and_survive_a_resume() {
 }
 
 /// `golomb prove` on a running job: the units a worker solved without
-/// sending trees are solved again by another worker, as checks, and their
-/// trees are kept; on an ended job it is refused, saying why.
+/// sending trees that the job's proofs use are solved again by another
+/// worker, as checks, and their trees are kept; on an ended job it is
+/// refused, saying why.
 #[test]
 fn prove_brings_the_trees_a_jobs_units_came_without() {
     let cluster = Cluster::start(None, 4.0);
@@ -122,6 +149,15 @@ fn prove_brings_the_trees_a_jobs_units_came_without() {
     assert_eq!(status["state"], "done", "{status}");
     assert_eq!(status["conflicts"], 0, "{status}");
     let exported = export(&cluster, job, &cluster.dir.path().join("proved.json"));
+    // Every unit of w1 that the openings' proofs leave whole to the checker has its tree now;
+    // prove asked for no other (a won position's other tries are in no proof).
+    let game: Game<Bitboard> = Game::new(Board::new(7, 6).unwrap(), PieceSet::of_order(5)).unwrap();
+    let mut bare = HashSet::new();
+    for child in exported["children"].as_array().unwrap() {
+        let file: ProofFile = serde_json::from_value(child["proof"].clone()).unwrap();
+        let (pos, _) = game.play_line(Position::empty(), &file.moves).unwrap();
+        bare_leaves(&game, &file.tree, pos, &mut bare);
+    }
     let by_first: Vec<&Value> = exported["nodes"]
         .as_array()
         .unwrap()
@@ -130,8 +166,15 @@ fn prove_brings_the_trees_a_jobs_units_came_without() {
         .filter(|n| n["decided_by"].as_str().is_some_and(|w| w.starts_with("w1 ")) && n["positions"].as_u64() > Some(0))
         .collect();
     assert!(!by_first.is_empty());
+    let with_tree = by_first.iter().filter(|n| !n["proof"].is_null()).count();
+    assert!(with_tree > 0, "no unit of w1 got its tree");
     for node in &by_first {
-        assert!(!node["proof"].is_null(), "w1's unit at {} has no tree: {node}", node["line"]);
+        let (pos, _) = game.play_line(Position::empty(), node["line"].as_str().unwrap()).unwrap();
+        assert!(
+            !bare.contains(&game.canonical(&pos)),
+            "w1's unit at {} is a bare leaf of a proof: {node}",
+            node["line"]
+        );
     }
     assert!(cluster.verify_proof(job).contains("verified"));
 

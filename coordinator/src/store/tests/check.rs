@@ -1,6 +1,8 @@
 //! Check units: a result solved again by another worker, whole; the answer
 //! waits for them, and a disagreement stands until it is settled.
 
+use std::collections::HashSet;
+
 use super::*;
 
 #[test]
@@ -61,9 +63,9 @@ fn a_check_brings_the_tree_a_unit_came_without_and_distrust_takes_it_back() {
     let (a, b) = (units[0].unit, units[1].unit);
     done_at(&mut store, first, a, Win, 1000);
     done_at(&mut store, first, b, Loss, 10);
-    let asked = store.request_proofs(job, 100).unwrap();
-    assert_eq!(asked, ProofRequests { units: 1, positions: 1000 }, "a only: b is small, c undecided");
-    assert_eq!(store.request_proofs(job, 100).unwrap().units, 0, "its check is already waiting");
+    let asked = store.request_proofs(job, 100, None).unwrap();
+    assert_eq!(asked, ProofRequests { units: 1, positions: 1000, withdrawn: 0 }, "a only: b is small, c undecided");
+    assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 0, "its check is already waiting");
     let second = store.register_worker("w2", "h", 2).unwrap();
     let check = store.lease(second, 1, 60.0).unwrap().remove(0);
     assert_eq!(check.line, "a");
@@ -84,9 +86,32 @@ fn a_check_brings_the_tree_a_unit_came_without_and_distrust_takes_it_back() {
         store.job_tree(job).unwrap().nodes.into_values().filter(|n| n.line == line).find_map(|n| n.proof)
     };
     assert_eq!(tree_of(&store, "a").as_deref(), Some(r#"{"value":"win"}"#));
-    assert_eq!(store.request_proofs(job, 100).unwrap().units, 0, "a has its tree now");
+    assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 0, "a has its tree now");
     store.distrust(second).unwrap().unwrap();
     assert_eq!(tree_of(&store, "a"), None, "the distrusted checker's tree is gone");
     let (_, children) = store.results(job).unwrap();
     assert_eq!(children[0].value, Win, "the checked value stands");
+}
+
+/// `golomb prove` with the nodes the job's proof needs: a waiting request
+/// of an earlier `prove` for a unit outside them is withdrawn, and a check
+/// drawn at random (`--check-fraction`) is left alone.
+#[test]
+fn a_request_the_proof_no_longer_needs_is_withdrawn_and_random_checks_stay() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let units = store.lease(first, 10, 60.0).unwrap();
+    done_at(&mut store, first, units[0].unit, Win, 1000);
+    done_at(&mut store, first, units[1].unit, Loss, 1000);
+    // Read before checks add nodes of the same lines.
+    let a = store.job_tree(job).unwrap().nodes.into_iter().find(|(_, n)| n.line == "a").unwrap().0;
+    assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 2);
+    store.set_check_fraction(1.0);
+    done_at(&mut store, first, units[2].unit, Win, 1000);
+    let needed: HashSet<NodeId> = [a].into_iter().collect();
+    let asked = store.request_proofs(job, 100, Some(&needed)).unwrap();
+    assert_eq!(asked, ProofRequests { units: 0, positions: 0, withdrawn: 1 }, "b's request goes, a's stays");
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    let mut checks: Vec<String> = store.lease(second, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
+    checks.sort();
+    assert_eq!(checks, ["a", "c"], "a's proof check and c's random check");
 }
