@@ -7,7 +7,9 @@ use golomb_engine::proof::verify::check_tree;
 use golomb_engine::solve::Outcome;
 use golomb_engine::{Position, with_game};
 use golomb_proto::spec::hands_setup;
-use golomb_proto::{JobId, Kind, PROTOCOL_VERSION, SpecError, UnitId, UnitResult, UnitWork, WireError, WorkerId, pb};
+use golomb_proto::{
+    JobId, JobSpec, Kind, PROTOCOL_VERSION, SpecError, UnitId, UnitResult, UnitWork, WireError, WorkerId, pb,
+};
 use tonic::{Request, Response, Status};
 
 use super::{Shared, arbitrate, plan};
@@ -61,8 +63,7 @@ impl WorkService {
     /// Checks a reported winning move against the unit's position and returns it
     /// in printed notation: a move that does not parse or is not legal there is
     /// refused, never stored.
-    async fn checked_move(&self, unit: UnitId, job: JobId, mv: String) -> Result<String, Status> {
-        let (spec, line) = self.0.store(move |s| s.unit_position(unit, job)).await?;
+    async fn checked_move(&self, unit: UnitId, (spec, line): UnitPosition, mv: String) -> Result<String, Status> {
         let shared = self.0.clone();
         tokio::task::spawn_blocking(move || {
             let game = shared.game(&spec.game)?;
@@ -91,10 +92,15 @@ impl WorkService {
     /// every move legal, every lost node's replies exactly its legal moves.
     /// Returns it as compact JSON, to keep; the values of its leaves are left
     /// to `golomb verify`, as a unit's own value is.
-    async fn checked_proof(&self, unit: UnitId, job: JobId, value: Outcome, tree: String) -> Result<String, Status> {
+    async fn checked_proof(
+        &self,
+        unit: UnitId,
+        (spec, line): UnitPosition,
+        value: Outcome,
+        tree: String,
+    ) -> Result<String, Status> {
         let refuse =
             move |what: String| Status::invalid_argument(format!("unit {unit}: result.game_value.proof: {what}"));
-        let (spec, line) = self.0.store(move |s| s.unit_position(unit, job)).await?;
         if spec.hands.is_some() {
             return Err(refuse("a hands game's unit has no game-value proof".into()));
         }
@@ -116,6 +122,9 @@ impl WorkService {
         .map_err(refuse)
     }
 }
+
+/// A unit's job spec and its position's move line, as reported moves and trees are checked against.
+type UnitPosition = (JobSpec, String);
 
 /// The `Work` service over the shared store.
 pub struct WorkService(pub Shared);
@@ -216,15 +225,25 @@ impl pb::work_server::Work for WorkService {
         let r = request.into_inner();
         let stats = r.stats.unwrap_or_default();
         let mut reported = UnitResult::from_proto(r.result.as_ref()).map_err(wire_refusal)?;
+        let (unit, job) = (UnitId(r.unit_id), JobId(r.job_id));
+        // The unit's position, read once for the move and the tree.
+        let has_move =
+            matches!(reported, UnitResult::Value { best: Some(_), .. } | UnitResult::Score { best: Some(_), .. });
+        let has_tree = matches!(reported, UnitResult::Value { proof: Some(_), .. });
+        let position =
+            if has_move || has_tree { Some(self.0.store(move |s| s.unit_position(unit, job)).await?) } else { None };
         // A move is checked against the unit's position and stored in printed notation.
-        if let UnitResult::Value { best: Some(mv), .. } | UnitResult::Score { best: Some(mv), .. } = &mut reported {
-            *mv = self.checked_move(UnitId(r.unit_id), JobId(r.job_id), std::mem::take(mv)).await?;
+        if let UnitResult::Value { best: Some(mv), .. } | UnitResult::Score { best: Some(mv), .. } = &mut reported
+            && let Some(at) = position.clone()
+        {
+            *mv = self.checked_move(unit, at, std::mem::take(mv)).await?;
         }
         // A tree that does not hold is dropped, never the value: a value comes without one as well.
         if let UnitResult::Value { value, proof, .. } = &mut reported
             && let Some(tree) = proof.take()
+            && let Some(at) = position
         {
-            match self.checked_proof(UnitId(r.unit_id), JobId(r.job_id), *value, tree).await {
+            match self.checked_proof(unit, at, *value, tree).await {
                 Ok(tree) => *proof = Some(tree),
                 Err(refused) => tracing::warn!(
                     "worker {}: its proof tree is not kept, its value is: {}",
