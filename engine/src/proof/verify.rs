@@ -8,8 +8,8 @@
 //! below them with a plain negamax. It returns "verified" or names the
 //! first position that fails.
 //!
-//! The negamax tries the moves of a position with many of them fewest
-//! replies first, and all others in placement-id order (piece by piece in
+//! The negamax tries the moves of a position with many of them, after the
+//! first few, fewest replies first, and all others in placement-id order (piece by piece in
 //! the set's order, then orientation, then place): an order decides how
 //! soon a winning move is found, never whether one exists, so it costs the
 //! checker nothing in trust. (A memo of exact positions was tried as well:
@@ -283,21 +283,24 @@ fn play<B: Bits>(
 
 /// Solves one leaf with the checker's own negamax; returns its value and the positions examined.
 fn solve_leaf<B: Bits>(game: &Game<B>, leaf: &Leaf<B>, published: &AtomicU64) -> (Outcome, u64) {
-    solve_position(game, leaf.pos, ORDER_FROM_MOVES, published)
+    solve_position(game, leaf.pos, CHECKER, published)
 }
 
-/// Solves `pos` with the checker's negamax, sorting the moves of positions
-/// with at least `order_from` of them; returns its value and the positions examined.
-fn solve_position<B: Bits>(
-    game: &Game<B>,
-    pos: Position<B>,
-    order_from: usize,
-    published: &AtomicU64,
-) -> (Outcome, u64) {
+/// Which moves the negamax sorts: those after the first `plain` of
+/// positions with at least `from` moves ([`ORDER_FROM_MOVES`], [`PLAIN_FIRST`]).
+#[derive(Clone, Copy)]
+struct Order {
+    from: usize,
+    plain: usize,
+}
+
+/// Solves `pos` with the checker's negamax, sorting moves as `order` says;
+/// returns its value and the positions examined.
+fn solve_position<B: Bits>(game: &Game<B>, pos: Position<B>, order: Order, published: &AtomicU64) -> (Outcome, u64) {
     let moves = game.legal_moves(&pos);
     let depth = game.pieces().len() - pos.plies() as usize + 1;
     let mut levels: Vec<Level> = (0..depth).map(|_| Level { replies: vec![Vec::new()], order: Vec::new() }).collect();
-    let mut count = Count { positions: 1, published, order_from };
+    let mut count = Count { positions: 1, published, order };
     let win = wins(game, pos, &moves, &mut levels, &mut count);
     // What was not published on the way: wins publishes whole chunks only.
     published.fetch_add(count.positions % PUBLISH_EVERY, Relaxed);
@@ -305,11 +308,11 @@ fn solve_position<B: Bits>(
 }
 
 /// A re-solve's positions, published in chunks to the progress counter,
-/// and the move count from which it sorts ([`ORDER_FROM_MOVES`]).
+/// and which moves it sorts.
 struct Count<'a> {
     positions: u64,
     published: &'a AtomicU64,
-    order_from: usize,
+    order: Order,
 }
 
 impl Count<'_> {
@@ -322,14 +325,27 @@ impl Count<'_> {
     }
 }
 
-/// Positions with at least this many legal moves try them fewest replies
-/// first; smaller ones in placement order. Measured on 2026-11-25 (`golomb
-/// verify`, three proofs of `L:c1,c2,c3,c4,d4`, load 9 to 10): a single
-/// leaf of 1.17 G positions took 16.5 s against 51.0 s in placement order,
-/// 696 leaves of 1.7 M positions on average 17.3 s against 47.9 s, and 696
-/// leaves of 84 K 2.7 s against 2.3 s (sorting small searches costs more
-/// than it saves). 64 gave the same on the big ones and 3.0 s on the small.
+/// Positions with at least this many legal moves try the moves after the
+/// first [`PLAIN_FIRST`] fewest replies first; smaller ones try all in
+/// placement order.
+///
+/// Measured on 2026-11-25 (`golomb verify`, load 10 to 12, the old checker
+/// first): 696 leaves of `L:c1,c2,c3,c4,d4` of 1.7 M positions on average,
+/// 27.4 s against 54.3 s; 696 leaves of 84 K, 2.42 s against 2.50 s; the
+/// hexomino games' proofs of 7x7 and 8x6 (`golomb solve --pieces
+/// hexominoes --proof`), 0.54 s against 0.47 s and 0.37 s against 0.29 s.
+/// Sorting every move of such a position (no plain ones first) made the
+/// first 16.1 s but the hexomino ones 2.67 s and 0.79 s: where wins are
+/// many, generating every reply of a position costs more than finding one
+/// of them in placement order. 4 or 8 plain moves first, or sorting from
+/// 32 moves, fell between.
 const ORDER_FROM_MOVES: usize = 128;
+
+/// Moves tried in placement order before the rest is sorted ([`ORDER_FROM_MOVES`]).
+const PLAIN_FIRST: usize = 16;
+
+/// The checker's order.
+const CHECKER: Order = Order { from: ORDER_FROM_MOVES, plain: PLAIN_FIRST };
 
 /// One ply's buffers, reused by every position searched at that depth: the
 /// replies after each move, and the order the moves are tried in.
@@ -340,9 +356,9 @@ struct Level {
 
 /// Whether the side to move at `pos`, whose legal moves are `moves`, wins.
 ///
-/// Where there are many moves, they are tried fewest replies first (ties in
-/// placement order); below that, in placement order. The order changes how
-/// soon a win is found, never which value is found.
+/// Where there are many moves, all but the first few are tried fewest
+/// replies first (ties in placement order); otherwise all in placement
+/// order. The order changes how soon a win is found, never which value is found.
 fn wins<B: Bits>(
     game: &Game<B>,
     pos: Position<B>,
@@ -353,22 +369,27 @@ fn wins<B: Bits>(
     // One level per piece left: a game cannot last longer.
     let (level, rest) = levels.split_first_mut().expect("one level per remaining piece");
     let Level { replies, order } = level;
-    if moves.len() < count.order_from {
-        let child = replies.first_mut().expect("a level keeps one buffer at least");
-        for &id in moves {
-            game.moves_after(moves, id, child);
-            count.one();
-            if child.is_empty() || !wins(game, pos.after(game.placement(id)), child, rest, count) {
-                return true;
-            }
+    // The first moves in placement order, one at a time: where wins are
+    // many, one of them wins and the rest is never generated.
+    let plain = if moves.len() < count.order.from { moves.len() } else { count.order.plain.min(moves.len()) };
+    let child = replies.first_mut().expect("a level keeps one buffer at least");
+    for &id in &moves[..plain] {
+        game.moves_after(moves, id, child);
+        count.one();
+        if child.is_empty() || !wins(game, pos.after(game.placement(id)), child, rest, count) {
+            return true;
         }
+    }
+    if plain == moves.len() {
         return false;
     }
-    if replies.len() < moves.len() {
-        replies.resize_with(moves.len(), Vec::new);
+    // The rest, fewest replies first.
+    let others = &moves[plain..];
+    if replies.len() < others.len() {
+        replies.resize_with(others.len(), Vec::new);
     }
     order.clear();
-    for (i, &id) in moves.iter().enumerate() {
+    for (i, &id) in others.iter().enumerate() {
         game.moves_after(moves, id, &mut replies[i]);
         count.one();
         if replies[i].is_empty() {
@@ -379,10 +400,9 @@ fn wins<B: Bits>(
     order.sort_by_key(|&i| replies[i as usize].len());
     order.iter().any(|&i| {
         let i = i as usize;
-        !wins(game, pos.after(game.placement(moves[i])), &replies[i], rest, count)
+        !wins(game, pos.after(game.placement(others[i])), &replies[i], rest, count)
     })
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,7 +411,8 @@ mod tests {
     use crate::game::pieces::PieceSet;
 
     /// The checker finds the same value whichever order it tries moves in:
-    /// sorted everywhere, sorted nowhere, and at its own threshold, on
+    /// sorted everywhere, sorted nowhere, sorted after 2 plain moves from 8
+    /// moves, and in its own order, on
     /// positions of small boards reached by fixed pseudo-random lines and on
     /// every position one move after them, lost ones among them.
     #[test]
@@ -416,11 +437,13 @@ mod tests {
                 // The position and each position one move after it.
                 let after = game.legal_moves(&pos).into_iter().map(|id| pos.after(game.placement(id)));
                 for probe in std::iter::once(pos).chain(after) {
-                    let everywhere = solve_position(&game, probe, 0, &published).0;
-                    let nowhere = solve_position(&game, probe, usize::MAX, &published).0;
-                    let threshold = solve_position(&game, probe, ORDER_FROM_MOVES, &published).0;
+                    let everywhere = solve_position(&game, probe, Order { from: 0, plain: 0 }, &published).0;
+                    let nowhere = solve_position(&game, probe, Order { from: usize::MAX, plain: 0 }, &published).0;
+                    let some = solve_position(&game, probe, Order { from: 8, plain: 2 }, &published).0;
+                    let threshold = solve_position(&game, probe, CHECKER, &published).0;
                     assert_eq!(everywhere, nowhere, "{width}x{height} order {order}, {plies} plies");
                     assert_eq!(threshold, nowhere, "{width}x{height} order {order}, {plies} plies");
+                    assert_eq!(some, nowhere, "{width}x{height} order {order}, {plies} plies");
                     losses += usize::from(nowhere == Outcome::Loss);
                 }
             }
