@@ -45,6 +45,11 @@ pub trait Bits:
     fn is_empty(self) -> bool;
     /// The lowest cell in the set, if any.
     fn first(self) -> Option<usize>;
+    /// The set without its lowest cell (the empty set stays empty).
+    #[must_use]
+    fn without_first(self) -> Self {
+        self.first().map_or(self, |cell| self.without(cell))
+    }
     /// A well-mixed 64-bit hash of the set, for transposition tables.
     fn hash64(self) -> u64;
     /// How many 64-bit words hold a set of this width.
@@ -106,7 +111,7 @@ impl<B: Bits> Iterator for Cells<B> {
 
     fn next(&mut self) -> Option<usize> {
         let cell = self.0.first()?;
-        self.0 = self.0.without(cell);
+        self.0 = self.0.without_first();
         Some(cell)
     }
 
@@ -171,6 +176,10 @@ impl Bits for Bitboard {
     #[inline]
     fn first(self) -> Option<usize> {
         (self.0 != 0).then(|| self.0.trailing_zeros() as usize)
+    }
+    #[inline]
+    fn without_first(self) -> Self {
+        Bitboard(self.0 & self.0.wrapping_sub(1))
     }
     #[inline]
     fn hash64(self) -> u64 {

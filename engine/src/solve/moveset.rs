@@ -37,23 +37,32 @@ impl<const W: usize> MoveSet<W> {
         MoveSet(words)
     }
 
-    /// The set with `i` added.
+    /// The word that holds move `i`, which must be below [`Self::CAPACITY`]
+    /// (checked in debug builds). `W` is a power of two, so the remainder
+    /// is a mask that spares the hot loops a bounds check.
+    #[inline]
+    fn word_of(i: usize) -> usize {
+        debug_assert!(i < Self::CAPACITY, "move {i} of a {W}-word set");
+        i / 64 % W
+    }
+
+    /// The set with `i` added (`i` below [`Self::CAPACITY`]).
     #[inline]
     pub fn with(mut self, i: usize) -> Self {
-        self.0[i / 64] |= 1 << (i % 64);
+        self.insert(i);
         self
     }
 
-    /// Adds `i`.
+    /// Adds `i` (below [`Self::CAPACITY`]).
     #[inline]
     pub fn insert(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
+        self.0[Self::word_of(i)] |= 1 << (i % 64);
     }
 
-    /// Whether `i` is in the set.
+    /// Whether `i` (below [`Self::CAPACITY`]) is in the set.
     #[inline]
     pub fn contains(self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
+        self.0[Self::word_of(i)] >> (i % 64) & 1 == 1
     }
 
     /// Number of moves in the set.

@@ -193,12 +193,6 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         (Outcome::Loss, tries)
     }
 
-    /// The place of `placement` among the hints, if `ply` is the top node and it is one.
-    #[inline]
-    fn hint_rank(&self, ply: usize, placement: (u8, B)) -> Option<usize> {
-        if ply == 0 { self.hints.rank(placement) } else { None }
-    }
-
     /// Fills `orders[ply]` with the node's moves as `(sort key, piece, index)`, sorted.
     fn sort_moves(&mut self, ply: usize, depth: usize) {
         let list = &self.lists[ply];

@@ -152,10 +152,14 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                 2..=SMALL_MAX => !small_wins(universe, child, replies),
                 _ => {
                     // The top node's hints go first, then the moves that last won at this ply.
-                    let mask = universe.mask(m);
-                    let rank = match self.hint_rank(ply, universe.placement(m)) {
+                    // Only the top node has hints: look its moves up alone.
+                    let hint = if ply == 0 { self.hints.rank(universe.placement(m)) } else { None };
+                    let rank = match hint {
                         Some(rank) => rank,
-                        None => killer.iter().position(|&k| k == mask).map_or(HINTS + replies, |rank| HINTS + rank),
+                        None => {
+                            let mask = universe.mask(m);
+                            killer.iter().position(|&k| k == mask).map_or(HINTS + replies, |rank| HINTS + rank)
+                        }
                     } as OrderKey;
                     keys.push(rank << 16 | m as OrderKey);
                     false

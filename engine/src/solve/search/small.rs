@@ -14,10 +14,26 @@ use crate::solve::universe::Universe;
 /// The most moves a position may have to be looked up.
 pub const SMALL_MAX: usize = 6;
 
-/// For each `k`, one bit per conflict graph on `k` moves: whether the side to move wins.
+/// For each `k`, one bit per conflict graph on `k` moves: whether the side
+/// to move wins; the bits of every `k` in one array, those of `k` from bit
+/// [`BASE`]`[k]` on (one look-up instead of two).
 struct Tables {
-    wins: Vec<Vec<u64>>,
+    wins: Vec<u64>,
 }
+
+/// Where the bits of the graphs on `k` moves start in [`Tables::wins`]:
+/// each `k` takes `2^(k(k-1)/2)` bits, from a word of its own. Eight
+/// entries (`SMALL_MAX + 2`), so that `BASE[k % 8]` needs no bounds check.
+const BASE: [usize; 8] = {
+    let mut base = [0; 8];
+    let mut k = 0;
+    while k + 1 < base.len() {
+        let pairs = k * k.saturating_sub(1) / 2;
+        base[k + 1] = base[k] + (1usize << pairs).div_ceil(64) * 64;
+        k += 1;
+    }
+    base
+};
 
 /// The bit of pair `(i, j)`, `i < j`, in a graph's edge mask.
 #[inline]
@@ -27,18 +43,16 @@ const fn pair_bit(i: usize, j: usize) -> usize {
 
 impl Tables {
     fn build() -> Tables {
-        let wins = (0..=SMALL_MAX)
-            .map(|k| {
-                let pairs = k * k.saturating_sub(1) / 2;
-                let mut bits = vec![0u64; (1usize << pairs).div_ceil(64)];
-                for edges in 0..1usize << pairs {
-                    if mover_wins(k, edges) {
-                        bits[edges / 64] |= 1 << (edges % 64);
-                    }
+        let mut wins = vec![0u64; BASE[SMALL_MAX + 1] / 64];
+        for (k, &base) in BASE.iter().enumerate().take(SMALL_MAX + 1) {
+            let pairs = k * k.saturating_sub(1) / 2;
+            for edges in 0..1usize << pairs {
+                if mover_wins(k, edges) {
+                    let bit = base + edges;
+                    wins[bit / 64] |= 1 << (bit % 64);
                 }
-                bits
-            })
-            .collect();
+            }
+        }
         Tables { wins }
     }
 }
@@ -81,7 +95,8 @@ where
             edges |= usize::from(row.contains(m)) << pair_bit(i, j);
         }
     }
-    tables().wins[k][edges / 64] >> (edges % 64) & 1 == 1
+    let bit = BASE[k % BASE.len()] + edges;
+    tables().wins[bit / 64] >> (bit % 64) & 1 == 1
 }
 
 #[cfg(test)]
@@ -106,6 +121,7 @@ mod tests {
             assert!(mover_wins(k, (1 << (k * (k - 1) / 2)) - 1));
         }
         let t = tables();
-        assert_eq!(t.wins[SMALL_MAX].len(), (1usize << 15).div_ceil(64));
+        assert_eq!(t.wins.len(), BASE[SMALL_MAX + 1] / 64);
+        assert_eq!(BASE[SMALL_MAX + 1] - BASE[SMALL_MAX], 1 << 15);
     }
 }
