@@ -163,7 +163,7 @@ impl LeafWalk<'_> {
             Outcome::Unknown => node.edges.iter().map(|&(_, c)| c).collect(),
         };
         if below.is_empty() && node.value != Outcome::Unknown {
-            if node.proof.is_none() {
+            if usable_tree(node).is_none() {
                 self.leaves.insert(id);
             }
             return;
@@ -272,13 +272,17 @@ impl<B: Bits> Builder<'_, B> {
         node: &TreeNode,
         map: &mut impl FnMut(&str) -> Result<String, ProofExportError>,
     ) -> Result<Option<ProofNode>, ProofExportError> {
-        let Some(json) = node.proof.as_deref() else { return Ok(None) };
-        let Ok(tree) = serde_json::from_str::<ProofNode>(json) else { return Ok(None) };
-        if tree.value() != node.value {
-            return Ok(None);
-        }
-        tree.map_moves(map).map(Some)
+        usable_tree(node).map(|tree| tree.map_moves(map)).transpose()
     }
+}
+
+/// The proof tree `node`'s worker sent, if it parses and proves the node's
+/// value (one kept before the value was corrected does not): what the
+/// proofs put in place of the node's leaf, and what `golomb prove` counts
+/// as having a tree.
+fn usable_tree(node: &TreeNode) -> Option<ProofNode> {
+    let tree: ProofNode = serde_json::from_str(node.proof.as_deref()?).ok()?;
+    (tree.value() == node.value).then_some(tree)
 }
 
 #[cfg(test)]

@@ -230,8 +230,19 @@ impl pb::work_server::Work for WorkService {
         let has_move =
             matches!(reported, UnitResult::Value { best: Some(_), .. } | UnitResult::Score { best: Some(_), .. });
         let has_tree = matches!(reported, UnitResult::Value { proof: Some(_), .. });
-        let position =
-            if has_move || has_tree { Some(self.0.store(move |s| s.unit_position(unit, job)).await?) } else { None };
+        let read = move |s: &mut crate::store::Store| s.unit_position(unit, job);
+        let position = if has_move {
+            Some(self.0.store(read).await?)
+        } else if has_tree {
+            // Only a tree to check: a failed read costs the tree, not the value.
+            self.0
+                .store(read)
+                .await
+                .inspect_err(|e| tracing::warn!("unit {unit}: its proof tree is not kept: {}", e.message()))
+                .ok()
+        } else {
+            None
+        };
         // A move is checked against the unit's position and stored in printed notation.
         if let UnitResult::Value { best: Some(mv), .. } | UnitResult::Score { best: Some(mv), .. } = &mut reported
             && let Some(at) = position.clone()

@@ -21,7 +21,7 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
-use super::finish::standing_disagreement;
+use super::finish::{finish_if_answered, standing_disagreement};
 use super::job_row::job_spec;
 use super::proofs;
 use super::state::{JobState, NodeId, UnitState, Value};
@@ -167,6 +167,11 @@ impl Store {
             for (check, _) in waiting.iter().filter(|(_, node)| !needed.contains(node)) {
                 withdraw.execute(named_params! { ":unit": check, ":cancelled": UnitState::Cancelled })?;
                 asked.withdrawn += 1;
+            }
+            drop(withdraw);
+            // An answered job that waited only for those checks is done now.
+            if asked.withdrawn > 0 {
+                finish_if_answered(&tx, job.0 as i64)?;
             }
         }
         let units: Vec<(i64, i64, NodeId)> = tx

@@ -9,10 +9,10 @@
 //! first position that fails.
 //!
 //! The negamax tries the moves of a position with many of them, after the
-//! first few, fewest replies first, and all others in placement-id order (piece by piece in
-//! the set's order, then orientation, then place): an order decides how
-//! soon a winning move is found, never whether one exists, so it costs the
-//! checker nothing in trust. (A memo of exact positions was tried as well:
+//! first few, fewest replies first, and all others in placement-id order
+//! (piece by piece in the set's order, then orientation, then place): an
+//! order decides how soon a winning move is found, never whether one
+//! exists, so it costs the checker nothing in trust. (A memo of exact positions was tried as well:
 //! it saved a third of the positions on small leaves, no time, and nothing
 //! on big ones, so the checker keeps none.)
 
@@ -301,7 +301,7 @@ fn solve_position<B: Bits>(game: &Game<B>, pos: Position<B>, order: Order, publi
     let depth = game.pieces().len() - pos.plies() as usize + 1;
     let mut levels: Vec<Level> = (0..depth).map(|_| Level { replies: vec![Vec::new()], order: Vec::new() }).collect();
     let mut count = Count { positions: 1, published, order };
-    let win = wins(game, pos, &moves, &mut levels, &mut count);
+    let win = wins(game, &moves, &mut levels, &mut count);
     // What was not published on the way: wins publishes whole chunks only.
     published.fetch_add(count.positions % PUBLISH_EVERY, Relaxed);
     (if win { Outcome::Win } else { Outcome::Loss }, count.positions)
@@ -354,18 +354,12 @@ struct Level {
     order: Vec<u32>,
 }
 
-/// Whether the side to move at `pos`, whose legal moves are `moves`, wins.
+/// Whether the side to move, whose legal moves are `moves`, wins.
 ///
 /// Where there are many moves, all but the first few are tried fewest
 /// replies first (ties in placement order); otherwise all in placement
 /// order. The order changes how soon a win is found, never which value is found.
-fn wins<B: Bits>(
-    game: &Game<B>,
-    pos: Position<B>,
-    moves: &[PlacementId],
-    levels: &mut [Level],
-    count: &mut Count<'_>,
-) -> bool {
+fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], levels: &mut [Level], count: &mut Count<'_>) -> bool {
     // One level per piece left: a game cannot last longer.
     let (level, rest) = levels.split_first_mut().expect("one level per remaining piece");
     let Level { replies, order } = level;
@@ -376,7 +370,7 @@ fn wins<B: Bits>(
     for &id in &moves[..plain] {
         game.moves_after(moves, id, child);
         count.one();
-        if child.is_empty() || !wins(game, pos.after(game.placement(id)), child, rest, count) {
+        if child.is_empty() || !wins(game, child, rest, count) {
             return true;
         }
     }
@@ -400,9 +394,10 @@ fn wins<B: Bits>(
     order.sort_by_key(|&i| replies[i as usize].len());
     order.iter().any(|&i| {
         let i = i as usize;
-        !wins(game, pos.after(game.placement(others[i])), &replies[i], rest, count)
+        !wins(game, &replies[i], rest, count)
     })
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -422,7 +417,7 @@ mod tests {
         let mut losses = 0;
         for (width, height, order) in [(5, 5, 4), (6, 5, 4), (6, 6, 5), (7, 5, 4)] {
             let game = Game::<Bitboard>::new(Board::new(width, height).unwrap(), PieceSet::of_order(order)).unwrap();
-            for plies in (0..8).map(|line| line % 4) {
+            for plies in [0, 1, 2, 3, 1, 2, 3, 4] {
                 let mut pos = Position::empty();
                 for _ in 0..plies {
                     let moves = game.legal_moves(&pos);

@@ -38,7 +38,9 @@ fn bare_leaves(
     let after = |mv: &str| pos.after(game.placement(game.parse_move(mv).unwrap()));
     match node {
         ProofNode::Win { winning_move: Some(mv), after: Some(next) } => bare_leaves(game, next, after(mv), out),
+        // A won unit's winning move with the rest left to the checker: the unit is bare.
         ProofNode::Win { winning_move: Some(mv), after: None } => {
+            out.insert(game.canonical(&pos));
             out.insert(game.canonical(&after(mv)));
         }
         ProofNode::Loss { replies: Some(replies) } => {

@@ -115,3 +115,21 @@ fn a_request_the_proof_no_longer_needs_is_withdrawn_and_random_checks_stay() {
     checks.sort();
     assert_eq!(checks, ["a", "c"], "a's proof check and c's random check");
 }
+
+/// A job whose answer waited only for proof checks that `prove` withdraws
+/// is done then, not left running with nothing to hand out.
+#[test]
+fn withdrawing_the_last_checks_of_an_answered_job_ends_it() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let units = store.lease(first, 10, 60.0).unwrap();
+    done_at(&mut store, first, units[0].unit, Win, 1000);
+    done_at(&mut store, first, units[1].unit, Win, 1000);
+    assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 2);
+    // The last child decided: the answer waits for the two checks.
+    done_at(&mut store, first, units[2].unit, Win, 1000);
+    let row = store.job(job).unwrap();
+    assert_eq!(row.state, JobState::Running, "{:?}", row.units);
+    let asked = store.request_proofs(job, 100, Some(&HashSet::new())).unwrap();
+    assert_eq!(asked.withdrawn, 2);
+    assert_eq!(store.job(job).unwrap().state, JobState::Done);
+}
