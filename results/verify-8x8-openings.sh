@@ -13,7 +13,8 @@
 # VERIFY_TIMEOUT (seconds, default 1800) gives up on one file: a proof that
 # is a single leaf as big as a whole opening takes the checker hours; its
 # tree, once `golomb prove` brought it, takes minutes. Files with trees
-# (more leaves) go first. golomb must be on PATH.
+# (more leaves) go first; a file that timed out before goes after every
+# file not yet tried. golomb must be on PATH.
 set -euo pipefail
 cd "$(dirname "$0")"
 max="${1:-1000}"
@@ -22,12 +23,15 @@ table=pentominoes-8x8-openings.csv
 out=pentominoes-8x8-verified.csv
 [ -f "$out" ] || echo "opening,proof_sha256,verdict,leaves,positions,seconds,checked_at" > "$out"
 
-# Decided openings with their proof file and hash, biggest proof file first
-# (a tree is bigger than a leaf, and quicker to check).
+# Decided openings with their proof file and hash: untried before timed
+# out, then biggest proof file first (a tree is bigger than a leaf, and
+# quicker to check).
 todo=$(python3 - "$table" "$out" <<'EOF'
 import csv, os, sys
 table, done_file = sys.argv[1], sys.argv[2]
-done = {(r["opening"], r["proof_sha256"]) for r in csv.DictReader(open(done_file)) if r["verdict"] != "timeout"}
+checked = list(csv.DictReader(open(done_file)))
+done = {(r["opening"], r["proof_sha256"]) for r in checked if r["verdict"] != "timeout"}
+timed_out = {(r["opening"], r["proof_sha256"]) for r in checked if r["verdict"] == "timeout"}
 rows = []
 for r in csv.DictReader(open(table)):
     if r["value"] == "unknown" or not r["proof"]:
@@ -35,8 +39,8 @@ for r in csv.DictReader(open(table)):
     path, sha = r["proof"].split(" sha256:")
     if (r["opening"], sha) in done:
         continue
-    rows.append((os.path.getsize(path), r["opening"], path, sha))
-for size, opening, path, sha in sorted(rows, reverse=True):
+    rows.append(((r["opening"], sha) not in timed_out, os.path.getsize(path), r["opening"], path, sha))
+for _, size, opening, path, sha in sorted(rows, reverse=True):
     print(f"{opening}\t{path}\t{sha}")
 EOF
 )

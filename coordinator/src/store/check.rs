@@ -13,7 +13,9 @@
 //!
 //! A check also brings the proof tree a unit came without
 //! ([`Store::request_proofs`], `golomb prove`): the check's worker sends its
-//! tree, and it is kept for the checked node when the two agree.
+//! tree, and it is kept for the checked node when the two agree. These
+//! checks decide nothing, so they go out after the job's frontier: while
+//! the manager has leaves to hand out, values come first.
 
 use std::collections::HashSet;
 

@@ -195,11 +195,24 @@ fn lease_queue(
     Ok(rows.into_iter().map(|(_, row)| row).collect())
 }
 
-/// Leases up to `max` waiting check units of `job` whose checked unit
-/// `worker` did not report (see `check`).
+/// Which check units [`lease_checks`] hands out.
+#[derive(Clone, Copy)]
+enum CheckKind {
+    /// Checks drawn at random (`--check-fraction`): a lie is caught while
+    /// the job runs, so they go before the job's other units.
+    Drawn,
+    /// Re-solves that `golomb prove` asked for, to bring a proof tree: they
+    /// decide nothing, so they go after the job's frontier (once every
+    /// leaf the manager would hand out is leased, or the job is answered).
+    Proof,
+}
+
+/// Leases up to `max` waiting check units of `job` of the given kind whose
+/// checked unit `worker` did not report (see `check`).
 fn lease_checks(
     tx: &Transaction<'_>,
     job: i64,
+    kind: CheckKind,
     max: usize,
     worker: i64,
     deadline: f64,
@@ -210,7 +223,7 @@ fn lease_checks(
             lease_set!(),
             " WHERE id IN (SELECT c.id FROM units c JOIN units o ON o.id = c.checking
                                WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
-                                 AND o.worker IS NOT :worker
+                                 AND o.worker IS NOT :worker AND c.wants_proof = :proof
                                LIMIT :max)
                   RETURNING id, job, node, weight, checks, lease_token, wants_proof"
         ))?
@@ -218,6 +231,7 @@ fn lease_checks(
             named_params! {
                 ":job": job, ":max": max as i64, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
                 ":leased": UnitState::Leased, ":pending": UnitState::Pending,
+                ":proof": matches!(kind, CheckKind::Proof),
             },
             |r| Ok(Leased { check: true, wants_proof: r.get(6)?, ..leased_row(r)? }),
         )?
@@ -242,7 +256,8 @@ fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
 /// job's most-proving leaves, each count's next shares. Trees are changed as
 /// leaves are chosen; the jobs whose trees were touched are returned in
 /// `touched`, so that a transaction that fails to commit can drop them.
-/// Check units (see `check`) go first where `checks` says some may exist.
+/// Where `checks` says check units (see `check`) may exist, the drawn ones
+/// go first and `golomb prove`'s after the job's frontier.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn lease_units(
     tx: &Transaction<'_>,
@@ -267,7 +282,7 @@ pub(super) fn lease_units(
         let Some(root) = root else { continue };
         // Checks of other workers' results first: a lie is caught while the job runs.
         if checks {
-            leased.extend(lease_checks(tx, job, want, worker, deadline, prefix)?);
+            leased.extend(lease_checks(tx, job, CheckKind::Drawn, want, worker, deadline, prefix)?);
         }
         let want = max - leased.len();
         if want == 0 {
@@ -290,6 +305,11 @@ pub(super) fn lease_units(
                     break;
                 }
             }
+        }
+        // Proof re-solves decide nothing: they take what the frontier left.
+        let want = max - leased.len();
+        if checks && want > 0 {
+            leased.extend(lease_checks(tx, job, CheckKind::Proof, want, worker, deadline, prefix)?);
         }
     }
     let mut units = Vec::with_capacity(leased.len());

@@ -133,3 +133,19 @@ fn withdrawing_the_last_checks_of_an_answered_job_ends_it() {
     assert_eq!(asked.withdrawn, 2);
     assert_eq!(store.job(job).unwrap().state, JobState::Done);
 }
+
+/// `golomb prove`'s re-solves decide nothing: a worker gets the job's
+/// frontier first, and a proof check only when no leaf is left to hand out.
+#[test]
+fn a_proof_check_waits_for_the_frontier() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let a = store.lease(first, 1, 60.0).unwrap().remove(0);
+    done_at(&mut store, first, a.unit, Win, 1000);
+    assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 1);
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    let next = store.lease(second, 1, 60.0).unwrap();
+    assert_eq!(next.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["b"], "the frontier first");
+    let rest = store.lease(second, 10, 60.0).unwrap();
+    assert_eq!(rest.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["c", "a"], "then the proof check");
+    assert_eq!(rest[1].spec.split_after_seconds, 0.0, "a check is solved whole");
+}
