@@ -4,7 +4,9 @@
 //! decided children's) leaves whole to the checker is solved again by
 //! another worker, as a check of its value, and the tree that worker sends
 //! is kept, so that `golomb verify` of the job re-solves one small position
-//! per reply instead of the unit's whole position. Units the proof does not
+//! per reply instead of the unit's whole position. A leaf that a split
+//! unit decided on its way (no search of its own to redo) brings its split
+//! ancestor, solved again whole. Units the proof does not
 //! use (a won position's other tries) are left alone, and requests of an
 //! earlier `prove` for such units that are still waiting are withdrawn.
 
@@ -42,6 +44,7 @@ struct Asked {
     units: u64,
     positions: u64,
     withdrawn: u64,
+    split_nodes: u64,
 }
 
 impl Report for Asked {
@@ -63,13 +66,21 @@ impl Report for Asked {
         }
         writeln!(
             out,
-            "job {}: {} units handed out again to bring their proof trees, ahead of its other units \
+            "job {}: {} units handed out again to bring their proof trees, once its frontier is handed out \
              (they took {:.2} G positions the first time; `golomb status {}` shows them as checks)",
             self.job,
             self.units,
             self.positions as f64 / 1e9,
             self.job
         )?;
+        if self.split_nodes > 0 {
+            writeln!(
+                out,
+                "{} of them are split nodes, solved again whole for the leaves their units decided on their way \
+                 (their units below cost more than the figure above)",
+                self.split_nodes
+            )?;
+        }
         Ok(())
     }
 }
@@ -80,7 +91,13 @@ pub fn run(args: &ProveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let r = with_client(&args.client, async |client| Ok(client.prove(request).await.map_err(refused)?.into_inner()))?;
     output::print(
         out,
-        &Asked { job: args.job, units: r.units, positions: r.positions, withdrawn: r.withdrawn },
+        &Asked {
+            job: args.job,
+            units: r.units,
+            positions: r.positions,
+            withdrawn: r.withdrawn,
+            split_nodes: r.split_nodes,
+        },
         args.json,
     )
 }

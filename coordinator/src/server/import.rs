@@ -8,7 +8,7 @@
 //! accepts, and the same game as the job it is merged into), every node's
 //! line (legal moves from the empty board through the job's root), every
 //! value (a win or a loss), every winning move (legal in its position) and
-//! every unit's proof tree (its moves legal, its replies complete).
+//! every proof tree (its moves legal, its replies complete).
 //! The first bad entry refuses the whole file, naming it (`nodes[7].line:
 //! ...`), and nothing is written. What cannot be checked cheaply, that a
 //! lost node is really lost, is what the job's proof leaves to `golomb
@@ -196,7 +196,6 @@ fn entries(spec: &JobSpec, file: &ExportFile) -> Result<Vec<ImportEntry>, Import
             };
             let proof = match &node.proof {
                 None => None,
-                Some(_) if !node.unit => return Err(bad("proof", "only a node solved as a unit carries a proof tree".into())),
                 Some(tree) if tree.value() != node.value => {
                     return Err(bad("proof", format!("the tree proves a {:?}, the node is a {:?}", tree.value(), node.value)));
                 }

@@ -248,9 +248,10 @@ impl pb::jobs_server::Jobs for JobsService {
         };
         let asked = self.0.store(move |s| s.request_proofs(job, min, needed.as_ref())).await?;
         tracing::info!(
-            "job {job}: {} units without a proof tree handed out again to bring one ({} positions the first time), \
-             {} waiting requests withdrawn (no longer in its proof)",
+            "job {job}: {} units without a proof tree handed out again to bring one ({} of them split nodes, \
+             {} positions the first time), {} waiting requests withdrawn (no longer in its proof)",
             asked.units,
+            asked.split_nodes,
             asked.positions,
             asked.withdrawn
         );
@@ -258,6 +259,7 @@ impl pb::jobs_server::Jobs for JobsService {
             units: asked.units,
             positions: asked.positions,
             withdrawn: asked.withdrawn,
+            split_nodes: asked.split_nodes,
         }))
     }
 

@@ -12,7 +12,8 @@
 //! A unit whose worker sent its own proof tree (a big unit: every reply
 //! with its winning answer) is not a leaf but that tree, mapped onto the
 //! position like the node's moves, so the checker re-solves small positions
-//! instead of the unit's.
+//! instead of the unit's. So is a split node that `golomb prove` had solved
+//! again whole: its tree stands for everything below it.
 //!
 //! A hands job's proof is of a score ([`hands_proof`]): a tree for each
 //! bound, the units again the leaves the checker solves.
@@ -26,7 +27,7 @@ use golomb_engine::split::symmetry_between;
 use golomb_engine::{Bits, Game, Position, with_game};
 use golomb_proto::{JobId, Kind, SpecError};
 
-use crate::store::{JobTree, NodeId, TreeNode};
+use crate::store::{JobTree, NodeId, ProofLeaves, TreeNode};
 
 /// Why a job has no proof.
 #[derive(Debug, thiserror::Error)]
@@ -121,16 +122,19 @@ pub fn child_proofs(job: JobId, tree: &JobTree) -> Result<Vec<ChildProof>, Proof
 /// proof may come to need any of them. The units of a won node's other
 /// moves (tried, and lost for the mover) are not among them: no proof uses
 /// them.
-pub fn untreed_leaves(tree: &JobTree) -> HashSet<NodeId> {
+/// With each leaf comes the way the walk reached it (`ProofLeaves::parents`),
+/// so that a leaf a split unit decided on its way can bring its split
+/// ancestor's tree instead.
+pub fn untreed_leaves(tree: &JobTree) -> ProofLeaves {
     let JobTree { spec, root, nodes } = tree;
-    let mut walk = LeafWalk { nodes, seen: HashSet::new(), leaves: HashSet::new() };
+    let mut walk = LeafWalk { nodes, seen: HashSet::new(), found: ProofLeaves::default() };
     let classify = spec.goal == golomb_engine::split::Goal::Classify;
     match nodes.get(root) {
-        Some(top) if classify => top.edges.iter().for_each(|&(_, child)| walk.node(child)),
-        Some(_) => walk.node(*root),
+        Some(top) if classify => top.edges.iter().for_each(|&(_, child)| walk.node(child, None)),
+        Some(_) => walk.node(*root, None),
         None => {}
     }
-    walk.leaves
+    walk.found
 }
 
 /// The walk of [`untreed_leaves`]: the same choices as [`Builder::node`],
@@ -138,13 +142,21 @@ pub fn untreed_leaves(tree: &JobTree) -> HashSet<NodeId> {
 struct LeafWalk<'a> {
     nodes: &'a HashMap<NodeId, TreeNode>,
     seen: HashSet<NodeId>,
-    leaves: HashSet<NodeId>,
+    found: ProofLeaves,
 }
 
 impl LeafWalk<'_> {
-    fn node(&mut self, id: NodeId) {
+    /// Walks the proof below node `id`, reached from `parent`.
+    fn node(&mut self, id: NodeId, parent: Option<NodeId>) {
         let Some(node) = self.nodes.get(&id) else { return };
         if !self.seen.insert(id) {
+            return;
+        }
+        if let Some(parent) = parent {
+            self.found.parents.insert(id, parent);
+        }
+        // A decided node with its own tree is that tree, whatever is below it.
+        if node.value != Outcome::Unknown && usable_tree(node).is_some() {
             return;
         }
         let decided = |child: NodeId, value: Outcome| self.nodes.get(&child).is_some_and(|c| c.value == value);
@@ -163,12 +175,10 @@ impl LeafWalk<'_> {
             Outcome::Unknown => node.edges.iter().map(|&(_, c)| c).collect(),
         };
         if below.is_empty() && node.value != Outcome::Unknown {
-            if usable_tree(node).is_none() {
-                self.leaves.insert(id);
-            }
+            self.found.leaves.insert(id);
             return;
         }
-        below.into_iter().for_each(|child| self.node(child));
+        below.into_iter().for_each(|child| self.node(child, Some(id)));
     }
 }
 
@@ -229,21 +239,23 @@ impl<B: Bits> Builder<'_, B> {
             Ok(g.symmetric_placement(symmetry, id))
         };
         let decided = |child: NodeId, value: Outcome| self.nodes.get(&child).is_some_and(|c| c.value == value);
-        // Its worker's own tree, read only where the node would otherwise be a leaf.
-        let own = || self.own_tree(node, &mut |name| map(name).map(|id| g.move_name(id)));
+        // Its worker's own tree (a unit's, or a split node's solved again whole by
+        // `golomb prove`) stands for everything below it.
+        if node.value != Outcome::Unknown
+            && let Some(tree) = self.own_tree(node, &mut |name| map(name).map(|id| g.move_name(id)))?
+        {
+            return Ok(tree);
+        }
         match node.value {
             Outcome::Win => {
                 let Some(best) = node.best.as_deref() else {
-                    return Ok(own()?.unwrap_or(ProofNode::Win { winning_move: None, after: None }));
+                    return Ok(ProofNode::Win { winning_move: None, after: None });
                 };
                 let placement = map(best)?;
                 let child = node.edges.iter().find(|(mv, _)| mv == best).map(|&(_, c)| c);
                 let after = match child.filter(|&c| decided(c, Outcome::Loss)) {
                     Some(c) => Some(Box::new(self.node(c, &pos.after(g.placement(placement)))?)),
-                    None => match own()? {
-                        Some(tree) => return Ok(tree),
-                        None => None,
-                    },
+                    None => None,
                 };
                 Ok(ProofNode::Win { winning_move: Some(g.move_name(placement)), after })
             }
@@ -259,7 +271,7 @@ impl<B: Bits> Builder<'_, B> {
                     .collect::<Result<Vec<_>, ProofExportError>>()?;
                 Ok(ProofNode::Loss { replies: Some(replies) })
             }
-            Outcome::Loss => Ok(own()?.unwrap_or(ProofNode::Loss { replies: None })),
+            Outcome::Loss => Ok(ProofNode::Loss { replies: None }),
             Outcome::Unknown => Err(ProofExportError::UndecidedNode(id)),
         }
     }
@@ -348,7 +360,10 @@ mod tests {
                 (7, node(Loss, None, &[], false)),
             ],
         );
-        assert_eq!(ids(untreed_leaves(&tree)), [4, 7]);
+        let found = untreed_leaves(&tree);
+        assert_eq!(ids(found.leaves), [4, 7]);
+        assert_eq!((found.parents[&NodeId(7)], found.parents[&NodeId(5)]), (NodeId(5), NodeId(2)), "the way to each");
+        assert!(!found.parents.contains_key(&NodeId(1)), "the top has none");
         // A classify: every decided child of the root, and under an undecided one every decided node.
         let tree = job(
             Goal::Classify,
@@ -363,6 +378,18 @@ mod tests {
                 (8, node(Unknown, None, &[], false)),
             ],
         );
-        assert_eq!(ids(untreed_leaves(&tree)), [2, 5, 7]);
+        assert_eq!(ids(untreed_leaves(&tree).leaves), [2, 5, 7]);
+        // A split node solved again whole (`golomb prove`): its tree stands for everything below it.
+        let tree = job(
+            Goal::Classify,
+            vec![
+                (1, node(Win, Some("a"), &[("a", 2), ("b", 3)], false)),
+                (2, node(Win, Some("p"), &[("p", 4)], true)),
+                (3, node(Win, Some("q"), &[("q", 5)], false)),
+                (4, node(Loss, None, &[], false)),
+                (5, node(Loss, None, &[], false)),
+            ],
+        );
+        assert_eq!(ids(untreed_leaves(&tree).leaves), [5]);
     }
 }

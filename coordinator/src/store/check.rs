@@ -17,7 +17,7 @@
 //! checks decide nothing, so they go out after the job's frontier: while
 //! the manager has leaves to hand out, values come first.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
@@ -93,9 +93,10 @@ fn add_check(tx: &Transaction<'_>, unit: i64, wants_proof: bool) -> Result<(), S
     Ok(())
 }
 
-/// After a check of unit `checked` agreed with its `value`: keeps the
-/// check's proof `tree` (checked against the position by the server), sent
-/// by `worker`, as the checked node's, unless that node has one already.
+/// After a check of unit `checked` agreed with its `value` (a split unit's:
+/// its node's value, which its children decided): keeps the check's proof
+/// `tree` (checked against the position by the server), sent by `worker`,
+/// as the checked node's, unless that node has one already.
 pub(super) fn keep_proof(
     tx: &Transaction<'_>,
     checked: i64,
@@ -105,8 +106,11 @@ pub(super) fn keep_proof(
 ) -> Result<(), StoreError> {
     let node: Option<NodeId> = tx
         .query_row(
-            "SELECT node FROM units WHERE id = :checked AND state = :done AND value = :value",
-            named_params! { ":checked": checked, ":done": UnitState::Done, ":value": Value(value) },
+            "SELECT u.node FROM units u JOIN nodes n ON n.id = u.node
+             WHERE u.id = :checked AND ((u.state = :done AND u.value = :value) OR (u.state = :split AND n.value = :value))",
+            named_params! {
+                ":checked": checked, ":done": UnitState::Done, ":split": UnitState::Split, ":value": Value(value),
+            },
             |r| r.get(0),
         )
         .optional()?;
@@ -121,11 +125,31 @@ pub(super) fn keep_proof(
 pub struct ProofRequests {
     /// Check units added, one per done unit without a proof tree.
     pub units: u64,
-    /// Positions those units' first searches took: about what the checks will cost.
+    /// Positions those units' first searches took: about what the checks
+    /// will cost (for a split node, only what its own unit searched before
+    /// it was given back: the units below it add more).
     pub positions: u64,
     /// Proof checks still waiting that were withdrawn: their units are no
     /// longer among those the job's proof needs.
     pub withdrawn: u64,
+    /// How many of `units` re-solve a split node whole (see [`ProofLeaves`]).
+    pub split_nodes: u64,
+}
+
+/// The nodes a game job's proof leaves whole to the checker for want of a
+/// tree (`server::proof::untreed_leaves`), with the node the proof reached
+/// each from: what [`Store::request_proofs`] may ask trees for.
+///
+/// A leaf decided by a split unit's partial result (its unit searched no
+/// positions of its own) has no unit to solve again at a known cost; its
+/// deepest ancestor that was split is solved again whole instead, and that
+/// node's tree then stands for everything below it in the proof.
+#[derive(Clone, Debug, Default)]
+pub struct ProofLeaves {
+    /// The leaves.
+    pub leaves: HashSet<NodeId>,
+    /// Each node of the proof's walk but its tops, to the node it was reached from.
+    pub parents: HashMap<NodeId, NodeId>,
 }
 
 impl Store {
@@ -133,19 +157,20 @@ impl Store {
     /// before workers sent trees, or imported): every done game unit of at
     /// least `min_positions` positions whose node has no tree, and no check
     /// waiting or running, gets a check unit. Another worker solves it again
-    /// (ahead of the job's other units, never split) and sends its tree,
-    /// kept if the values agree; a disagreement is settled like any check's.
-    /// With `needed` (the nodes the job's proof leaves to the checker,
+    /// (after the job's frontier, never split) and sends its tree, kept if
+    /// the values agree; a disagreement is settled like any check's. With
+    /// `needed` (the nodes the job's proof leaves to the checker,
     /// `server::proof::untreed_leaves`), only units of those nodes are asked
-    /// for, and the proof checks still waiting for other units are withdrawn
-    /// (checks drawn by `--check-fraction` are left alone).
+    /// for, a leaf decided by a split unit's partial result brings its
+    /// deepest split ancestor (see [`ProofLeaves`]), and the proof checks
+    /// still waiting for other units are withdrawn.
     /// Only a running job's units are handed out, so an ended job is refused
     /// (a job still waiting for its first lease is running as far as this goes).
     pub fn request_proofs(
         &mut self,
         job: JobId,
         min_positions: u64,
-        needed: Option<&HashSet<NodeId>>,
+        needed: Option<&ProofLeaves>,
     ) -> Result<ProofRequests, StoreError> {
         let tx = self.write()?;
         let row = super::job_row::job_row(&tx, job)?;
@@ -155,7 +180,12 @@ impl Store {
             return Err(StoreError::JobState { job, state: row.state, what });
         }
         let mut asked = ProofRequests::default();
+        let split = match needed {
+            Some(needed) => split_ancestors(&tx, job, needed)?,
+            None => Vec::new(),
+        };
         if let Some(needed) = needed {
+            let keep: HashSet<NodeId> = split.iter().map(|a| a.node).chain(needed.leaves.iter().copied()).collect();
             let waiting: Vec<(i64, NodeId)> = tx
                 .prepare(
                     "SELECT c.id, o.node FROM units c JOIN units o ON o.id = c.checking
@@ -166,7 +196,7 @@ impl Store {
                 })?
                 .collect::<Result<_, _>>()?;
             let mut withdraw = tx.prepare_cached("UPDATE units SET state = :cancelled WHERE id = :unit")?;
-            for (check, _) in waiting.iter().filter(|(_, node)| !needed.contains(node)) {
+            for (check, _) in waiting.iter().filter(|(_, node)| !keep.contains(node)) {
                 withdraw.execute(named_params! { ":unit": check, ":cancelled": UnitState::Cancelled })?;
                 asked.withdrawn += 1;
             }
@@ -192,10 +222,18 @@ impl Store {
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )?
             .collect::<Result<_, _>>()?;
-        for (unit, positions, _) in units.into_iter().filter(|(_, _, node)| needed.is_none_or(|n| n.contains(node))) {
+        for (unit, positions, _) in
+            units.into_iter().filter(|(_, _, node)| needed.is_none_or(|n| n.leaves.contains(node)))
+        {
             add_check(&tx, unit, true)?;
             asked.units += 1;
             asked.positions += positions.max(0) as u64;
+        }
+        for ask in split.iter().filter(|a| !a.under_way) {
+            add_check(&tx, ask.unit, true)?;
+            asked.units += 1;
+            asked.split_nodes += 1;
+            asked.positions += ask.positions.max(0) as u64;
         }
         tx.commit()?;
         self.checks_exist |= asked.units > 0;
@@ -204,13 +242,87 @@ impl Store {
     }
 }
 
-/// A check's first result `value` against the checked unit's recorded one:
-/// `Some(recorded)` when they disagree, `None` when they agree or the
-/// checked unit has no value any more (voided meanwhile).
+/// A split node that [`Store::request_proofs`] asks to solve again whole.
+struct SplitAsk {
+    /// Its split unit (the one a check re-solves).
+    unit: i64,
+    /// Its node.
+    node: NodeId,
+    /// What its unit searched before it was given back.
+    positions: i64,
+    /// Whether a proof check of it is waiting or running already.
+    under_way: bool,
+}
+
+/// The split nodes to solve again whole for `needed`'s leaves that a split
+/// unit's partial result decided (done, with no positions of their own):
+/// for each such leaf, its deepest ancestor on the proof's walk whose unit
+/// was split, if that node is decided, has no tree and is not the job's
+/// root. Each node once.
+fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Result<Vec<SplitAsk>, StoreError> {
+    let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job.0 as i64], |r| r.get(0))?;
+    let mut partial = tx.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM units WHERE node = :node AND state = :done AND checking IS NULL AND positions = 0)",
+    )?;
+    // A node's split unit: its id, positions, whether it can be asked for, whether a proof check is under way.
+    let mut split_unit = tx.prepare_cached(
+        "SELECT u.id, u.positions,
+                n.value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node),
+                EXISTS (SELECT 1 FROM units c WHERE c.checking = u.id AND c.wants_proof AND c.state IN (:pending, :leased))
+         FROM units u JOIN nodes n ON n.id = u.node
+         WHERE u.node = :node AND u.state = :split AND u.checking IS NULL",
+    )?;
+    // Each node looked at: its split unit's row, if it was split.
+    let mut split_of: HashMap<NodeId, Option<(i64, i64, bool, bool)>> = HashMap::new();
+    let mut asks: HashMap<NodeId, SplitAsk> = HashMap::new();
+    for &leaf in &needed.leaves {
+        if !partial.query_row(named_params! { ":node": leaf, ":done": UnitState::Done }, |r| r.get::<_, bool>(0))? {
+            continue;
+        }
+        let mut at = needed.parents.get(&leaf).copied();
+        while let Some(node) = at.filter(|&n| n != root) {
+            let row = match split_of.get(&node) {
+                Some(&row) => row,
+                None => {
+                    let params = named_params! {
+                        ":node": node, ":split": UnitState::Split,
+                        ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+                    };
+                    let row = split_unit
+                        .query_row(params, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                        .optional()?;
+                    *split_of.entry(node).or_insert(row)
+                }
+            };
+            if let Some((unit, positions, askable, under_way)) = row {
+                if askable {
+                    asks.entry(node).or_insert(SplitAsk { unit, node, positions, under_way });
+                }
+                break;
+            }
+            at = needed.parents.get(&node).copied();
+        }
+    }
+    let mut asks: Vec<SplitAsk> = asks.into_values().collect();
+    asks.sort_unstable_by_key(|a| a.unit);
+    Ok(asks)
+}
+
+/// A check's first result `value` against the checked unit's recorded one
+/// (a split unit's: its node's, which its children decided): `Some(recorded)`
+/// when they disagree, `None` when they agree or the checked unit has no
+/// value any more (voided meanwhile). A split unit's disagreement is
+/// recorded as a conflict, but it is no standing disagreement that the
+/// coordinator settles: the value came from many workers' units below it.
 pub(super) fn disagrees(tx: &Transaction<'_>, checked: i64, value: Outcome) -> Result<Option<Outcome>, StoreError> {
     let recorded: Option<Value> = tx
-        .prepare_cached("SELECT value FROM units WHERE id = :unit AND state = :done")?
-        .query_row(named_params! { ":unit": checked, ":done": UnitState::Done }, |r| r.get(0))
+        .prepare_cached(
+            "SELECT CASE u.state WHEN :done THEN u.value ELSE n.value END
+             FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = :unit AND u.state IN (:done, :split)",
+        )?
+        .query_row(named_params! { ":unit": checked, ":done": UnitState::Done, ":split": UnitState::Split }, |r| {
+            r.get(0)
+        })
         .optional()?;
     Ok(recorded.map(|v| v.0).filter(|&recorded| recorded != Outcome::Unknown && recorded != value))
 }

@@ -30,7 +30,8 @@ pub struct DecidedNode {
     /// For a node a worker solved: that worker, `NAME (worker ID)` (none for
     /// nodes decided by their children, or imported from another cluster).
     pub decided_by: Option<String>,
-    /// For a big unit: the proof tree its worker sent (JSON, in the position of `line`).
+    /// For a big unit, or a split node that `golomb prove` had solved again
+    /// whole: the proof tree its worker sent (JSON, in the position of `line`).
     pub proof: Option<String>,
 }
 

@@ -41,7 +41,8 @@ pub struct ImportEntry {
     pub positions: u64,
     /// Solver seconds of its unit (units only).
     pub seconds: f64,
-    /// Its unit's proof tree (JSON, in the position of `line`), checked against the game.
+    /// Its proof tree (JSON, in the position of `line`), checked against the game: a
+    /// unit's, or a split node's that `golomb prove` had solved again whole.
     pub proof: Option<String>,
 }
 
@@ -117,10 +118,14 @@ impl Store {
                     }
                     counts.decided += 1;
                 }
-                // Decided by its children here too: they follow in the file.
+                // Decided by its children here too: they follow in the file. Its own
+                // tree (a split node solved again whole by `golomb prove`) comes along.
                 None => {
                     if walk.expand(&node)? {
                         counts.expanded += 1;
+                    }
+                    if let Some(tree) = &entry.proof {
+                        proofs::keep_if_none(&tx, node.id, &walk.tree_here(entry, &node.line, tree)?, None)?;
                     }
                 }
             }

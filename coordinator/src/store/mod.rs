@@ -80,7 +80,7 @@ mod units;
 mod workers;
 
 pub use crate::manager::PnStats;
-pub use check::{Disagreement, ProofRequests};
+pub use check::{Disagreement, ProofLeaves, ProofRequests};
 pub use db::{Store, now};
 pub use distrust::Distrusted;
 pub use error::StoreError;

@@ -121,24 +121,30 @@ fn unit_proof_trees_reach_the_export_and_survive_a_resume() {
 
 /// `golomb prove` on a running job: the units a worker solved without
 /// sending trees that the job's proofs use are solved again by another
-/// worker, as checks, and their trees are kept; on an ended job it is
-/// refused, saying why.
+/// worker, as checks, and their trees are kept (for children a split unit
+/// decided on its way, the split node's, solved again whole); on an ended
+/// job it is refused, saying why.
 #[test]
 fn prove_brings_the_trees_a_jobs_units_came_without() {
     let cluster = Cluster::start(None, 4.0);
     let mut first = cluster.worker_with("w1", 1, &["--proof-from-positions", "1000000000000"]);
-    let job = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-after", "0.05"]);
+    let job = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-after", "0.01"]);
     golomb_tests::wait_until(MINUTES, "50 children decided", || {
         let status = cluster.status(job);
         let decided = status["children"]["decided"].as_u64().unwrap_or(0);
         (decided >= 50 || matches!(status["state"].as_str(), Some("done" | "failed" | "cancelled"))).then_some(())
     });
     first.kill();
+    // What the killed worker sent before it died is in; nothing changes until the second worker starts.
+    std::thread::sleep(Duration::from_secs(1));
+    let before = export(&cluster, job, &cluster.dir.path().join("before.json"));
     let out = cluster.golomb(&["prove", &job.to_string(), "--min-positions", "1", "--json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let asked: Value = serde_json::from_slice(&out.stdout).unwrap();
     let units = asked["units"].as_u64().unwrap();
     assert!(units > 0, "{asked}");
+    // Children a split unit's search decided on its way bring their split ancestor, solved again whole.
+    assert!(asked["split_nodes"].as_u64().unwrap() > 0, "{asked}");
     // Asked twice, nothing more: the checks are under way.
     let again: Value =
         serde_json::from_slice(&cluster.golomb(&["prove", &job.to_string(), "--min-positions", "1", "--json"]).stdout)
@@ -164,13 +170,23 @@ fn prove_brings_the_trees_a_jobs_units_came_without() {
         .as_array()
         .unwrap()
         .iter()
-        // Children a split unit's search decided on its way count no positions of their own: not asked for.
+        // Children a split unit's search decided on its way count no positions of their own (below).
         .filter(|n| n["decided_by"].as_str().is_some_and(|w| w.starts_with("w1 ")) && n["positions"].as_u64() > Some(0))
         .collect();
     assert!(!by_first.is_empty());
     let with_tree = by_first.iter().filter(|n| !n["proof"].is_null()).count();
     assert!(with_tree > 0, "no unit of w1 got its tree");
-    for node in &by_first {
+    // A unit with its tree is no leaf; nor is one below a split node solved again whole, whose tree
+    // stands for it (that tree's leaves, a few plies down, may be the same positions).
+    let split_trees: Vec<String> = exported["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["unit"] == false && !n["proof"].is_null())
+        .map(|n| format!("{};", n["line"].as_str().unwrap()))
+        .collect();
+    let covered = |n: &Value| split_trees.iter().any(|above| n["line"].as_str().unwrap().starts_with(above.as_str()));
+    for node in by_first.iter().filter(|n| n["proof"].is_null() && !covered(n)) {
         let (pos, _) = game.play_line(Position::empty(), node["line"].as_str().unwrap()).unwrap();
         assert!(
             !bare.contains(&game.canonical(&pos)),
@@ -179,6 +195,35 @@ fn prove_brings_the_trees_a_jobs_units_came_without() {
         );
     }
     assert!(cluster.verify_proof(job).contains("verified"));
+    // A winning opening split before `prove` with replies its unit decided on its way (no positions
+    // of their own) was solved again whole: its tree stands for them. (Their positions may still
+    // appear in that tree, with another worker's answers: the proofs cannot say who decided one.)
+    let nodes = before["nodes"].as_array().unwrap();
+    let on_the_way = |line: &str| {
+        nodes.iter().any(|n| {
+            n["depth"] == 2
+                && n["positions"] == 0
+                && n["unit"] == true
+                && n["line"].as_str().is_some_and(|l| l.starts_with(&format!("{line};")))
+        })
+    };
+    let split_openings: Vec<&str> = nodes
+        .iter()
+        .filter(|n| n["depth"] == 1 && n["unit"] == false && n["value"] == "loss")
+        .filter_map(|n| n["line"].as_str())
+        .filter(|line| on_the_way(line))
+        .collect();
+    let after = exported["nodes"].as_array().unwrap();
+    for line in &split_openings {
+        let node = after.iter().find(|n| n["line"] == *line).unwrap();
+        assert!(!node["proof"].is_null(), "split opening {line} has no tree of its own");
+    }
+    // Split nodes' trees travel in the export and are taken back in by an import.
+    assert!(after.iter().any(|n| n["unit"] == false && !n["proof"].is_null()), "no split node's tree");
+    let db = cluster.dir.path().join("reimported.db");
+    let file = cluster.dir.path().join("proved.json");
+    let out = golomb_command().arg("import").arg(&file).arg("--db").arg(&db).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
 
     let out = cluster.golomb(&["prove", &job.to_string()]);
     assert!(!out.status.success());

@@ -1,8 +1,6 @@
 //! Check units: a result solved again by another worker, whole; the answer
 //! waits for them, and a disagreement stands until it is settled.
 
-use std::collections::HashSet;
-
 use super::*;
 
 #[test]
@@ -64,7 +62,11 @@ fn a_check_brings_the_tree_a_unit_came_without_and_distrust_takes_it_back() {
     done_at(&mut store, first, a, Win, 1000);
     done_at(&mut store, first, b, Loss, 10);
     let asked = store.request_proofs(job, 100, None).unwrap();
-    assert_eq!(asked, ProofRequests { units: 1, positions: 1000, withdrawn: 0 }, "a only: b is small, c undecided");
+    assert_eq!(
+        asked,
+        ProofRequests { units: 1, positions: 1000, ..ProofRequests::default() },
+        "a only: b small, c undecided"
+    );
     assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 0, "its check is already waiting");
     let second = store.register_worker("w2", "h", 2).unwrap();
     let check = store.lease(second, 1, 60.0).unwrap().remove(0);
@@ -107,9 +109,9 @@ fn a_request_the_proof_no_longer_needs_is_withdrawn_and_random_checks_stay() {
     assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 2);
     store.set_check_fraction(1.0);
     done_at(&mut store, first, units[2].unit, Win, 1000);
-    let needed: HashSet<NodeId> = [a].into_iter().collect();
+    let needed = ProofLeaves { leaves: [a].into_iter().collect(), ..ProofLeaves::default() };
     let asked = store.request_proofs(job, 100, Some(&needed)).unwrap();
-    assert_eq!(asked, ProofRequests { units: 0, positions: 0, withdrawn: 1 }, "b's request goes, a's stays");
+    assert_eq!(asked, ProofRequests { withdrawn: 1, ..ProofRequests::default() }, "b's request goes, a's stays");
     let second = store.register_worker("w2", "h", 2).unwrap();
     let mut checks: Vec<String> = store.lease(second, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
     checks.sort();
@@ -129,7 +131,7 @@ fn withdrawing_the_last_checks_of_an_answered_job_ends_it() {
     done_at(&mut store, first, units[2].unit, Win, 1000);
     let row = store.job(job).unwrap();
     assert_eq!(row.state, JobState::Running, "{:?}", row.units);
-    let asked = store.request_proofs(job, 100, Some(&HashSet::new())).unwrap();
+    let asked = store.request_proofs(job, 100, Some(&ProofLeaves::default())).unwrap();
     assert_eq!(asked.withdrawn, 2);
     assert_eq!(store.job(job).unwrap().state, JobState::Done);
 }
@@ -148,4 +150,68 @@ fn a_proof_check_waits_for_the_frontier() {
     let rest = store.lease(second, 10, 60.0).unwrap();
     assert_eq!(rest.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["c", "a"], "then the proof check");
     assert_eq!(rest[1].spec.split_after_seconds, 0.0, "a check is solved whole");
+}
+
+/// A leaf that a split unit decided on its way has no search of its own to
+/// redo: `golomb prove` asks for its split ancestor, solved again whole,
+/// whose tree is kept on the split node when it agrees with the value the
+/// node's children gave it; one that disagrees is a conflict, and no tree.
+#[test]
+fn a_leaf_decided_on_a_split_units_way_brings_its_split_ancestor() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let a = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let children: Vec<(String, NewNode)> =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let decided = [DecidedAt { index: 0, value: Win, best: Some("x".into()) }];
+    let cost = SplitCost { positions: 12_345, seconds: 1.5 };
+    assert!(store.split_unit(first, &held, &children, &decided, cost, &NoGame).unwrap());
+    let a2 = store.lease(first, 1, 60.0).unwrap().remove(0);
+    assert_eq!(a2.line, "a2");
+    done_at(&mut store, first, a2.unit, Win, 1000);
+    let id = |store: &Store, line: &str| {
+        store.job_tree(job).unwrap().nodes.into_iter().find(|(_, n)| n.line == line).unwrap().0
+    };
+    let (na, na1, na2) = (id(&store, "a"), id(&store, "a1"), id(&store, "a2"));
+    let needed =
+        ProofLeaves { leaves: [na1, na2].into_iter().collect(), parents: [(na1, na), (na2, na)].into_iter().collect() };
+    let asked = store.request_proofs(job, 100, Some(&needed)).unwrap();
+    let expected = ProofRequests { units: 2, positions: 1000 + 12_345, withdrawn: 0, split_nodes: 1 };
+    assert_eq!(asked, expected, "a2's unit, and a's split unit for a1");
+    assert_eq!(store.request_proofs(job, 100, Some(&needed)).unwrap(), ProofRequests::default(), "asked already");
+    // Another worker gets the frontier first, then the two re-solves, whole.
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    let lines = |units: &[LeasedUnit]| units.iter().map(|u| u.line.clone()).collect::<Vec<_>>();
+    assert_eq!(lines(&store.lease(second, 2, 60.0).unwrap()), ["b", "c"]);
+    let checks = store.lease(second, 2, 60.0).unwrap();
+    let mut got = lines(&checks);
+    got.sort();
+    assert_eq!(got, ["a", "a2"]);
+    let check_of_a = checks.iter().find(|u| u.line == "a").unwrap();
+    assert_eq!(check_of_a.spec.split_after_seconds, 0.0, "solved whole");
+    let tree = r#"{"value":"loss"}"#;
+    let report = |store: &mut Store, unit: &LeasedUnit, value| {
+        store
+            .complete(&Completion {
+                unit: unit.unit,
+                job,
+                worker: second,
+                lease_token: store.token(unit.unit),
+                reported: UnitResult::Value { value, best: None, proof: Some(tree.into()) },
+                positions: 5000,
+                seconds: 0.5,
+            })
+            .unwrap()
+    };
+    let tree_of = |store: &Store, node: NodeId| store.job_tree(job).unwrap().nodes[&node].proof.clone();
+    assert!(!report(&mut store, check_of_a, Loss), "agrees with the value a's children gave");
+    assert_eq!(tree_of(&store, na).as_deref(), Some(tree), "kept on the split node");
+    // A later re-solve that disagrees: a conflict, and its tree is not kept.
+    store.conn.execute("DELETE FROM proofs WHERE node = ?1", [na.0]).unwrap();
+    assert_eq!(store.request_proofs(job, 100, Some(&needed)).unwrap().split_nodes, 1);
+    let again = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert_eq!(again.line, "a");
+    assert!(report(&mut store, &again, Win), "a conflict");
+    assert_eq!(tree_of(&store, na), None);
+    assert_eq!(store.job(job).unwrap().conflicts, 1);
 }
