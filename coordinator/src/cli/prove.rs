@@ -4,9 +4,9 @@
 //! decided children's) leaves whole to the checker is solved again by
 //! another worker, as a check of its value, and the tree that worker sends
 //! is kept, so that `golomb verify` of the job re-solves one small position
-//! per reply instead of the unit's whole position. A leaf that a split
-//! unit decided on its way (no search of its own to redo) brings its split
-//! ancestor, solved again whole. Units the proof does not
+//! per reply instead of the unit's whole position. A lost position that a
+//! split unit decided on its way (no search of its own to redo) brings the
+//! split node above it, solved again whole. Units the proof does not
 //! use (a won position's other tries) are left alone, and requests of an
 //! earlier `prove` for such units that are still waiting are withdrawn.
 
@@ -76,8 +76,8 @@ impl Report for Asked {
         if self.split_nodes > 0 {
             writeln!(
                 out,
-                "{} of them are split nodes, solved again whole for the leaves their units decided on their way \
-                 (their units below cost more than the figure above)",
+                "{} of them are split nodes, solved again whole for the lost positions their units decided on their \
+                 way (their units below cost more than the figure above)",
                 self.split_nodes
             )?;
         }

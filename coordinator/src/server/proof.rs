@@ -12,8 +12,8 @@
 //! A unit whose worker sent its own proof tree (a big unit: every reply
 //! with its winning answer) is not a leaf but that tree, mapped onto the
 //! position like the node's moves, so the checker re-solves small positions
-//! instead of the unit's. So is a split node that `golomb prove` had solved
-//! again whole: its tree stands for everything below it.
+//! instead of the unit's. So is a won split node that `golomb prove` had
+//! solved again whole where its winning move leads to a bare lost leaf.
 //!
 //! A hands job's proof is of a score ([`hands_proof`]): a tree for each
 //! bound, the units again the leaves the checker solves.
@@ -123,8 +123,9 @@ pub fn child_proofs(job: JobId, tree: &JobTree) -> Result<Vec<ChildProof>, Proof
 /// moves (tried, and lost for the mover) are not among them: no proof uses
 /// them.
 /// With each leaf comes the way the walk reached it (`ProofLeaves::parents`),
-/// so that a leaf a split unit decided on its way can bring its split
-/// ancestor's tree instead.
+/// so that a lost leaf a split unit decided on its way (a winning move's
+/// child, with no search of its own to redo) can bring the tree of the
+/// split node above it instead.
 pub fn untreed_leaves(tree: &JobTree) -> ProofLeaves {
     let JobTree { spec, root, nodes } = tree;
     let mut walk = LeafWalk { nodes, seen: HashSet::new(), found: ProofLeaves::default() };
@@ -155,15 +156,13 @@ impl LeafWalk<'_> {
         if let Some(parent) = parent {
             self.found.parents.insert(id, parent);
         }
-        // A decided node with its own tree is that tree, whatever is below it.
-        if node.value != Outcome::Unknown && usable_tree(node).is_some() {
-            return;
-        }
         let decided = |child: NodeId, value: Outcome| self.nodes.get(&child).is_some_and(|c| c.value == value);
         let below: Vec<NodeId> = match node.value {
             Outcome::Win => {
                 let best = node.best.as_deref().and_then(|best| node.edges.iter().find(|(mv, _)| mv == best));
                 match best.map(|&(_, c)| c).filter(|&c| decided(c, Outcome::Loss)) {
+                    // A bare lost child under a node with its own tree: the tree stands for both.
+                    Some(child) if bare_loss(self.nodes, child) && usable_tree(node).is_some() => return,
                     Some(child) => vec![child],
                     None => Vec::new(),
                 }
@@ -175,7 +174,9 @@ impl LeafWalk<'_> {
             Outcome::Unknown => node.edges.iter().map(|&(_, c)| c).collect(),
         };
         if below.is_empty() && node.value != Outcome::Unknown {
-            self.found.leaves.insert(id);
+            if usable_tree(node).is_none() {
+                self.found.leaves.insert(id);
+            }
             return;
         }
         below.into_iter().for_each(|child| self.node(child, Some(id)));
@@ -239,23 +240,26 @@ impl<B: Bits> Builder<'_, B> {
             Ok(g.symmetric_placement(symmetry, id))
         };
         let decided = |child: NodeId, value: Outcome| self.nodes.get(&child).is_some_and(|c| c.value == value);
-        // Its worker's own tree (a unit's, or a split node's solved again whole by
-        // `golomb prove`) stands for everything below it.
-        if node.value != Outcome::Unknown
-            && let Some(tree) = self.own_tree(node, &mut |name| map(name).map(|id| g.move_name(id)))?
-        {
-            return Ok(tree);
-        }
+        // Its worker's own tree (a unit's, or a split node's that `golomb prove` had solved
+        // again whole), read only where the node would otherwise end in a bare leaf.
+        let own = || self.own_tree(node, &mut |name| map(name).map(|id| g.move_name(id)));
         match node.value {
             Outcome::Win => {
                 let Some(best) = node.best.as_deref() else {
-                    return Ok(ProofNode::Win { winning_move: None, after: None });
+                    return Ok(own()?.unwrap_or(ProofNode::Win { winning_move: None, after: None }));
                 };
                 let placement = map(best)?;
                 let child = node.edges.iter().find(|(mv, _)| mv == best).map(|&(_, c)| c);
                 let after = match child.filter(|&c| decided(c, Outcome::Loss)) {
+                    Some(c) if bare_loss(self.nodes, c) => match own()? {
+                        Some(tree) => return Ok(tree),
+                        None => Some(Box::new(ProofNode::Loss { replies: None })),
+                    },
                     Some(c) => Some(Box::new(self.node(c, &pos.after(g.placement(placement)))?)),
-                    None => None,
+                    None => match own()? {
+                        Some(tree) => return Ok(tree),
+                        None => None,
+                    },
                 };
                 Ok(ProofNode::Win { winning_move: Some(g.move_name(placement)), after })
             }
@@ -271,7 +275,7 @@ impl<B: Bits> Builder<'_, B> {
                     .collect::<Result<Vec<_>, ProofExportError>>()?;
                 Ok(ProofNode::Loss { replies: Some(replies) })
             }
-            Outcome::Loss => Ok(ProofNode::Loss { replies: None }),
+            Outcome::Loss => Ok(own()?.unwrap_or(ProofNode::Loss { replies: None })),
             Outcome::Unknown => Err(ProofExportError::UndecidedNode(id)),
         }
     }
@@ -286,6 +290,16 @@ impl<B: Bits> Builder<'_, B> {
     ) -> Result<Option<ProofNode>, ProofExportError> {
         usable_tree(node).map(|tree| tree.map_moves(map)).transpose()
     }
+}
+
+/// Whether node `id` is a lost leaf of the proofs with nothing below it: a
+/// loss whose replies are not all decided wins, with no tree of its own
+/// (what [`Builder::node`] makes a bare `Loss` and the checker solves whole).
+fn bare_loss(nodes: &HashMap<NodeId, TreeNode>, id: NodeId) -> bool {
+    let Some(node) = nodes.get(&id) else { return true };
+    let answered =
+        !node.edges.is_empty() && node.edges.iter().all(|(_, c)| nodes.get(c).is_some_and(|c| c.value == Outcome::Win));
+    node.value == Outcome::Loss && !answered && usable_tree(node).is_none()
 }
 
 /// The proof tree `node`'s worker sent, if it parses and proves the node's

@@ -140,10 +140,14 @@ pub struct ProofRequests {
 /// tree (`server::proof::untreed_leaves`), with the node the proof reached
 /// each from: what [`Store::request_proofs`] may ask trees for.
 ///
-/// A leaf decided by a split unit's partial result (its unit searched no
-/// positions of its own) has no unit to solve again at a known cost; its
-/// deepest ancestor that was split is solved again whole instead, and that
-/// node's tree then stands for everything below it in the proof.
+/// A lost leaf that a split unit's partial result decided (its unit searched
+/// no positions of its own: it is a bare position the checker solves whole)
+/// has no unit to solve again at a known cost; the split node above it, the
+/// won node whose winning move leads to it, is solved again whole instead,
+/// and that node's tree then stands for both in the proof. (A won leaf
+/// decided that way already names its winning move, as deep as the tree of
+/// the lost split node above it would go: asking for that node would add
+/// nothing.)
 #[derive(Clone, Debug, Default)]
 pub struct ProofLeaves {
     /// The leaves.
@@ -161,8 +165,8 @@ impl Store {
     /// the values agree; a disagreement is settled like any check's. With
     /// `needed` (the nodes the job's proof leaves to the checker,
     /// `server::proof::untreed_leaves`), only units of those nodes are asked
-    /// for, a leaf decided by a split unit's partial result brings its
-    /// deepest split ancestor (see [`ProofLeaves`]), and the proof checks
+    /// for, a lost leaf decided by a split unit's partial result brings the
+    /// split node above it (see [`ProofLeaves`]), and the proof checks
     /// still waiting for other units are withdrawn.
     /// Only a running job's units are handed out, so an ended job is refused
     /// (a job still waiting for its first lease is running as far as this goes).
@@ -254,53 +258,40 @@ struct SplitAsk {
     under_way: bool,
 }
 
-/// The split nodes to solve again whole for `needed`'s leaves that a split
-/// unit's partial result decided (done, with no positions of their own):
-/// for each such leaf, its deepest ancestor on the proof's walk whose unit
-/// was split, if that node is decided, has no tree and is not the job's
-/// root. Each node once.
+/// The split nodes to solve again whole for `needed`'s lost leaves that a
+/// split unit's partial result decided (done, with no positions of their
+/// own): each such leaf's parent on the proof's walk (the won node whose
+/// winning move leads to it), if its unit was split, it is decided, has no
+/// tree and is not the job's root. Each node once.
 fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Result<Vec<SplitAsk>, StoreError> {
     let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job.0 as i64], |r| r.get(0))?;
     let mut partial = tx.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM units WHERE node = :node AND state = :done AND checking IS NULL AND positions = 0)",
+        "SELECT EXISTS (SELECT 1 FROM units WHERE node = :node AND state = :done AND checking IS NULL
+                                          AND positions = 0 AND value = :loss)",
     )?;
-    // A node's split unit: its id, positions, whether it can be asked for, whether a proof check is under way.
     let mut split_unit = tx.prepare_cached(
         "SELECT u.id, u.positions,
-                n.value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node),
                 EXISTS (SELECT 1 FROM units c WHERE c.checking = u.id AND c.wants_proof AND c.state IN (:pending, :leased))
          FROM units u JOIN nodes n ON n.id = u.node
-         WHERE u.node = :node AND u.state = :split AND u.checking IS NULL",
+         WHERE u.node = :node AND u.state = :split AND u.checking IS NULL AND n.value IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node)",
     )?;
-    // Each node looked at: its split unit's row, if it was split.
-    let mut split_of: HashMap<NodeId, Option<(i64, i64, bool, bool)>> = HashMap::new();
     let mut asks: HashMap<NodeId, SplitAsk> = HashMap::new();
     for &leaf in &needed.leaves {
-        if !partial.query_row(named_params! { ":node": leaf, ":done": UnitState::Done }, |r| r.get::<_, bool>(0))? {
+        let Some(&node) = needed.parents.get(&leaf) else { continue };
+        if node == root || asks.contains_key(&node) {
             continue;
         }
-        let mut at = needed.parents.get(&leaf).copied();
-        while let Some(node) = at.filter(|&n| n != root) {
-            let row = match split_of.get(&node) {
-                Some(&row) => row,
-                None => {
-                    let params = named_params! {
-                        ":node": node, ":split": UnitState::Split,
-                        ":pending": UnitState::Pending, ":leased": UnitState::Leased,
-                    };
-                    let row = split_unit
-                        .query_row(params, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-                        .optional()?;
-                    *split_of.entry(node).or_insert(row)
-                }
-            };
-            if let Some((unit, positions, askable, under_way)) = row {
-                if askable {
-                    asks.entry(node).or_insert(SplitAsk { unit, node, positions, under_way });
-                }
-                break;
-            }
-            at = needed.parents.get(&node).copied();
+        let params = named_params! { ":node": leaf, ":done": UnitState::Done, ":loss": Value(Outcome::Loss) };
+        if !partial.query_row(params, |r| r.get::<_, bool>(0))? {
+            continue;
+        }
+        let params = named_params! {
+            ":node": node, ":split": UnitState::Split, ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+        };
+        let row = split_unit.query_row(params, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
+        if let Some((unit, positions, under_way)) = row {
+            asks.insert(node, SplitAsk { unit, node, positions, under_way });
         }
     }
     let mut asks: Vec<SplitAsk> = asks.into_values().collect();

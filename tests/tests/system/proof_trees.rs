@@ -128,7 +128,7 @@ fn unit_proof_trees_reach_the_export_and_survive_a_resume() {
 fn prove_brings_the_trees_a_jobs_units_came_without() {
     let cluster = Cluster::start(None, 4.0);
     let mut first = cluster.worker_with("w1", 1, &["--proof-from-positions", "1000000000000"]);
-    let job = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-after", "0.01"]);
+    let job = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-after", "0.05"]);
     golomb_tests::wait_until(MINUTES, "50 children decided", || {
         let status = cluster.status(job);
         let decided = status["children"]["decided"].as_u64().unwrap_or(0);
@@ -143,8 +143,6 @@ fn prove_brings_the_trees_a_jobs_units_came_without() {
     let asked: Value = serde_json::from_slice(&out.stdout).unwrap();
     let units = asked["units"].as_u64().unwrap();
     assert!(units > 0, "{asked}");
-    // Children a split unit's search decided on its way bring their split ancestor, solved again whole.
-    assert!(asked["split_nodes"].as_u64().unwrap() > 0, "{asked}");
     // Asked twice, nothing more: the checks are under way.
     let again: Value =
         serde_json::from_slice(&cluster.golomb(&["prove", &job.to_string(), "--min-positions", "1", "--json"]).stdout)
@@ -195,31 +193,30 @@ fn prove_brings_the_trees_a_jobs_units_came_without() {
         );
     }
     assert!(cluster.verify_proof(job).contains("verified"));
-    // A winning opening split before `prove` with replies its unit decided on its way (no positions
-    // of their own) was solved again whole: its tree stands for them. (Their positions may still
-    // appear in that tree, with another worker's answers: the proofs cannot say who decided one.)
+    // A won split node whose winning move led to a lost position its unit decided on its way (a bare
+    // position, no positions of its own) was solved again whole: its tree stands for both.
     let nodes = before["nodes"].as_array().unwrap();
-    let on_the_way = |line: &str| {
-        nodes.iter().any(|n| {
-            n["depth"] == 2
-                && n["positions"] == 0
-                && n["unit"] == true
-                && n["line"].as_str().is_some_and(|l| l.starts_with(&format!("{line};")))
-        })
-    };
-    let split_openings: Vec<&str> = nodes
+    let bare_lost: HashSet<&str> = nodes
         .iter()
-        .filter(|n| n["depth"] == 1 && n["unit"] == false && n["value"] == "loss")
+        .filter(|n| n["unit"] == true && n["positions"] == 0 && n["value"] == "loss")
         .filter_map(|n| n["line"].as_str())
-        .filter(|line| on_the_way(line))
         .collect();
+    let split_won: Vec<&str> = nodes
+        .iter()
+        .filter(|n| n["unit"] == false && n["value"] == "win" && n["depth"].as_u64() > Some(0))
+        .filter(|n| {
+            let (line, best) = (n["line"].as_str().unwrap(), n["winning_move"].as_str().unwrap_or(""));
+            bare_lost.contains(format!("{line};{best}").as_str())
+        })
+        .filter_map(|n| n["line"].as_str())
+        .collect();
+    // Only those in a proof are asked for (a won node's other tries are in none), and each keeps its tree.
+    let split_nodes = asked["split_nodes"].as_u64().unwrap() as usize;
+    assert!(split_nodes <= split_won.len(), "{asked}: {split_won:?}");
     let after = exported["nodes"].as_array().unwrap();
-    for line in &split_openings {
-        let node = after.iter().find(|n| n["line"] == *line).unwrap();
-        assert!(!node["proof"].is_null(), "split opening {line} has no tree of its own");
-    }
+    let with_trees = split_won.iter().filter(|&&line| after.iter().any(|n| n["line"] == line && !n["proof"].is_null()));
+    assert_eq!(with_trees.count(), split_nodes, "{split_won:?}");
     // Split nodes' trees travel in the export and are taken back in by an import.
-    assert!(after.iter().any(|n| n["unit"] == false && !n["proof"].is_null()), "no split node's tree");
     let db = cluster.dir.path().join("reimported.db");
     let file = cluster.dir.path().join("proved.json");
     let out = golomb_command().arg("import").arg(&file).arg("--db").arg(&db).output().unwrap();

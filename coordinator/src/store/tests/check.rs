@@ -152,44 +152,44 @@ fn a_proof_check_waits_for_the_frontier() {
     assert_eq!(rest[1].spec.split_after_seconds, 0.0, "a check is solved whole");
 }
 
-/// A leaf that a split unit decided on its way has no search of its own to
-/// redo: `golomb prove` asks for its split ancestor, solved again whole,
-/// whose tree is kept on the split node when it agrees with the value the
-/// node's children gave it; one that disagrees is a conflict, and no tree.
+/// A lost leaf that a split unit decided on its way has no search of its
+/// own to redo: `golomb prove` asks for the split node above it, solved
+/// again whole, whose tree is kept on the split node when it agrees with
+/// the value the node's children gave it; one that disagrees is a conflict,
+/// and no tree. A won leaf decided on the way brings nothing.
 #[test]
-fn a_leaf_decided_on_a_split_units_way_brings_its_split_ancestor() {
+fn a_lost_leaf_decided_on_a_split_units_way_brings_the_split_node() {
     let (mut store, job, first, _dir) = flat(Goal::Classify);
     let a = store.lease(first, 1, 60.0).unwrap().remove(0);
-    let children: Vec<(String, NewNode)> =
-        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
-    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
-    let decided = [DecidedAt { index: 0, value: Win, best: Some("x".into()) }];
+    let b = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let children = |line: &str| -> Vec<(String, NewNode)> {
+        let (l1, l2) = (format!("{line}1"), format!("{line}2"));
+        vec![("m1".into(), node(&l1, 2, &[0, 0], true, &[])), ("m2".into(), node(&l2, 2, &[0, 1], true, &[]))]
+    };
     let cost = SplitCost { positions: 12_345, seconds: 1.5 };
-    assert!(store.split_unit(first, &held, &children, &decided, cost, &NoGame).unwrap());
-    let a2 = store.lease(first, 1, 60.0).unwrap().remove(0);
-    assert_eq!(a2.line, "a2");
-    done_at(&mut store, first, a2.unit, Win, 1000);
+    // a: its first child lost, decided on the way, so a is won; b: its first child won, so b waits.
+    for (unit, value, best) in [(&a, Loss, None), (&b, Win, Some("x".to_string()))] {
+        let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+        let decided = [DecidedAt { index: 0, value, best }];
+        assert!(store.split_unit(first, &held, &children(&unit.line), &decided, cost, &NoGame).unwrap());
+    }
     let id = |store: &Store, line: &str| {
         store.job_tree(job).unwrap().nodes.into_iter().find(|(_, n)| n.line == line).unwrap().0
     };
-    let (na, na1, na2) = (id(&store, "a"), id(&store, "a1"), id(&store, "a2"));
+    let (na, na1, nb, nb1) = (id(&store, "a"), id(&store, "a1"), id(&store, "b"), id(&store, "b1"));
     let needed =
-        ProofLeaves { leaves: [na1, na2].into_iter().collect(), parents: [(na1, na), (na2, na)].into_iter().collect() };
+        ProofLeaves { leaves: [na1, nb1].into_iter().collect(), parents: [(na1, na), (nb1, nb)].into_iter().collect() };
     let asked = store.request_proofs(job, 100, Some(&needed)).unwrap();
-    let expected = ProofRequests { units: 2, positions: 1000 + 12_345, withdrawn: 0, split_nodes: 1 };
-    assert_eq!(asked, expected, "a2's unit, and a's split unit for a1");
+    let expected = ProofRequests { units: 1, positions: 12_345, withdrawn: 0, split_nodes: 1 };
+    assert_eq!(asked, expected, "a's split unit for a1; b1 names its winning move");
     assert_eq!(store.request_proofs(job, 100, Some(&needed)).unwrap(), ProofRequests::default(), "asked already");
-    // Another worker gets the frontier first, then the two re-solves, whole.
+    // Another worker gets the frontier first, then the re-solve, whole.
     let second = store.register_worker("w2", "h", 2).unwrap();
     let lines = |units: &[LeasedUnit]| units.iter().map(|u| u.line.clone()).collect::<Vec<_>>();
-    assert_eq!(lines(&store.lease(second, 2, 60.0).unwrap()), ["b", "c"]);
-    let checks = store.lease(second, 2, 60.0).unwrap();
-    let mut got = lines(&checks);
-    got.sort();
-    assert_eq!(got, ["a", "a2"]);
-    let check_of_a = checks.iter().find(|u| u.line == "a").unwrap();
-    assert_eq!(check_of_a.spec.split_after_seconds, 0.0, "solved whole");
-    let tree = r#"{"value":"loss"}"#;
+    assert_eq!(lines(&store.lease(second, 2, 60.0).unwrap()), ["b2", "c"]);
+    let check = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert_eq!((check.line.as_str(), check.spec.split_after_seconds), ("a", 0.0), "solved whole");
+    let tree = r#"{"value":"win"}"#;
     let report = |store: &mut Store, unit: &LeasedUnit, value| {
         store
             .complete(&Completion {
@@ -204,14 +204,14 @@ fn a_leaf_decided_on_a_split_units_way_brings_its_split_ancestor() {
             .unwrap()
     };
     let tree_of = |store: &Store, node: NodeId| store.job_tree(job).unwrap().nodes[&node].proof.clone();
-    assert!(!report(&mut store, check_of_a, Loss), "agrees with the value a's children gave");
+    assert!(!report(&mut store, &check, Win), "agrees with the value a's children gave");
     assert_eq!(tree_of(&store, na).as_deref(), Some(tree), "kept on the split node");
     // A later re-solve that disagrees: a conflict, and its tree is not kept.
     store.conn.execute("DELETE FROM proofs WHERE node = ?1", [na.0]).unwrap();
     assert_eq!(store.request_proofs(job, 100, Some(&needed)).unwrap().split_nodes, 1);
     let again = store.lease(second, 1, 60.0).unwrap().remove(0);
     assert_eq!(again.line, "a");
-    assert!(report(&mut store, &again, Win), "a conflict");
+    assert!(report(&mut store, &again, Loss), "a conflict");
     assert_eq!(tree_of(&store, na), None);
     assert_eq!(store.job(job).unwrap().conflicts, 1);
 }
