@@ -321,7 +321,11 @@ mod tests {
     use golomb_engine::tiling::Each;
     use golomb_proto::JobSpec;
 
-    use super::untreed_leaves;
+    use golomb_engine::proof::ProofNode;
+    use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
+    use golomb_proto::JobId;
+
+    use super::{job_proof, untreed_leaves};
     use crate::store::{JobTree, NodeId, TreeNode};
 
     /// A node of a hand-made tree: its value, winning move, edges and whether it has a tree.
@@ -393,7 +397,7 @@ mod tests {
             ],
         );
         assert_eq!(ids(untreed_leaves(&tree).leaves), [2, 5, 7]);
-        // A split node solved again whole (`golomb prove`): its tree stands for everything below it.
+        // A won split node solved again whole (`golomb prove`): its tree stands for the bare lost leaf below.
         let tree = job(
             Goal::Classify,
             vec![
@@ -404,6 +408,41 @@ mod tests {
                 (5, node(Loss, None, &[], false)),
             ],
         );
-        assert_eq!(ids(untreed_leaves(&tree).leaves), [5]);
+        let found = untreed_leaves(&tree);
+        assert_eq!(ids(found.leaves), [5]);
+        assert_eq!(found.parents[&NodeId(5)], NodeId(3), "the won node above it, which `prove` may ask for");
+    }
+
+    /// A won split node's own tree (solved again whole by `golomb prove`)
+    /// stands in the proof where its winning move leads to a bare lost
+    /// leaf, and only there.
+    #[test]
+    fn a_split_nodes_tree_replaces_a_bare_lost_leaf_only() {
+        let game: Game<Bitboard> = Game::new(Board::new(6, 5).unwrap(), PieceSet::of_order(5)).unwrap();
+        let moves = game.legal_moves(&Position::empty());
+        let (m1, m2) = (game.move_name(moves[0]), game.move_name(moves[1]));
+        let win_by = |mv: &str| format!(r#"{{"value":"win","move":"{mv}","after":{{"value":"loss"}}}}"#);
+        let answered = format!(r#"{{"value":"loss","replies":[{{"move":"{m2}","after":{{"value":"win"}}}}]}}"#);
+        let proof_of = |root_tree: Option<String>, child_tree: Option<String>| {
+            let root = TreeNode {
+                line: String::new(),
+                value: Win,
+                best: Some(m1.clone()),
+                edges: vec![(m1.clone(), NodeId(2)), (m2.clone(), NodeId(3))],
+                proof: root_tree,
+            };
+            let child = TreeNode { line: m1.clone(), value: Loss, best: None, edges: Vec::new(), proof: child_tree };
+            let mut tree = job(Goal::Solve, vec![(1, root), (2, child)]);
+            tree.spec.game = GameSpec::new("6x5", "", "pentominoes");
+            job_proof(JobId(1), &tree).unwrap().tree
+        };
+        let tree = |json: &str| serde_json::from_str::<ProofNode>(json).unwrap();
+        // The winning move leads to a bare lost leaf: the node's own tree (here with another move) stands.
+        assert_eq!(proof_of(Some(win_by(&m2)), None), tree(&win_by(&m2)));
+        // No tree of its own: the bare leaf stays.
+        assert_eq!(proof_of(None, None), tree(&win_by(&m1)));
+        // The lost child has its own tree: the structure goes on through it.
+        let through = format!(r#"{{"value":"win","move":"{m1}","after":{answered}}}"#);
+        assert_eq!(proof_of(Some(win_by(&m2)), Some(answered.clone())), tree(&through));
     }
 }

@@ -260,21 +260,25 @@ struct SplitAsk {
 
 /// The split nodes to solve again whole for `needed`'s lost leaves that a
 /// split unit's partial result decided (done, with no positions of their
-/// own): each such leaf's parent on the proof's walk (the won node whose
-/// winning move leads to it), if its unit was split, it is decided, has no
-/// tree and is not the job's root. Each node once.
+/// own, not answered from the store of decided positions): each such leaf's
+/// parent on the proof's walk (the won node whose winning move leads to
+/// it), if its unit was split by the worker that decided the leaf, it is
+/// decided, has no tree and is not the job's root. Each node once.
 fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Result<Vec<SplitAsk>, StoreError> {
     let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job.0 as i64], |r| r.get(0))?;
+    // The worker that decided a lost leaf on a split unit's way (no positions of its own; a unit
+    // answered from the store of decided positions has none either, but names the job it came from).
     let mut partial = tx.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM units WHERE node = :node AND state = :done AND checking IS NULL
-                                          AND positions = 0 AND value = :loss)",
+        "SELECT worker FROM units WHERE node = :node AND state = :done AND checking IS NULL
+                                    AND positions = 0 AND value = :loss AND known_job IS NULL",
     )?;
+    // The split unit of the node above it, given back by that same worker.
     let mut split_unit = tx.prepare_cached(
         "SELECT u.id, u.positions,
                 EXISTS (SELECT 1 FROM units c WHERE c.checking = u.id AND c.wants_proof AND c.state IN (:pending, :leased))
          FROM units u JOIN nodes n ON n.id = u.node
-         WHERE u.node = :node AND u.state = :split AND u.checking IS NULL AND n.value IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node)",
+         WHERE u.node = :node AND u.state = :split AND u.checking IS NULL AND u.worker = :worker
+           AND n.value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node)",
     )?;
     let mut asks: HashMap<NodeId, SplitAsk> = HashMap::new();
     for &leaf in &needed.leaves {
@@ -283,11 +287,12 @@ fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Re
             continue;
         }
         let params = named_params! { ":node": leaf, ":done": UnitState::Done, ":loss": Value(Outcome::Loss) };
-        if !partial.query_row(params, |r| r.get::<_, bool>(0))? {
+        let Some(worker) = partial.query_row(params, |r| r.get::<_, Option<i64>>(0)).optional()?.flatten() else {
             continue;
-        }
+        };
         let params = named_params! {
-            ":node": node, ":split": UnitState::Split, ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+            ":node": node, ":worker": worker, ":split": UnitState::Split,
+            ":pending": UnitState::Pending, ":leased": UnitState::Leased,
         };
         let row = split_unit.query_row(params, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
         if let Some((unit, positions, under_way)) = row {

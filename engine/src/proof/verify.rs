@@ -292,7 +292,7 @@ fn solve_leaf<B: Bits>(game: &Game<B>, leaf: &Leaf<B>, published: &AtomicU64) ->
 struct Order {
     from: usize,
     plain: usize,
-    /// Whether each ply first tries the move that last won at that ply (a killer move).
+    /// Whether each ply first tries the two moves that last won at that ply (killer moves).
     killers: bool,
 }
 
@@ -371,7 +371,8 @@ struct Level {
 
 /// Whether the side to move, whose legal moves are `moves`, wins.
 ///
-/// Where there are many moves, all but the first few are tried fewest
+/// The killer moves of the ply come first, where they are legal. Then,
+/// where there are many moves, all but the first few are tried fewest
 /// replies first (ties in placement order); otherwise all in placement
 /// order. The order changes how soon a win is found, never which value is found.
 fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], levels: &mut [Level], count: &mut Count<'_>) -> bool {
@@ -379,8 +380,8 @@ fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], levels: &mut [Level], co
     let (level, rest) = levels.split_first_mut().expect("one level per remaining piece");
     let Level { replies, order, killer } = level;
     let child = replies.first_mut().expect("a level keeps one buffer at least");
-    // The move that last won at this ply, if it is legal here (the lists
-    // are in placement order): a refutation often refutes a sibling too.
+    // The two moves that last won at this ply, if they are legal here (the
+    // lists are in placement order): a refutation often refutes a sibling too.
     let legal = |k: &Option<PlacementId>| k.filter(|k| count.order.killers && moves.binary_search(k).is_ok());
     let tried = [legal(&killer[0]), legal(&killer[1])];
     for (slot, id) in tried.iter().enumerate() {
