@@ -14,7 +14,7 @@
 //! A check also brings the proof tree a unit came without
 //! ([`Store::request_proofs`], `golomb prove`): the check's worker sends its
 //! tree, and it is kept for the checked node when the two agree. These
-//! checks decide nothing, so they go out after the job's frontier: while
+//! checks decide nothing, so they go out after every job's frontier: while
 //! the manager has leaves to hand out, values come first.
 
 use std::collections::{HashMap, HashSet};
@@ -161,7 +161,7 @@ impl Store {
     /// before workers sent trees, or imported): every done game unit of at
     /// least `min_positions` positions whose node has no tree, and no check
     /// waiting or running, gets a check unit. Another worker solves it again
-    /// (after the job's frontier, never split) and sends its tree, kept if
+    /// (after every job's frontier, never split) and sends its tree, kept if
     /// the values agree; a disagreement is settled like any check's. With
     /// `needed` (the nodes the job's proof leaves to the checker,
     /// `server::proof::untreed_leaves`), only units of those nodes are asked

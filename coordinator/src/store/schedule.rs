@@ -202,8 +202,8 @@ enum CheckKind {
     /// the job runs, so they go before the job's other units.
     Drawn,
     /// Re-solves that `golomb prove` asked for, to bring a proof tree: they
-    /// decide nothing, so they go after the job's frontier (once every
-    /// leaf the manager would hand out is leased, or the job is answered).
+    /// decide nothing, so they go after every job's frontier (once every
+    /// leaf the manager would hand out is leased, or the jobs are answered).
     Proof,
 }
 
@@ -257,7 +257,7 @@ fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
 /// leaves are chosen; the jobs whose trees were touched are returned in
 /// `touched`, so that a transaction that fails to commit can drop them.
 /// Where `checks` says check units (see `check`) may exist, the drawn ones
-/// go first and `golomb prove`'s after the job's frontier.
+/// go first and `golomb prove`'s after every job's frontier.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn lease_units(
     tx: &Transaction<'_>,
@@ -270,7 +270,8 @@ pub(super) fn lease_units(
     touched: &mut Vec<i64>,
 ) -> Result<Vec<LeasedUnit>, StoreError> {
     let mut leased = Vec::new();
-    for Runnable { job, goal, root, hands } in runnable_jobs(tx)? {
+    let jobs = runnable_jobs(tx)?;
+    for &Runnable { job, goal, root, hands } in &jobs {
         let want = max - leased.len();
         if want == 0 {
             break;
@@ -306,9 +307,14 @@ pub(super) fn lease_units(
                 }
             }
         }
-        // Proof re-solves decide nothing: they take what the frontier left.
+    }
+    // Proof re-solves decide nothing: they take what every job's frontier left.
+    for &Runnable { job, goal, root, hands } in jobs.iter().filter(|_| checks) {
         let want = max - leased.len();
-        if checks && want > 0 {
+        if want == 0 {
+            break;
+        }
+        if goal != Goal::Count && !hands && root.is_some() {
             leased.extend(lease_checks(tx, job, CheckKind::Proof, want, worker, deadline, prefix)?);
         }
     }

@@ -150,6 +150,17 @@ fn a_proof_check_waits_for_the_frontier() {
     let rest = store.lease(second, 10, 60.0).unwrap();
     assert_eq!(rest.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["c", "a"], "then the proof check");
     assert_eq!(rest[1].spec.split_after_seconds, 0.0, "a check is solved whole");
+    // Every job's frontier goes before any proof check: a later job's leaf before the first job's check.
+    let later = store.create_job(&spec(Goal::Classify), &flat_nodes(), 8).unwrap();
+    done_at(&mut store, second, rest[0].unit, Win, 1000);
+    let b = next.into_iter().next().unwrap();
+    done_at(&mut store, second, b.unit, Win, 1000);
+    assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 2, "b's and c's");
+    let third = store.register_worker("w3", "h", 2).unwrap();
+    let frontier = store.lease(third, 3, 60.0).unwrap();
+    assert!(frontier.iter().all(|u| u.job == later), "{frontier:?}");
+    let checks = store.lease(third, 10, 60.0).unwrap();
+    assert_eq!(checks.iter().map(|u| (u.job, u.line.as_str())).collect::<Vec<_>>(), [(job, "b"), (job, "c")]);
 }
 
 /// A lost leaf that a split unit decided on its way has no search of its
