@@ -25,7 +25,7 @@ use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::finish::{finish_if_answered, standing_disagreement};
 use super::job_row::job_spec;
-use super::proofs;
+use super::proofs::{self, usable_proof};
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::{Store, StoreError};
 
@@ -211,13 +211,15 @@ impl Store {
             }
         }
         let units: Vec<(i64, i64, NodeId)> = tx
-            .prepare(
+            .prepare(concat!(
                 "SELECT u.id, u.positions, u.node FROM units u
                  WHERE u.job = :job AND u.state = :done AND u.checking IS NULL AND u.value IS NOT NULL
                    AND u.positions >= :min
-                   AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node)
-                   AND NOT EXISTS (SELECT 1 FROM units c WHERE c.checking = u.id AND c.state IN (:pending, :leased))",
-            )?
+                   AND NOT EXISTS (SELECT 1 FROM units c WHERE c.checking = u.id AND c.state IN (:pending, :leased))
+                   AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node AND ",
+                usable_proof!("p"),
+                ")",
+            ))?
             .query_map(
                 named_params! {
                     ":job": job.0 as i64, ":done": UnitState::Done, ":min": min_positions.min(i64::MAX as u64) as i64,
@@ -273,13 +275,15 @@ fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Re
                                     AND positions = 0 AND value = :loss AND known_job IS NULL",
     )?;
     // The split unit of the node above it, given back by that same worker.
-    let mut split_unit = tx.prepare_cached(
+    let mut split_unit = tx.prepare_cached(concat!(
         "SELECT u.id, u.positions,
                 EXISTS (SELECT 1 FROM units c WHERE c.checking = u.id AND c.wants_proof AND c.state IN (:pending, :leased))
          FROM units u JOIN nodes n ON n.id = u.node
          WHERE u.node = :node AND u.state = :split AND u.checking IS NULL AND u.worker = :worker
-           AND n.value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node)",
-    )?;
+           AND n.value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM proofs p WHERE p.node = u.node AND ",
+        usable_proof!("p"),
+        ")",
+    ))?;
     let mut asks: HashMap<NodeId, SplitAsk> = HashMap::new();
     for &leaf in &needed.leaves {
         let Some(&node) = needed.parents.get(&leaf) else { continue };

@@ -8,6 +8,15 @@ use rusqlite::{Transaction, named_params};
 use super::StoreError;
 use super::state::NodeId;
 
+/// The condition that the tree in row `$p` of `proofs` proves its node's
+/// value as the node has it now (`nodes.value`: `win`, `loss`, or NULL).
+macro_rules! usable_proof {
+    ($p:literal) => {
+        concat!("(json_extract(", $p, ".tree, '$.value') IS (SELECT value FROM nodes WHERE nodes.id = ", $p, ".node))")
+    };
+}
+pub(super) use usable_proof;
+
 /// Keeps `tree` (a `golomb-proof` tree as JSON, in the position of the
 /// node's own line), sent by `worker` (`None`: from a file), as the proof of
 /// `node`'s value, replacing any earlier one.
@@ -21,7 +30,9 @@ pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str, worker: Optio
 }
 
 /// [`keep`], unless `node` has a tree already (one from a check, or a
-/// file, of a node whose own unit sent none).
+/// file, of a node whose own unit sent none) that proves its value: a tree
+/// of another value (kept before the value was worked out again, after a
+/// distrust) is replaced.
 pub(super) fn keep_if_none(
     tx: &Transaction<'_>,
     node: NodeId,
@@ -29,7 +40,12 @@ pub(super) fn keep_if_none(
     worker: Option<i64>,
 ) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO proofs (node, tree, worker) VALUES (:node, :tree, :worker) ON CONFLICT (node) DO NOTHING",
+        concat!(
+            "INSERT INTO proofs (node, tree, worker) VALUES (:node, :tree, :worker)
+             ON CONFLICT (node) DO UPDATE SET tree = excluded.tree, worker = excluded.worker
+             WHERE NOT ",
+            usable_proof!("proofs"),
+        ),
         named_params! { ":node": node, ":tree": tree, ":worker": worker },
     )?;
     Ok(())

@@ -225,4 +225,12 @@ fn a_lost_leaf_decided_on_a_split_units_way_brings_the_split_node() {
     assert!(report(&mut store, &again, Loss), "a conflict");
     assert_eq!(tree_of(&store, na), None);
     assert_eq!(store.job(job).unwrap().conflicts, 1);
+    // A tree of the other value (kept before the value was worked out again) is no tree:
+    // the node is asked for again, and an agreeing re-solve's tree replaces it.
+    let stale = r#"{"value":"loss"}"#;
+    store.conn.execute("INSERT INTO proofs (node, tree) VALUES (?1, ?2)", rusqlite::params![na.0, stale]).unwrap();
+    assert_eq!(store.request_proofs(job, 100, Some(&needed)).unwrap().split_nodes, 1);
+    let third = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert!(!report(&mut store, &third, Win));
+    assert_eq!(tree_of(&store, na).as_deref(), Some(tree), "the stale tree is replaced");
 }
