@@ -292,6 +292,8 @@ fn solve_leaf<B: Bits>(game: &Game<B>, leaf: &Leaf<B>, published: &AtomicU64) ->
 struct Order {
     from: usize,
     plain: usize,
+    /// Plain moves at a ply where the sorted moves have won more often than the plain ones.
+    few: usize,
     /// Whether each ply first tries the two moves that last won at that ply (killer moves).
     killers: bool,
 }
@@ -301,8 +303,9 @@ struct Order {
 fn solve_position<B: Bits>(game: &Game<B>, pos: Position<B>, order: Order, published: &AtomicU64) -> (Outcome, u64) {
     let moves = game.legal_moves(&pos);
     let depth = game.pieces().len() - pos.plies() as usize + 1;
-    let mut levels: Vec<Level> =
-        (0..depth).map(|_| Level { replies: vec![Vec::new()], order: Vec::new(), killer: [None; 2] }).collect();
+    let mut levels: Vec<Level> = (0..depth)
+        .map(|_| Level { replies: vec![Vec::new()], order: Vec::new(), killer: [None; 2], won: [0; 2] })
+        .collect();
     let mut count = Count { positions: 1, published, order };
     let win = wins(game, &moves, &mut levels, &mut count);
     // What was not published on the way: wins publishes whole chunks only.
@@ -347,8 +350,25 @@ const ORDER_FROM_MOVES: usize = 128;
 /// Moves tried in placement order before the rest is sorted ([`ORDER_FROM_MOVES`]).
 const PLAIN_FIRST: usize = 16;
 
+/// Moves tried in placement order at a ply where the sorted moves have won
+/// more often than the plain ones so far.
+///
+/// Measured on 2026-11-25 with killer moves (`golomb verify`, one file at a
+/// time, binaries alternated, load 6 to 7 with the 8x8 table's run and the
+/// verify loop at the lowest priority beside them), on the 24 leaves of
+/// `F:a4,a5,b5,c5,b6` and the hexomino proofs of 8x7 (50 M positions):
+/// always 16 plain moves, 206.4 M positions and 10.6 to 10.9 s, 8x7 2.7 to
+/// 2.8 s; 2 after sorted wins dominate (kept), 178.8 M and 9.3 to 9.4 s,
+/// 8x7 2.8 to 2.9 s; 4 after sorted wins dominate, 188.8 M and 9.7 to 9.9
+/// s. A fixed number instead: 0, 2, 4 or 8 plain moves took the leaves to
+/// 7.1, 7.9, 8.4 to 9.1 and 9.6 s, but 8x7 from 4.5 s of CPU to 8.7, 7.3
+/// and 6.0 s (0, 2, 4): on the hexomino boards wins are many, and one of
+/// the first moves in placement order finds one before any reply is
+/// generated.
+const FEW_PLAIN: usize = 2;
+
 /// The checker's order.
-const CHECKER: Order = Order { from: ORDER_FROM_MOVES, plain: PLAIN_FIRST, killers: true };
+const CHECKER: Order = Order { from: ORDER_FROM_MOVES, plain: PLAIN_FIRST, few: FEW_PLAIN, killers: true };
 
 /// One ply's buffers, reused by every position searched at that depth: the
 /// replies after each move, the order the moves are tried in, and the
@@ -367,18 +387,20 @@ struct Level {
     order: Vec<u32>,
     /// The two moves that last won a position at this ply, tried first where they are legal.
     killer: [Option<PlacementId>; 2],
+    /// Positions with many moves at this ply won by a plain move and by a sorted one (halved now and then).
+    won: [u32; 2],
 }
 
 /// Whether the side to move, whose legal moves are `moves`, wins.
 ///
 /// The killer moves of the ply come first, where they are legal. Then,
-/// where there are many moves, all but the first few are tried fewest
-/// replies first (ties in placement order); otherwise all in placement
-/// order. The order changes how soon a win is found, never which value is found.
+/// where there are many moves, all but the first few (fewer at a ply where
+/// sorted moves have won more often) are tried fewest replies first (ties
+/// in placement order); otherwise all in placement order. The order changes how soon a win is found, never which value is found.
 fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], levels: &mut [Level], count: &mut Count<'_>) -> bool {
     // One level per piece left: a game cannot last longer.
     let (level, rest) = levels.split_first_mut().expect("one level per remaining piece");
-    let Level { replies, order, killer } = level;
+    let Level { replies, order, killer, won } = level;
     let child = replies.first_mut().expect("a level keeps one buffer at least");
     // The two moves that last won at this ply, if they are legal here (the
     // lists are in placement order): a refutation often refutes a sibling too.
@@ -398,12 +420,18 @@ fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], levels: &mut [Level], co
     let tried = |id: PlacementId| tried.contains(&Some(id));
     // The first moves in placement order, one at a time: where wins are
     // many, one of them wins and the rest is never generated.
-    let plain = if moves.len() < count.order.from { moves.len() } else { count.order.plain.min(moves.len()) };
+    // Where sorted moves have won more often at this ply, fewer of them.
+    let many = moves.len() >= count.order.from;
+    let prefix = if won[0] >= won[1] { count.order.plain } else { count.order.few };
+    let plain = if many { prefix.min(moves.len()) } else { moves.len() };
     for &id in moves[..plain].iter().filter(|&&id| !tried(id)) {
         game.moves_after(moves, id, child);
         count.one();
         if child.is_empty() || !wins(game, child, rest, count) {
             killer_won(killer, id);
+            if many {
+                count_win(won, 0);
+            }
             return true;
         }
     }
@@ -424,16 +452,27 @@ fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], levels: &mut [Level], co
         count.one();
         if replies[i].is_empty() {
             killer_won(killer, id);
+            count_win(won, 1);
             return true;
         }
         order.push(i as u32);
     }
     order.sort_by_key(|&i| replies[i as usize].len());
-    let won = order.iter().find(|&&i| !wins(game, &replies[i as usize], rest, count));
-    if let Some(&i) = won {
+    let found = order.iter().find(|&&i| !wins(game, &replies[i as usize], rest, count));
+    if let Some(&i) = found {
         killer_won(killer, others[i as usize]);
+        count_win(won, 1);
     }
-    won.is_some()
+    found.is_some()
+}
+
+/// Counts a win at a ply by a plain move (`kind` 0) or a sorted one (1),
+/// halving both counts now and then so that the recent ones weigh most.
+fn count_win(won: &mut [u32; 2], kind: usize) {
+    won[kind] += 1;
+    if won[kind] >= 1024 {
+        won.iter_mut().for_each(|w| *w /= 2);
+    }
 }
 
 /// Records `id` as the latest move that won at a ply, the one before it kept second.
@@ -453,8 +492,8 @@ mod tests {
 
     /// The checker finds the same value whichever order it tries moves in:
     /// sorted everywhere, sorted nowhere (and no killer moves: the plain
-    /// negamax), sorted after 2 plain moves from 8 moves, killer moves
-    /// alone, and in its own order, on
+    /// negamax), sorted after 4 plain moves (1 where sorted moves won more)
+    /// from 8 moves, killer moves alone, and in its own order, on
     /// positions of small boards reached by fixed pseudo-random lines and on
     /// every position one move after them, lost ones among them.
     #[test]
@@ -480,13 +519,23 @@ mod tests {
                 let after = game.legal_moves(&pos).into_iter().map(|id| pos.after(game.placement(id)));
                 for probe in std::iter::once(pos).chain(after) {
                     let everywhere =
-                        solve_position(&game, probe, Order { from: 0, plain: 0, killers: false }, &published).0;
-                    let nowhere =
-                        solve_position(&game, probe, Order { from: usize::MAX, plain: 0, killers: false }, &published)
-                            .0;
-                    let some = solve_position(&game, probe, Order { from: 8, plain: 2, killers: true }, &published).0;
-                    let killers =
-                        solve_position(&game, probe, Order { from: usize::MAX, plain: 0, killers: true }, &published).0;
+                        solve_position(&game, probe, Order { from: 0, plain: 0, few: 0, killers: false }, &published).0;
+                    let nowhere = solve_position(
+                        &game,
+                        probe,
+                        Order { from: usize::MAX, plain: 0, few: 0, killers: false },
+                        &published,
+                    )
+                    .0;
+                    let some =
+                        solve_position(&game, probe, Order { from: 8, plain: 4, few: 1, killers: true }, &published).0;
+                    let killers = solve_position(
+                        &game,
+                        probe,
+                        Order { from: usize::MAX, plain: 0, few: 0, killers: true },
+                        &published,
+                    )
+                    .0;
                     let threshold = solve_position(&game, probe, CHECKER, &published).0;
                     assert_eq!(everywhere, nowhere, "{width}x{height} order {order}, {plies} plies");
                     assert_eq!(threshold, nowhere, "{width}x{height} order {order}, {plies} plies");
