@@ -540,29 +540,18 @@ mod tests {
                 // The position and each position one move after it.
                 let after = game.legal_moves(&pos).into_iter().map(|id| pos.after(game.placement(id)));
                 for probe in std::iter::once(pos).chain(after) {
-                    let everywhere =
-                        solve_position(&game, probe, Order { from: 0, plain: 0, few: 0, killers: false }, &published).0;
-                    let nowhere = solve_position(
-                        &game,
-                        probe,
-                        Order { from: usize::MAX, plain: 0, few: 0, killers: false },
-                        &published,
-                    )
-                    .0;
-                    let some =
-                        solve_position(&game, probe, Order { from: 8, plain: 4, few: 1, killers: true }, &published).0;
-                    let killers = solve_position(
-                        &game,
-                        probe,
-                        Order { from: usize::MAX, plain: 0, few: 0, killers: true },
-                        &published,
-                    )
-                    .0;
-                    let threshold = solve_position(&game, probe, CHECKER, &published).0;
-                    assert_eq!(everywhere, nowhere, "{width}x{height} order {order}, {plies} plies");
-                    assert_eq!(threshold, nowhere, "{width}x{height} order {order}, {plies} plies");
-                    assert_eq!(some, nowhere, "{width}x{height} order {order}, {plies} plies");
-                    assert_eq!(killers, nowhere, "{width}x{height} order {order}, {plies} plies");
+                    let plain = Order { from: usize::MAX, plain: 0, few: 0, killers: false };
+                    let nowhere = solve_position(&game, probe, plain, &published).0;
+                    let others = [
+                        ("everywhere", Order { from: 0, plain: 0, few: 0, killers: false }),
+                        ("some", Order { from: 8, plain: 4, few: 1, killers: true }),
+                        ("killers", Order { killers: true, ..plain }),
+                        ("checker", CHECKER),
+                    ];
+                    for (name, other) in others {
+                        let value = solve_position(&game, probe, other, &published).0;
+                        assert_eq!(value, nowhere, "{name}: {width}x{height} order {order}, {plies} plies");
+                    }
                     losses += usize::from(nowhere == Outcome::Loss);
                 }
             }
