@@ -7,12 +7,12 @@
 #
 # The run itself: golomb run --board 8x8 --goal classify --db c8.db --listen 127.0.0.1:50990
 # (continue it from the committed export on any machine:
-#  golomb run --resume results/pentominoes-8x8-classify.export.json --db c8.db --listen 127.0.0.1:50990)
+#  golomb run --resume results/pentominoes-8x8-classify.export.json.gz --db c8.db --listen 127.0.0.1:50990)
 set -euo pipefail
 cd "$(dirname "$0")"
 coordinator="${1:-http://127.0.0.1:50990}"
 job="${2:-1}"
-golomb export "$job" pentominoes-8x8-classify.export.json --coordinator "$coordinator"
-golomb openings pentominoes-8x8-classify.export.json --proofs proofs-8x8 --csv > pentominoes-8x8-openings.csv
-golomb openings pentominoes-8x8-classify.export.json --json > pentominoes-8x8-openings.json
-golomb openings pentominoes-8x8-classify.export.json --svg pentominoes-8x8-openings.svg > pentominoes-8x8-openings.txt
+golomb export "$job" pentominoes-8x8-classify.export.json.gz --coordinator "$coordinator"
+golomb openings pentominoes-8x8-classify.export.json.gz --proofs proofs-8x8 --csv > pentominoes-8x8-openings.csv
+golomb openings pentominoes-8x8-classify.export.json.gz --json > pentominoes-8x8-openings.json
+golomb openings pentominoes-8x8-classify.export.json.gz --svg pentominoes-8x8-openings.svg > pentominoes-8x8-openings.txt

@@ -13,6 +13,7 @@ use clap::Args;
 use golomb_proto::JobId;
 use serde::Serialize;
 
+use super::input;
 use super::output::{self, Report};
 use crate::server::import::{self, ImportSummary};
 use crate::server::lock::DbLock;
@@ -73,7 +74,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 /// Imports `file` into the database `db` (under its lock): the shared step
 /// of `golomb import` and `golomb run --resume`.
 pub fn import_into(file: &Path, db: &Path, job: Option<JobId>) -> anyhow::Result<ImportSummary> {
-    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let text = input::read_text(file)?;
     let parsed = import::read_file(&text).with_context(|| format!("{} is refused", file.display()))?;
     let _lock = DbLock::acquire(db)?;
     let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;

@@ -15,6 +15,7 @@ mod drain;
 mod export;
 mod import;
 mod info;
+pub mod input;
 mod moves;
 mod openings;
 pub mod output;

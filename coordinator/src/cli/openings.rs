@@ -16,6 +16,7 @@ use golomb_engine::split::{Goal, position_key};
 use golomb_engine::{Bits, Game, Position, with_game};
 use serde::Serialize;
 
+use super::input;
 use super::output::{self, OutputFile, Report, duration, si};
 use crate::server::export::ExportNode;
 use crate::server::import;
@@ -127,7 +128,7 @@ impl Report for Openings {
 
 /// Runs `golomb openings`.
 pub fn run(args: &OpeningsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let text = input::read_text(&args.file)?;
     let file = import::read_file(&text).with_context(|| format!("{} is refused", args.file.display()))?;
     let valid = import::file_spec(&file)?;
     anyhow::ensure!(valid.spec.goal == Goal::Classify, "{} is not a classify job's export", args.file.display());

@@ -7,12 +7,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use flate2::Compression;
+use flate2::write::GzEncoder;
 
 pub use crate::report::output::{Report, duration, plural, print, print_json_line, si};
 
 /// A file a command will write after its work (a proof), created before the
 /// work starts so that a bad path fails at once instead of after an hour of
-/// search; removed again unless it is written.
+/// search; removed again unless it is written. A path ending in `.gz` is
+/// written compressed with gzip (every command that reads such a file
+/// takes either: [`crate::cli::input::read_text`]).
 pub struct OutputFile {
     path: PathBuf,
     file: Option<File>,
@@ -44,10 +48,15 @@ impl OutputFile {
     /// Writes the file with `write` through a buffer and keeps it.
     pub fn write_with(&mut self, write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>) -> anyhow::Result<()> {
         let file = self.file.take().with_context(|| format!("{} was already written", self.path.display()))?;
-        let mut writer = std::io::BufWriter::new(file);
-        write(&mut writer)
-            .and_then(|()| Ok(writer.flush()?))
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        let writer = std::io::BufWriter::new(file);
+        let written = if self.path.extension().is_some_and(|e| e == "gz") {
+            let mut encoder = GzEncoder::new(writer, Compression::default());
+            write(&mut encoder).and_then(|()| Ok(encoder.finish()?.flush()?))
+        } else {
+            let mut writer = writer;
+            write(&mut writer).and_then(|()| Ok(writer.flush()?))
+        };
+        written.with_context(|| format!("cannot write {}", self.path.display()))?;
         self.kept = true;
         Ok(())
     }

@@ -20,6 +20,7 @@ use crate::server::proof::ChildProof;
 use serde::Serialize;
 
 use super::args::{build_game, thread_pool};
+use super::input;
 use super::output::{self, Report};
 use super::progress::{Estimate, MIN_BASIS, estimate, with_lines};
 
@@ -276,7 +277,7 @@ fn verify_children(
 /// Runs `golomb verify`: prints "verified" or fails naming the first bad position.
 pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let path = &args.proof;
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read proof file {}", path.display()))?;
+    let text = input::read_text(path)?;
     let proof = Proof::read(&text, path)?;
     let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")
         .with_context(|| format!("bad game in {}", path.display()))?;

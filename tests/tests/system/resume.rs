@@ -2,7 +2,7 @@
 //! into a fresh coordinator on another database and finished there, with
 //! the values a local solve gives and a proof the checker accepts; a
 //! tampered file is refused with the entry that is wrong, and nothing of it
-//! is written.
+//! is written. The file travels compressed (`.gz`) as well as plain.
 
 use std::path::Path;
 use std::process::Output;
@@ -45,6 +45,13 @@ fn a_classify_exported_half_way_finishes_on_a_fresh_database() {
     let file = first.dir.path().join("half.json");
     let out = first.golomb(&["export", &job.to_string(), file.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // The same, compressed: a name ending in `.gz` is written with gzip.
+    let packed = first.dir.path().join("half.json.gz");
+    let out = first.golomb(&["export", &job.to_string(), packed.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let packed_bytes = std::fs::read(&packed).unwrap();
+    assert!(packed_bytes.starts_with(&[0x1f, 0x8b]), "gzip magic");
+    assert!(packed_bytes.len() * 4 < std::fs::metadata(&file).unwrap().len() as usize, "compressed");
     worker.kill();
     if let Some(mut coordinator) = first.coordinator.take() {
         coordinator.kill();
@@ -76,8 +83,15 @@ fn a_classify_exported_half_way_finishes_on_a_fresh_database() {
     let out = import(&bad_format, &db, &[]);
     assert!(text(&out.stderr).contains("version 99"), "{}", text(&out.stderr));
 
-    // The good file goes into a fresh database: a new job holding every decided unit.
-    let out = import(&file, &db, &[]);
+    // A cut gzip file is refused by name, and nothing of it is written.
+    let cut = dir.path().join("cut.json.gz");
+    std::fs::write(&cut, &packed_bytes[..packed_bytes.len() / 2]).unwrap();
+    let out = import(&cut, &db, &[]);
+    assert!(text(&out.stderr).contains("cut.json.gz is not a whole gzip file"), "{}", text(&out.stderr));
+
+    // The good file (compressed, as the export of a long job is kept) goes into a fresh
+    // database: a new job holding every decided unit.
+    let out = import(&packed, &db, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let imported: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(imported["created"], true, "{imported}");
