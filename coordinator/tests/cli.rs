@@ -144,6 +144,33 @@ fn solve_rectangles_and_verify_their_proofs() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A proof written compressed (a name ending in `.gz`) and checked in two
+/// parts, as two machines would: the parts' re-solves are the whole proof's,
+/// and both name the same proof.
+#[test]
+fn a_compressed_proof_verifies_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let proof = dir.path().join("6x5.json.gz");
+    let path = proof.to_str().unwrap();
+    json(&["solve", "--board", "6x5", "--tt-mb", "16", "--proof", path, "--json"]);
+    assert!(std::fs::read(&proof).unwrap().starts_with(&[0x1f, 0x8b]), "written with gzip");
+    let whole = json(&["verify", path, "--json"]);
+    assert_eq!(whole["value"], "win");
+    assert!(whole.get("part").is_none(), "{whole}");
+    let parts: Vec<_> = ["1/2", "2/2"].iter().map(|k| json(&["verify", path, "--part", k, "--json"])).collect();
+    let leaves: u64 = parts.iter().map(|p| p["leaves"].as_u64().unwrap()).sum();
+    assert_eq!(leaves, whole["leaves"].as_u64().unwrap());
+    assert_eq!(parts[0]["leaves_in_proof"], whole["leaves"]);
+    assert_eq!(parts[0]["proof_sha256"], parts[1]["proof_sha256"]);
+    assert_eq!(parts[1]["part"], "2/2");
+    let text = String::from_utf8(golomb(&["verify", path, "--part", "1/2"]).stdout).unwrap();
+    assert!(
+        text.starts_with("part 1/2 verified: win for the side to move at the empty board, if every part"),
+        "{text}"
+    );
+    assert!(failure(&["verify", path, "--part", "3/2"]).contains("1 to 2"));
+}
+
 #[test]
 fn solve_reports_statistics_and_stops_on_budget() {
     let solved = json(&["solve", "--board", "6x5", "--threads", "2", "--json"]);

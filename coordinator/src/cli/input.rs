@@ -1,4 +1,4 @@
-//! Reading a file a command takes (an export, a proof, a record): plain
+//! Reading a file a command takes (an export, a proof): plain
 //! text, or the same compressed with gzip, told apart by the gzip magic
 //! bytes and not by the file's name, so that `golomb import FILE.json.gz`
 //! and a `.gz` renamed to `.json` both work.
@@ -24,6 +24,13 @@ pub fn read_text(path: &Path) -> anyhow::Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!("{} is not UTF-8 text (byte {} is not)", path.display(), e.utf8_error().valid_up_to())
     })
+}
+
+/// The SHA-256 of `text`, in hex: what a proof is known by in the opening
+/// table and in `golomb verify --part`'s reports (of the text, so the same
+/// whether the file is kept plain or compressed).
+pub fn sha256_hex(text: &str) -> String {
+    ring::digest::digest(&ring::digest::SHA256, text.as_bytes()).as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `bytes` (gzip, from `path`) decompressed, at most [`MAX_TEXT_BYTES`].

@@ -300,9 +300,7 @@ fn write_proofs<B: Bits>(
         let text = serde_json::to_string_pretty(&child.proof)?;
         let path = dir.join(&name);
         std::fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
-        let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
-        let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-        row.proof = format!("{} sha256:{hex}", path.display());
+        row.proof = format!("{} sha256:{}", path.display(), input::sha256_hex(&text));
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use golomb_engine::hands::proof::HandsProofFile;
 use golomb_engine::proof::ProofFile;
 use golomb_engine::solve::Outcome;
 use golomb_engine::solve::stats::Histogram;
-use golomb_engine::verify::{VerifyProgress, check_header, verify_counted};
+use golomb_engine::verify::{Part, VerifyProgress, check_header, verify_part};
 use golomb_engine::{GameSpec, with_game};
 
 use crate::server::export::ExportFile;
@@ -32,6 +32,12 @@ pub struct VerifyArgs {
     /// Threads to use (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Re-solve only part K of N of the positions below the proof tree
+    /// (every Nth, from the Kth), so that N machines check one proof
+    /// together; the whole tree is still checked by each. The proof is
+    /// verified when all N parts of the same file (same `proof_sha256`) are.
+    #[arg(long, value_name = "K/N")]
+    pub part: Option<Part>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -54,6 +60,20 @@ struct VerifyReport {
     /// For a classify job's export: its children's proofs, each checked.
     #[serde(skip_serializing_if = "Option::is_none")]
     children: Option<ChildrenChecked>,
+    /// With `--part`: which part was checked, of which proof.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    part: Option<PartChecked>,
+}
+
+/// What `golomb verify --part K/N` checked: a share of one proof's re-solves.
+#[derive(Serialize)]
+struct PartChecked {
+    /// `K/N`.
+    part: String,
+    /// Positions below the whole proof tree (the root's; `leaves` are this part's).
+    leaves_in_proof: usize,
+    /// SHA-256 of the proof's text (after gzip is undone): the parts of one proof share it.
+    proof_sha256: String,
 }
 
 /// What checking a classify export's proofs of its root's children found.
@@ -91,7 +111,16 @@ impl Report for VerifyReport {
                     Outcome::Loss => "loss",
                     Outcome::Unknown => "unknown",
                 };
-                writeln!(out, "verified: {value} for the side to move at {}", root("the empty board"))?;
+                match &self.part {
+                    None => writeln!(out, "verified: {value} for the side to move at {}", root("the empty board"))?,
+                    Some(p) => writeln!(
+                        out,
+                        "part {} verified: {value} for the side to move at {}, if every part of proof sha256:{} is",
+                        p.part,
+                        root("the empty board"),
+                        p.proof_sha256
+                    )?,
+                }
             }
             Proved::Score { score, hands, .. } => writeln!(
                 out,
@@ -99,9 +128,10 @@ impl Report for VerifyReport {
                 root("the start")
             )?,
         }
+        let of = self.part.as_ref().map(|p| format!(" (of {})", p.leaves_in_proof)).unwrap_or_default();
         writeln!(
             out,
-            "checker re-solved {} positions, examining {} positions in {:.2} s",
+            "checker re-solved {}{of} positions, examining {} positions in {:.2} s",
             self.leaves, self.positions, self.seconds
         )?;
         if let Some(c) = &self.children {
@@ -237,6 +267,7 @@ fn progress_line(file: &str, threads: usize, progress: &VerifyProgress, elapsed:
 fn verify_children(
     children: &[ChildProof],
     root: &ProofFile,
+    part: Part,
     pool: &rayon::ThreadPool,
     game: &golomb_engine::AnyGame,
 ) -> anyhow::Result<Option<ChildrenChecked>> {
@@ -263,7 +294,7 @@ fn verify_children(
         check_header(proof).with_context(|| name.clone())?;
         let progress = VerifyProgress::default();
         let done = pool
-            .install(|| with_game!(game, g => verify_counted(g, proof, &progress)))
+            .install(|| with_game!(game, g => verify_part(g, proof, part, &progress)))
             .with_context(|| format!("{name} ({:?} for its side to move) is not verified", child.value))?;
         checked.verified += 1;
         checked.lost += usize::from(child.value == Outcome::Loss);
@@ -282,16 +313,27 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")
         .with_context(|| format!("bad game in {}", path.display()))?;
     let pool = thread_pool(args.threads)?;
-    let not_verified = || format!("{} is NOT verified", path.display());
+    let not_verified = || match args.part {
+        None => format!("{} is NOT verified", path.display()),
+        Some(part) => format!("{} is NOT verified (part {part})", path.display()),
+    };
+    let part = args.part.unwrap_or(Part::WHOLE);
+    let part_checked = |leaves_in_proof| {
+        args.part.map(|part| PartChecked {
+            part: part.to_string(),
+            leaves_in_proof,
+            proof_sha256: input::sha256_hex(&text),
+        })
+    };
     let report = match proof {
         Proof::Game(proof, children) => {
             let threads = pool.current_num_threads();
             let progress = VerifyProgress::default();
             let line = |elapsed| progress_line(&path.display().to_string(), threads, &progress, elapsed);
             let checked =
-                with_lines(line, || pool.install(|| with_game!(&game, g => verify_counted(g, &proof, &progress))))
+                with_lines(line, || pool.install(|| with_game!(&game, g => verify_part(g, &proof, part, &progress))))
                     .with_context(not_verified)?;
-            let children = verify_children(&children, &proof, &pool, &game).with_context(not_verified)?;
+            let children = verify_children(&children, &proof, part, &pool, &game).with_context(not_verified)?;
             VerifyReport {
                 verified: true,
                 proved: Proved::Value { value: proof.value },
@@ -301,9 +343,15 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 seconds: checked.elapsed.as_secs_f64(),
                 positions_per_leaf: Some(checked.positions_per_leaf),
                 children,
+                part: part_checked(checked.leaves_in_proof),
             }
         }
         Proof::Hands(proof) => {
+            anyhow::ensure!(
+                args.part.is_none(),
+                "--part is for Golomb games' proofs: {} is a hands proof, checked whole",
+                path.display()
+            );
             let checked = pool
                 .install(|| with_game!(&game, g => golomb_engine::hands::verify::verify(g, &proof)))
                 .with_context(not_verified)?;
@@ -320,6 +368,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 seconds: checked.elapsed.as_secs_f64(),
                 positions_per_leaf: None,
                 children: None,
+                part: None,
             }
         }
     };

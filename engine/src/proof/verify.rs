@@ -79,6 +79,8 @@ pub enum VerifyError {
 pub struct VerifyReport {
     /// Positions re-solved from scratch.
     pub leaves: usize,
+    /// Positions below the proof tree: [`VerifyReport::leaves`] unless only a [`Part`] was checked.
+    pub leaves_in_proof: usize,
     /// Positions examined while re-solving.
     pub positions: u64,
     /// Positions examined per re-solved position, by powers of two (Orman's "checker frequency").
@@ -126,6 +128,60 @@ pub struct VerifyProgress {
     pub positions: AtomicU64,
 }
 
+/// One share of a proof's re-solves, so that several machines check one
+/// proof together: part `k` of `n` re-solves the positions below the proof
+/// tree whose place in tree order is `k - 1` modulo `n` (interleaved, so
+/// that every part gets as many of the big ones as the others). Every part
+/// checks the whole tree's shape; the proof is verified when all `n` parts
+/// of the same file are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Which share, from 0.
+    index: usize,
+    /// Of how many.
+    of: usize,
+}
+
+impl Part {
+    /// The whole proof: one part of one.
+    pub const WHOLE: Part = Part { index: 0, of: 1 };
+
+    /// Part `number` (from 1) of `of`.
+    pub fn new(number: usize, of: usize) -> Result<Part, String> {
+        if of == 0 || number == 0 || number > of {
+            return Err(format!("part {number}/{of}: the part must be 1 to {of}, of at least 1"));
+        }
+        Ok(Part { index: number - 1, of })
+    }
+
+    /// Whether this part re-solves the position at `place` in tree order.
+    pub fn holds(&self, place: usize) -> bool {
+        place % self.of == self.index
+    }
+
+    /// How many parts the proof is cut into.
+    pub fn of(&self) -> usize {
+        self.of
+    }
+}
+
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index + 1, self.of)
+    }
+}
+
+impl std::str::FromStr for Part {
+    type Err = String;
+
+    /// `K/N`, for example `3/8`.
+    fn from_str(text: &str) -> Result<Part, String> {
+        let number = |s: &str| s.trim().parse::<usize>().map_err(|_| format!("`{text}` is not K/N, for example 3/8"));
+        let (k, n) = text.split_once('/').ok_or_else(|| format!("`{text}` is not K/N, for example 3/8"))?;
+        Part::new(number(k)?, number(n)?)
+    }
+}
+
 /// Verifies `proof` for `game` (built from the proof's board and pieces).
 pub fn verify<B: Bits>(game: &Game<B>, proof: &ProofFile) -> Result<VerifyReport, VerifyError> {
     verify_counted(game, proof, &VerifyProgress::default())
@@ -135,6 +191,18 @@ pub fn verify<B: Bits>(game: &Game<B>, proof: &ProofFile) -> Result<VerifyReport
 pub fn verify_counted<B: Bits>(
     game: &Game<B>,
     proof: &ProofFile,
+    progress: &VerifyProgress,
+) -> Result<VerifyReport, VerifyError> {
+    verify_part(game, proof, Part::WHOLE, progress)
+}
+
+/// [`verify_counted`] of one [`Part`] of the proof's re-solves: the whole
+/// tree's moves and shape are checked, and only that part's positions
+/// below it re-solved.
+pub fn verify_part<B: Bits>(
+    game: &Game<B>,
+    proof: &ProofFile,
+    part: Part,
     progress: &VerifyProgress,
 ) -> Result<VerifyReport, VerifyError> {
     let start = Instant::now();
@@ -153,6 +221,9 @@ pub fn verify_counted<B: Bits>(
     }
     let mut leaves = Vec::new();
     collect_leaves(game, &proof.tree, root, &proof.moves, &mut leaves)?;
+    let leaves_in_proof = leaves.len();
+    let leaves: Vec<Leaf<B>> =
+        leaves.into_iter().enumerate().filter(|(place, _)| part.holds(*place)).map(|(_, leaf)| leaf).collect();
     progress.leaves_total.store(leaves.len() as u64, Relaxed);
     let results: Vec<(Outcome, u64)> = leaves
         .par_iter()
@@ -164,6 +235,7 @@ pub fn verify_counted<B: Bits>(
         .collect();
     let mut report = VerifyReport {
         leaves: leaves.len(),
+        leaves_in_proof,
         positions: 0,
         positions_per_leaf: Histogram::default(),
         elapsed: Duration::ZERO,

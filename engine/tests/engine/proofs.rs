@@ -3,7 +3,7 @@
 
 use golomb_engine::proof::{self, ProofFile, ProofNode};
 use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
-use golomb_engine::verify::{VerifyError, VerifyProgress, verify, verify_counted};
+use golomb_engine::verify::{Part, VerifyError, VerifyProgress, verify, verify_counted, verify_part};
 use golomb_engine::{Bitboard, Board, Game, PieceSet, Position};
 
 fn game(w: usize, h: usize) -> Game<Bitboard> {
@@ -90,12 +90,9 @@ fn first_reply(p: &mut ProofFile) -> &mut golomb_engine::proof::ProofReply {
     }
 }
 
-#[test]
-fn tampered_proofs_are_rejected_at_the_right_position() {
-    let g = game(6, 5);
-    let good = proof_of(&g, "", None);
-
-    // A winning answer replaced by a move that loses.
+/// `good` (a proof of the empty board's win) with the winning answer to
+/// its first reply replaced by a move that loses, and that move's name.
+fn with_a_losing_answer(g: &Game<Bitboard>, good: &ProofFile) -> (ProofFile, String) {
     let mut bad = good.clone();
     let reply = first_reply(&mut bad);
     let reply_name = reply.reply.clone();
@@ -108,14 +105,29 @@ fn tampered_proofs_are_rejected_at_the_right_position() {
     let losing = g.legal_moves(&pos).into_iter().find(|&id| {
         let after = pos.after(g.placement(id));
         let tt = TranspositionTable::new(1);
-        solve(&g, &after, &SolveConfig::default(), &tt, &Progress::default()).outcome == Outcome::Win
+        solve(g, &after, &SolveConfig::default(), &tt, &Progress::default()).outcome == Outcome::Win
     });
-    let losing = losing.expect("some answer loses");
-    *winning_move = Some(g.move_name(losing));
+    let losing = g.move_name(losing.expect("some answer loses"));
+    *winning_move = Some(losing.clone());
+    (bad, losing)
+}
+
+#[test]
+fn tampered_proofs_are_rejected_at_the_right_position() {
+    let g = game(6, 5);
+    let good = proof_of(&g, "", None);
+    let root_move = match &good.tree {
+        ProofNode::Win { winning_move: Some(m), .. } => m.clone(),
+        _ => panic!(),
+    };
+
+    // A winning answer replaced by a move that loses.
+    let (bad, losing) = with_a_losing_answer(&g, &good);
     match verify(&g, &bad) {
-        Err(VerifyError::WrongValue { line, .. }) => assert!(line.ends_with(&g.move_name(losing)), "{line}"),
+        Err(VerifyError::WrongValue { line, .. }) => assert!(line.ends_with(&losing), "{line}"),
         other => panic!("expected a wrong value, got {other:?}"),
     }
+    let reply_name = first_reply(&mut good.clone()).reply.clone();
 
     // A reply left out.
     let mut bad = good.clone();
@@ -215,4 +227,53 @@ fn a_tree_mapped_by_a_symmetry_proves_the_mirror_image() {
             assert!(check_tree(&g, &lost.tree, image_pos, &image).is_err());
         }
     }
+}
+
+/// A proof checked in parts on several machines is checked whole: the parts'
+/// re-solves are the whole proof's, each once; a wrong leaf fails exactly
+/// the part that holds it, and a fault in the tree's shape fails every part.
+#[test]
+fn a_proof_checked_in_parts_is_checked_whole() {
+    let g = game(6, 5);
+    let good = proof_of(&g, "", None);
+    let whole = verify(&g, &good).unwrap();
+    assert!(whole.leaves >= 6, "{} leaves: too few to cut in three", whole.leaves);
+    let parts: Vec<Part> = (1..=3).map(|k| Part::new(k, 3).unwrap()).collect();
+    let reports: Vec<_> =
+        parts.iter().map(|&part| verify_part(&g, &good, part, &VerifyProgress::default()).unwrap()).collect();
+    assert!(reports.iter().all(|r| r.leaves_in_proof == whole.leaves && r.leaves > 0));
+    assert_eq!(reports.iter().map(|r| r.leaves).sum::<usize>(), whole.leaves);
+    assert_eq!(reports.iter().map(|r| r.positions).sum::<u64>(), whole.positions);
+
+    let (bad, losing) = with_a_losing_answer(&g, &good);
+    let failed: Vec<String> = parts
+        .iter()
+        .filter_map(|&part| match verify_part(&g, &bad, part, &VerifyProgress::default()) {
+            Ok(_) => None,
+            Err(VerifyError::WrongValue { line, .. }) if line.ends_with(&losing) => Some(part.to_string()),
+            Err(other) => panic!("part {part}: {other}"),
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "the wrong leaf fails one part: {failed:?}");
+
+    let mut cut = good.clone();
+    if let ProofNode::Win { after: Some(after), .. } = &mut cut.tree
+        && let ProofNode::Loss { replies: Some(replies) } = after.as_mut()
+    {
+        replies.pop();
+    }
+    for part in parts {
+        let err = verify_part(&g, &cut, part, &VerifyProgress::default()).unwrap_err();
+        assert!(matches!(err, VerifyError::Incomplete { .. }), "part {part}: {err}");
+    }
+}
+
+#[test]
+fn parts_are_k_of_n() {
+    assert_eq!("3/8".parse::<Part>().unwrap().to_string(), "3/8");
+    assert_eq!(" 1 / 1 ".parse::<Part>().unwrap(), Part::WHOLE);
+    for bad in ["0/3", "4/3", "1/0", "3", "a/b", "-1/2"] {
+        assert!(bad.parse::<Part>().is_err(), "{bad}");
+    }
+    assert!("4/3".parse::<Part>().unwrap_err().contains("1 to 3"));
 }
