@@ -53,7 +53,8 @@ pub struct ImportCounts {
     pub decided: u64,
     /// Nodes this database had already decided the same way.
     pub known: u64,
-    /// Nodes left out because a node above them is decided here.
+    /// Nodes left out because a node above them is decided here and none
+    /// of the tree's nodes is their parent.
     pub skipped: u64,
     /// Nodes expanded into their children on the way.
     pub expanded: u64,
@@ -85,49 +86,17 @@ impl Store {
         let root = root.ok_or(StoreError::NoJob(job))?;
         let mut counts = ImportCounts::default();
         let walk = Walk { tx: &tx, job: job_id, spec: &spec, game };
+        // A node left out may be made later by another entry's expansion (a reply
+        // to an opening expanded further down the file): those get a second look.
+        let mut later = Vec::new();
         for entry in entries {
-            let Some(node) = walk.find(root, entry, &mut counts)? else {
+            if !walk.take(root, entry, &mut counts)? {
+                later.push(entry);
+            }
+        }
+        for entry in later {
+            if !walk.take(root, entry, &mut counts)? {
                 counts.skipped += 1;
-                continue;
-            };
-            match node.value {
-                Some(value) if value == entry.value => {
-                    counts.known += 1;
-                    if let Some(tree) = &entry.proof {
-                        // Decided here already, perhaps with no tree: the file's serves.
-                        proofs::keep_if_none(&tx, node.id, &walk.tree_here(entry, &node.line, tree)?, None)?;
-                    }
-                }
-                Some(value) => {
-                    return Err(StoreError::Import {
-                        entry: entry.index,
-                        what: format!("the file says {}, this database says {}", name(entry.value), name(value)),
-                    });
-                }
-                None if entry.unit => {
-                    let best = match &entry.best {
-                        Some(mv) if node.line != entry.line => Some(
-                            game.map_move(&spec, &entry.line, &node.line, mv).map_err(|e| import_error(entry, e))?,
-                        ),
-                        other => other.clone(),
-                    };
-                    record_unit(&tx, node.id, entry, best.as_deref())?;
-                    decide(&tx, node.id, entry.value, best.as_deref())?;
-                    if let Some(tree) = &entry.proof {
-                        proofs::keep(&tx, node.id, &walk.tree_here(entry, &node.line, tree)?, None)?;
-                    }
-                    counts.decided += 1;
-                }
-                // Decided by its children here too: they follow in the file. Its own
-                // tree (a split node solved again whole by `golomb prove`) comes along.
-                None => {
-                    if walk.expand(&node)? {
-                        counts.expanded += 1;
-                    }
-                    if let Some(tree) = &entry.proof {
-                        proofs::keep_if_none(&tx, node.id, &walk.tree_here(entry, &node.line, tree)?, None)?;
-                    }
-                }
             }
         }
         finish_if_answered(&tx, job_id)?;
@@ -148,6 +117,57 @@ struct Walk<'a, 't> {
 }
 
 impl Walk<'_, '_> {
+    /// Records `entry` where its node is, or expands it when its children
+    /// decided it (they follow in the file). Returns false when the tree
+    /// holds no node for it and none needs one.
+    fn take(&self, root: NodeId, entry: &ImportEntry, counts: &mut ImportCounts) -> Result<bool, StoreError> {
+        let Some(node) = self.find(root, entry, counts)? else {
+            return Ok(false);
+        };
+        match node.value {
+            Some(value) if value == entry.value => {
+                counts.known += 1;
+                if let Some(tree) = &entry.proof {
+                    // Decided here already, perhaps with no tree: the file's serves.
+                    proofs::keep_if_none(self.tx, node.id, &self.tree_here(entry, &node.line, tree)?, None)?;
+                }
+            }
+            Some(value) => {
+                return Err(StoreError::Import {
+                    entry: entry.index,
+                    what: format!("the file says {}, this database says {}", name(entry.value), name(value)),
+                });
+            }
+            None if entry.unit => {
+                let best = match &entry.best {
+                    Some(mv) if node.line != entry.line => Some(
+                        self.game
+                            .map_move(self.spec, &entry.line, &node.line, mv)
+                            .map_err(|e| import_error(entry, e))?,
+                    ),
+                    other => other.clone(),
+                };
+                record_unit(self.tx, node.id, entry, best.as_deref())?;
+                decide(self.tx, node.id, entry.value, best.as_deref())?;
+                if let Some(tree) = &entry.proof {
+                    proofs::keep(self.tx, node.id, &self.tree_here(entry, &node.line, tree)?, None)?;
+                }
+                counts.decided += 1;
+            }
+            // Decided by its children here too: they follow in the file. Its own
+            // tree (a split node solved again whole by `golomb prove`) comes along.
+            None => {
+                if self.expand(&node)? {
+                    counts.expanded += 1;
+                }
+                if let Some(tree) = &entry.proof {
+                    proofs::keep_if_none(self.tx, node.id, &self.tree_here(entry, &node.line, tree)?, None)?;
+                }
+            }
+        }
+        Ok(true)
+    }
+
     /// The file's proof `tree` of `entry`, in the position of this
     /// database's node `line` (equal to the entry's up to symmetry).
     fn tree_here(&self, entry: &ImportEntry, line: &str, tree: &str) -> Result<String, StoreError> {
@@ -159,8 +179,9 @@ impl Walk<'_, '_> {
             .map_err(|e| StoreError::Import { entry: entry.index, what: format!("proof: {e}") })
     }
 
-    /// The node of `entry`, expanding units along its path; `None` when a
-    /// node above it is decided (the entry is not needed).
+    /// The node of `entry`, expanding units along its path; `None` when it
+    /// is not in the tree and a node above it on its line is decided (the
+    /// entry is not needed: no node of the tree is its parent).
     fn find(&self, root: NodeId, entry: &ImportEntry, counts: &mut ImportCounts) -> Result<Option<Found>, StoreError> {
         let mut node = self.node(root)?.ok_or_else(|| StoreError::Import {
             entry: entry.index,
@@ -169,12 +190,15 @@ impl Walk<'_, '_> {
         // A classify root's children are all needed, whatever the root's value.
         let classify = self.spec.goal == Goal::Classify;
         for (ply, key) in entry.path.iter().enumerate() {
-            if node.value.is_some() && !(ply == 0 && classify) {
-                return Ok(None);
-            }
+            // A position already in the tree is taken whatever lies above it on this
+            // line: the tree is a DAG, and a node of a decided parent may be a child of
+            // an undecided one too (a reply to two openings); its line names one parent.
             let below = match self.by_key(key)? {
                 Some(found) => found,
                 None => {
+                    if node.value.is_some() && !(ply == 0 && classify) {
+                        return Ok(None);
+                    }
                     if !self.expand(&node)? {
                         return Err(StoreError::Import {
                             entry: entry.index,

@@ -106,6 +106,20 @@ fn a_classify_exported_half_way_finishes_on_a_fresh_database() {
 
     // The second machine finishes the job.
     let second = Cluster::start_with(ServeOptions { db: Some(db.clone()), ..ServeOptions::new(4.0) });
+    // Before any worker: every opening the file decided is decided here, split ones
+    // included (their replies are often replies to other openings too, listed in the
+    // file under those: a DAG), so nothing decided is searched again.
+    let before = second.results(resumed);
+    let decided_here: std::collections::HashMap<&str, &str> = before["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| Some((c["move"].as_str()?, c["value"].as_str()?)))
+        .collect();
+    for node in nodes.iter().filter(|n| n["depth"] == 1) {
+        let line = node["line"].as_str().unwrap();
+        assert_eq!(decided_here.get(line).copied(), node["value"].as_str(), "opening {line}, at once after the import");
+    }
     let _worker = second.worker("w2", 1);
     let status = second.wait_for_end(resumed, MINUTES);
     assert_eq!(status["state"], "done", "{status}");
