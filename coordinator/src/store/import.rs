@@ -53,8 +53,8 @@ pub struct ImportCounts {
     pub decided: u64,
     /// Nodes this database had already decided the same way.
     pub known: u64,
-    /// Nodes left out because a node above them is decided here and none
-    /// of the tree's nodes is their parent.
+    /// Nodes left out because the job no longer needs the node above them
+    /// here and no other node of the tree is their parent.
     pub skipped: u64,
     /// Nodes expanded into their children on the way.
     pub expanded: u64,
@@ -67,6 +67,8 @@ struct Found {
     rank: Vec<u8>,
     depth: u32,
     value: Option<Outcome>,
+    /// Whether the job still needs it: undecided, with a parent that needs it.
+    live: bool,
 }
 
 impl Store {
@@ -87,18 +89,23 @@ impl Store {
         let mut counts = ImportCounts::default();
         let walk = Walk { tx: &tx, job: job_id, spec: &spec, game };
         // A node left out may be made later by another entry's expansion (a reply
-        // to an opening expanded further down the file): those get a second look.
-        let mut later = Vec::new();
-        for entry in entries {
-            if !walk.take(root, entry, &mut counts)? {
-                later.push(entry);
+        // to an opening expanded further down the file): those get another look,
+        // until a pass takes none of them.
+        let mut left: Vec<&ImportEntry> = entries.iter().collect();
+        loop {
+            let before = left.len();
+            let mut still = Vec::new();
+            for entry in left {
+                if !walk.take(root, entry, &mut counts)? {
+                    still.push(entry);
+                }
+            }
+            left = still;
+            if left.len() == before || left.is_empty() {
+                break;
             }
         }
-        for entry in later {
-            if !walk.take(root, entry, &mut counts)? {
-                counts.skipped += 1;
-            }
-        }
+        counts.skipped = left.len() as u64;
         finish_if_answered(&tx, job_id)?;
         tx.commit()?;
         // The manager's tree is rebuilt from the tables when next needed.
@@ -154,10 +161,11 @@ impl Walk<'_, '_> {
                 }
                 counts.decided += 1;
             }
-            // Decided by its children here too: they follow in the file. Its own
-            // tree (a split node solved again whole by `golomb prove`) comes along.
+            // Decided by its children here too: they follow in the file (unless the
+            // job no longer needs it). Its own tree (a split node solved again whole
+            // by `golomb prove`) comes along.
             None => {
-                if self.expand(&node)? {
+                if node.live && self.expand(&node)? {
                     counts.expanded += 1;
                 }
                 if let Some(tree) = &entry.proof {
@@ -180,8 +188,8 @@ impl Walk<'_, '_> {
     }
 
     /// The node of `entry`, expanding units along its path; `None` when it
-    /// is not in the tree and a node above it on its line is decided (the
-    /// entry is not needed: no node of the tree is its parent).
+    /// is not in the tree and the node above it on its line is one the job
+    /// no longer needs (decided or pruned), so that nothing needs the entry.
     fn find(&self, root: NodeId, entry: &ImportEntry, counts: &mut ImportCounts) -> Result<Option<Found>, StoreError> {
         let mut node = self.node(root)?.ok_or_else(|| StoreError::Import {
             entry: entry.index,
@@ -193,10 +201,12 @@ impl Walk<'_, '_> {
             // A position already in the tree is taken whatever lies above it on this
             // line: the tree is a DAG, and a node of a decided parent may be a child of
             // an undecided one too (a reply to two openings); its line names one parent.
+            // A node the job no longer needs is not expanded to make one.
             let below = match self.by_key(key)? {
                 Some(found) => found,
                 None => {
-                    if node.value.is_some() && !(ply == 0 && classify) {
+                    let needed = node.live || (ply == 0 && classify);
+                    if !needed {
                         return Ok(None);
                     }
                     if !self.expand(&node)? {
@@ -266,13 +276,14 @@ impl Walk<'_, '_> {
     fn node(&self, id: NodeId) -> Result<Option<Found>, StoreError> {
         Ok(self
             .tx
-            .query_row("SELECT line, rank, depth, value FROM nodes WHERE id = ?1", [id], |r| {
+            .query_row("SELECT line, rank, depth, value, live FROM nodes WHERE id = ?1", [id], |r| {
                 Ok(Found {
                     id,
                     line: r.get(0)?,
                     rank: r.get(1)?,
                     depth: r.get(2)?,
                     value: r.get::<_, Option<Value>>(3)?.map(|v| v.0),
+                    live: r.get(4)?,
                 })
             })
             .optional()?)
