@@ -37,9 +37,10 @@ pub struct ImportEntry {
     pub best: Option<String>,
     /// Whether a worker solved it (otherwise its children decided it).
     pub unit: bool,
-    /// Positions its unit searched (units only).
+    /// Positions searched at or below it: its unit's, or for a node its
+    /// children decided, every unit's below it in the file's job.
     pub positions: u64,
-    /// Solver seconds of its unit (units only).
+    /// Solver seconds at or below it, as `positions`.
     pub seconds: f64,
     /// Its proof tree (JSON, in the position of `line`), checked against the game: a
     /// unit's, or a split node's that `golomb prove` had solved again whole.
@@ -106,6 +107,7 @@ impl Store {
             }
         }
         counts.skipped = left.len() as u64;
+        walk.carry_work(entries)?;
         finish_if_answered(&tx, job_id)?;
         tx.commit()?;
         // The manager's tree is rebuilt from the tables when next needed.
@@ -174,6 +176,61 @@ impl Walk<'_, '_> {
             }
         }
         Ok(true)
+    }
+
+    /// Gives each split node of the file the work the file counts at or
+    /// below it that this tree does not hold (its own search before it was
+    /// split, and units below it that nothing here needs), on its split
+    /// unit, so that the job's and its openings' positions and seconds go on
+    /// from the file's instead of restarting lower. Deepest nodes first; a
+    /// node already counting as much gets nothing, so importing a file twice
+    /// counts its work once.
+    fn carry_work(&self, entries: &[ImportEntry]) -> Result<(), StoreError> {
+        let mut split: Vec<&ImportEntry> = entries.iter().filter(|e| !e.unit && !e.path.is_empty()).collect();
+        split.sort_by_key(|e| std::cmp::Reverse(e.path.len()));
+        for entry in split {
+            let Some(node) = self.by_key(entry.path.last().expect("not the root"))? else {
+                continue;
+            };
+            let unit: Option<i64> = self
+                .tx
+                .query_row(
+                    "SELECT id FROM units WHERE node = ?1 AND state = ?2",
+                    rusqlite::params![node.id, UnitState::Split],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            let Some(unit) = unit else { continue };
+            let (positions, seconds) = self.work_below(&node.rank)?;
+            let more_positions = (entry.positions.min(i64::MAX as u64) as i64 - positions).max(0);
+            let more_seconds = (entry.seconds - seconds).max(0.0);
+            if more_positions > 0 || more_seconds > 0.0 {
+                self.tx.execute(
+                    "UPDATE units SET positions = positions + ?2, seconds = seconds + ?3 WHERE id = ?1",
+                    rusqlite::params![unit, more_positions, more_seconds],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The positions and seconds of the job's units at or below `rank` (by
+    /// rank prefix, as the export counts them).
+    fn work_below(&self, rank: &[u8]) -> Result<(i64, f64), StoreError> {
+        // The first rank past every rank that starts with `rank`, if any.
+        let mut past = rank.to_vec();
+        while past.last() == Some(&u8::MAX) {
+            past.pop();
+        }
+        if let Some(last) = past.last_mut() {
+            *last += 1;
+        }
+        Ok(self.tx.query_row(
+            "SELECT COALESCE(SUM(positions), 0), COALESCE(SUM(seconds), 0.0) FROM units
+             WHERE job = :job AND rank >= :rank AND (:past IS NULL OR rank < :past)",
+            named_params! { ":job": self.job, ":rank": rank, ":past": (!past.is_empty()).then_some(past) },
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?)
     }
 
     /// The file's proof `tree` of `entry`, in the position of this

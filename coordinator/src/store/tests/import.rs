@@ -3,7 +3,8 @@
 
 use super::*;
 
-/// A decided node of a file, by its key (the fake game's keys are its lines).
+/// A decided node of a file, by its key (the fake game's keys are its lines);
+/// a unit searched 100 positions in 1 s, a split node 1000 in 10 s at or below it.
 fn entry(index: usize, path: &[&str], value: Outcome, unit: bool) -> ImportEntry {
     ImportEntry {
         index,
@@ -12,9 +13,31 @@ fn entry(index: usize, path: &[&str], value: Outcome, unit: bool) -> ImportEntry
         value,
         best: (unit && value == Win).then(|| "m".to_string()),
         unit,
-        positions: 100,
-        seconds: 1.0,
+        positions: if unit { 100 } else { 1000 },
+        seconds: if unit { 1.0 } else { 10.0 },
         proof: None,
+    }
+}
+
+/// Two openings, a and b, each a unit until it is split; y is a reply to both.
+struct TwoOpenings;
+
+impl TreeGame for TwoOpenings {
+    fn children(&self, target: &SplitTarget) -> Result<Vec<(String, NewNode)>, golomb_proto::SpecError> {
+        let child = |m: &str, key: &str, i: u8| (m.to_string(), node(key, 2, &[target.rank[0], i], true, &[]));
+        Ok(match target.line.as_str() {
+            "a" => vec![child("mx", "x", 0), child("my", "y", 1)],
+            "b" => vec![child("my", "y", 0), child("mz", "z", 1)],
+            _ => Vec::new(),
+        })
+    }
+
+    fn map_move(&self, _: &JobSpec, _: &str, _: &str, mv: &str) -> Result<String, String> {
+        Ok(mv.to_string())
+    }
+
+    fn map_tree(&self, _: &JobSpec, _: &str, _: &str, tree: &str) -> Result<String, String> {
+        Ok(tree.to_string())
     }
 }
 
@@ -22,14 +45,10 @@ fn entry(index: usize, path: &[&str], value: Outcome, unit: bool) -> ImportEntry
 fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
-    // A classify of two openings, both split; y is a reply to both.
     let nodes = [
         node("root", 0, &[], false, &[("ma", 1), ("mb", 2)]),
-        node("a", 1, &[0], false, &[("mx", 3), ("my", 4)]),
-        node("b", 1, &[1], false, &[("my", 4), ("mz", 5)]),
-        node("x", 2, &[0, 0], true, &[]),
-        node("y", 2, &[0, 1], true, &[]),
-        node("z", 2, &[1, 1], true, &[]),
+        node("a", 1, &[0], true, &[]),
+        node("b", 1, &[1], true, &[]),
     ];
     let job = store.create_job(&spec(Goal::Classify), &nodes, 8).unwrap();
     // The file: a won by x; b lost, since y and z both win, y listed under a.
@@ -40,13 +59,20 @@ fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
         entry(3, &["a", "y"], Win, true),
         entry(4, &["b", "z"], Win, true),
     ];
-    let counts = store.import_nodes(job, &file, &NoGame).unwrap();
-    assert_eq!((counts.decided, counts.skipped), (3, 0), "{counts:?}");
+    let counts = store.import_nodes(job, &file, &TwoOpenings).unwrap();
+    assert_eq!((counts.decided, counts.skipped, counts.expanded), (3, 0, 2), "{counts:?}");
     let (_, children) = store.results(job).unwrap();
-    let mut values: Vec<_> = children.iter().map(|c| (c.mv.as_str(), c.value)).collect();
+    let mut values: Vec<_> = children.iter().map(|c| (c.mv.as_str(), c.value, c.positions, c.seconds)).collect();
     values.sort_by_key(|v| v.0);
-    assert_eq!(values, [("ma", Win), ("mb", Loss)]);
-    assert_eq!(store.job(job).unwrap().state, JobState::Done, "nothing is left to search");
+    // Each opening counts the work the file counts for it: what this tree does not
+    // hold below it (its own search before it was split) goes on its split unit.
+    assert_eq!(values, [("ma", Win, 1000, 10.0), ("mb", Loss, 1000, 10.0)]);
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state, row.units.pending, row.positions), (JobState::Done, 0, 2000), "nothing is left to search");
+    // The same file again: known, and its work is not counted twice.
+    let counts = store.import_nodes(job, &file, &TwoOpenings).unwrap();
+    assert_eq!((counts.known, counts.decided), (5, 0), "{counts:?}");
+    assert_eq!(store.job(job).unwrap().positions, 2000);
 }
 
 #[test]
