@@ -76,7 +76,43 @@ struct Openings {
     losing: usize,
     positions: u64,
     cpu_seconds: f64,
+    /// The classes by how many replies they leave, in bands of [`BAND`].
+    by_replies: Vec<ReplyBand>,
     rows: Vec<OpeningRow>,
+}
+
+/// The width of a band of reply counts in [`Openings::by_replies`].
+const BAND: u32 = 100;
+
+/// The classes whose openings leave `from..=to` replies: how many win, lose
+/// and are not decided yet, for the player who makes them.
+#[derive(Debug, PartialEq, Serialize)]
+struct ReplyBand {
+    from: u32,
+    to: u32,
+    win: usize,
+    loss: usize,
+    unknown: usize,
+}
+
+/// `rows` by reply count, in bands of [`BAND`], fewest replies first; empty bands left out.
+fn by_replies(rows: &[OpeningRow]) -> Vec<ReplyBand> {
+    let mut bands: Vec<ReplyBand> = Vec::new();
+    let mut sorted: Vec<&OpeningRow> = rows.iter().collect();
+    sorted.sort_by_key(|r| r.replies);
+    for row in sorted {
+        let from = row.replies / BAND * BAND;
+        if bands.last().is_none_or(|b| b.from != from) {
+            bands.push(ReplyBand { from, to: from + BAND - 1, win: 0, loss: 0, unknown: 0 });
+        }
+        let band = bands.last_mut().expect("pushed above");
+        match row.value.as_str() {
+            "win" => band.win += 1,
+            "loss" => band.loss += 1,
+            _ => band.unknown += 1,
+        }
+    }
+    bands
 }
 
 impl Report for Openings {
@@ -100,6 +136,12 @@ impl Report for Openings {
                 let mean = rows.iter().map(|r| f64::from(r.replies)).sum::<f64>() / rows.len() as f64;
                 writeln!(out, "mean replies after a {label} opening: {mean:.0}")?;
             }
+        }
+        writeln!(out)?;
+        writeln!(out, "{:<10} {:>5} {:>5} {:>10}", "replies", "win", "lose", "undecided")?;
+        for band in &self.by_replies {
+            let range = format!("{}-{}", band.from, band.to);
+            writeln!(out, "{range:<10} {:>5} {:>5} {:>10}", band.win, band.loss, band.unknown)?;
         }
         writeln!(out)?;
         writeln!(
@@ -162,6 +204,7 @@ pub fn run(args: &OpeningsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             losing: count("loss"),
             positions: file.job.positions,
             cpu_seconds: file.nodes.iter().filter(|n| n.unit).map(|n| n.seconds).sum(),
+            by_replies: by_replies(&rows),
             rows,
         }
     });
@@ -303,4 +346,29 @@ fn write_proofs<B: Bits>(
         row.proof = format!("{} sha256:{}", path.display(), input::sha256_hex(&text));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(replies: u32, value: &str) -> OpeningRow {
+        OpeningRow {
+            opening: String::new(),
+            class_size: 1,
+            replies,
+            value: value.into(),
+            refutation: String::new(),
+            positions: 0,
+            cpu_seconds: 0.0,
+            proof: String::new(),
+        }
+    }
+
+    #[test]
+    fn classes_are_counted_by_bands_of_replies_fewest_first() {
+        let rows = [row(1250, "win"), row(1181, "loss"), row(1199, "win"), row(1974, "unknown"), row(1200, "loss")];
+        let band = |from, win, loss, unknown| ReplyBand { from, to: from + 99, win, loss, unknown };
+        assert_eq!(by_replies(&rows), [band(1100, 1, 1, 0), band(1200, 1, 1, 0), band(1900, 0, 0, 1)]);
+    }
 }
