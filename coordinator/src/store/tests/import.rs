@@ -41,8 +41,8 @@ impl TreeGame for TwoOpenings {
     }
 }
 
-#[test]
-fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
+/// A store with one job of `goal` whose root has two openings, a and b, both units.
+fn two_openings(goal: Goal) -> (Store, JobId, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
     let nodes = [
@@ -50,7 +50,13 @@ fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
         node("a", 1, &[0], true, &[]),
         node("b", 1, &[1], true, &[]),
     ];
-    let job = store.create_job(&spec(Goal::Classify), &nodes, 8).unwrap();
+    let job = store.create_job(&spec(goal), &nodes, 8).unwrap();
+    (store, job, dir)
+}
+
+#[test]
+fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
+    let (mut store, job, _dir) = two_openings(Goal::Classify);
     // The file: a won by x; b lost, since y and z both win, y listed under a.
     let file = [
         entry(0, &["a"], Win, false),
@@ -77,15 +83,8 @@ fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
 
 #[test]
 fn a_node_nothing_needs_any_more_is_left_out_and_not_expanded() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
     // A solve: the root is decided by a's loss, so b's subtree is needed by nothing.
-    let nodes = [
-        node("root", 0, &[], false, &[("ma", 1), ("mb", 2)]),
-        node("a", 1, &[0], true, &[]),
-        node("b", 1, &[1], true, &[]),
-    ];
-    let job = store.create_job(&spec(Goal::Solve), &nodes, 8).unwrap();
+    let (mut store, job, _dir) = two_openings(Goal::Solve);
     let file = [entry(0, &["a"], Loss, true), entry(1, &["b", "w"], Win, true)];
     let counts = store.import_nodes(job, &file, &NoGame).unwrap();
     assert_eq!((counts.decided, counts.skipped, counts.expanded), (1, 1, 0), "{counts:?}");
