@@ -7,7 +7,9 @@
 #
 # The run itself: golomb run --board 8x8 --goal classify --db c8.db --listen 127.0.0.1:50990
 # (continue it from the committed export on any machine:
-#  golomb run --resume results/pentominoes-8x8-classify.export.json.gz --db c8.db --listen 127.0.0.1:50990)
+#  golomb run --resume results/pentominoes-8x8-classify.export.json.gz --db c8.db --listen 127.0.0.1:50990
+#  and, once it runs, `golomb prove 1 --coordinator http://127.0.0.1:50990`: the export
+#  keeps trees, not the requests for them, so the units still without one are asked for again)
 set -euo pipefail
 cd "$(dirname "$0")"
 coordinator="${1:-http://127.0.0.1:50990}"
