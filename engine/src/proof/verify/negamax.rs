@@ -1,0 +1,291 @@
+//! The checker's own search: a plain negamax with no transposition table,
+//! whose move order (a few moves in placement order, the rest fewest
+//! replies first, killer moves) decides how soon a win is found, never
+//! whether one exists.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use super::PUBLISH_EVERY;
+use crate::game::bitboard::Bits;
+use crate::game::position::Position;
+use crate::game::{Game, PlacementId};
+use crate::solve::Outcome;
+
+/// Which moves the negamax sorts: those after the first `plain` of
+/// positions with at least `from` moves ([`ORDER_FROM_MOVES`], [`PLAIN_FIRST`]).
+#[derive(Clone, Copy)]
+pub(super) struct Order {
+    from: usize,
+    plain: usize,
+    /// Plain moves at a ply where the sorted moves have won more often than the plain ones.
+    few: usize,
+    /// Whether each ply first tries the two moves that last won at that ply (killer moves).
+    killers: bool,
+}
+
+/// Solves `pos` with the checker's negamax, sorting moves as `order` says;
+/// returns its value and the positions examined.
+pub(super) fn solve_position<B: Bits>(
+    game: &Game<B>,
+    pos: Position<B>,
+    order: Order,
+    published: &AtomicU64,
+) -> (Outcome, u64) {
+    let moves = game.legal_moves(&pos);
+    let depth = game.pieces().len() - pos.plies() as usize + 1;
+    let mut levels: Vec<Level> = (0..depth)
+        .map(|_| Level {
+            replies: vec![Vec::new()],
+            order: Vec::new(),
+            killer: [None; 2],
+            won: [0; 2],
+            history: Vec::new(),
+        })
+        .collect();
+    let mut count = Count { positions: 1, published, order };
+    let win = wins(game, &moves, &mut levels, &mut count);
+    // What was not published on the way: wins publishes whole chunks only.
+    published.fetch_add(count.positions % PUBLISH_EVERY, Relaxed);
+    (if win { Outcome::Win } else { Outcome::Loss }, count.positions)
+}
+
+/// A re-solve's positions, published in chunks to the progress counter,
+/// and which moves it sorts.
+struct Count<'a> {
+    positions: u64,
+    published: &'a AtomicU64,
+    order: Order,
+}
+
+impl Count<'_> {
+    /// Counts one position examined.
+    fn one(&mut self) {
+        self.positions += 1;
+        if self.positions & (PUBLISH_EVERY - 1) == 0 {
+            self.published.fetch_add(PUBLISH_EVERY, Relaxed);
+        }
+    }
+}
+
+/// Positions with at least this many legal moves try the moves after the
+/// first [`PLAIN_FIRST`] fewest replies first; smaller ones try all in
+/// placement order.
+///
+/// Measured on 2026-11-25 (`golomb verify`, load 10 to 12, the old checker
+/// first): 696 leaves of `L:c1,c2,c3,c4,d4` of 1.7 M positions on average,
+/// 27.4 s against 54.3 s; 696 leaves of 84 K, 2.42 s against 2.50 s; the
+/// hexomino games' proofs of 7x7 and 8x6 (`golomb solve --pieces
+/// hexominoes --proof`), 0.54 s against 0.47 s and 0.37 s against 0.29 s.
+/// Sorting every move of such a position (no plain ones first) made the
+/// first 16.1 s but the hexomino ones 2.67 s and 0.79 s: where wins are
+/// many, generating every reply of a position costs more than finding one
+/// of them in placement order. 4 or 8 plain moves first, or sorting from
+/// 32 moves, fell between.
+const ORDER_FROM_MOVES: usize = 128;
+
+/// Moves tried in placement order before the rest is sorted ([`ORDER_FROM_MOVES`]).
+const PLAIN_FIRST: usize = 16;
+
+/// Moves tried in placement order at a ply where the sorted moves have won
+/// more often than the plain ones so far.
+///
+/// Measured on 2026-11-25 with killer moves (`golomb verify`, one file at a
+/// time, binaries alternated, load 6 to 7 with the 8x8 table's run and the
+/// verify loop at the lowest priority beside them), on the 24 leaves of
+/// `F:a4,a5,b5,c5,b6` and the hexomino proofs of 8x7 (50 M positions):
+/// always 16 plain moves, 206.4 M positions and 10.6 to 10.9 s, 8x7 2.7 to
+/// 2.8 s; 2 after sorted wins dominate (kept), 178.8 M and 9.3 to 9.4 s,
+/// 8x7 2.8 to 2.9 s; 4 after sorted wins dominate, 188.8 M and 9.7 to 9.9
+/// s. A fixed number instead: 0, 2, 4 or 8 plain moves took the leaves to
+/// 7.1, 7.9, 8.4 to 9.1 and 9.6 s, but 8x7 from 4.5 s of CPU to 8.7, 7.3
+/// and 6.0 s (0, 2, 4): on the hexomino boards wins are many, and one of
+/// the first moves in placement order finds one before any reply is
+/// generated.
+const FEW_PLAIN: usize = 2;
+
+/// The checker's order.
+pub(super) const CHECKER: Order = Order { from: ORDER_FROM_MOVES, plain: PLAIN_FIRST, few: FEW_PLAIN, killers: true };
+
+/// One ply's buffers, reused by every position searched at that depth: the
+/// replies after each move, the order the moves are tried in, and the
+/// killer moves.
+///
+/// Killer moves measured on 2026-11-25 (`golomb verify`, one leaf file at
+/// a time, old and new binaries in one sitting, load 4 with the 8x8 table's
+/// run at the lowest priority beside them): 24 leaves of the proof of
+/// `F:a4,a5,b5,c5,b6` (positions after a reply and its answer), 371.5 M
+/// positions and 11.4 s without, 206.4 M and 9.8 s with two killers per
+/// ply (one killer: about 30% fewer positions than none, two: 10 to 20%
+/// fewer again); the hexomino 7x7 and 8x6 proofs, 5.87 M and 3.75 M
+/// positions without, 3.80 M and 2.49 M with two, in the same time.
+struct Level {
+    replies: Vec<Vec<PlacementId>>,
+    order: Vec<u32>,
+    /// The two moves that last won a position at this ply, tried first where they are legal.
+    killer: [Option<PlacementId>; 2],
+    /// Positions with many moves at this ply won by a plain move and by a sorted one (halved now and then).
+    won: [u32; 2],
+    /// How often each move (by placement id) won at this ply after sorting:
+    /// among the sorted moves, those that ever won here go first.
+    ///
+    /// Measured on 2026-11-25 beside the adaptive plain moves (as at
+    /// [`FEW_PLAIN`], load 7): the 24 leaves 178.8 M positions and 9.5 to 9.6
+    /// s without, 168.6 M and 9.1 to 9.2 s with; the hexomino 8x7 proof 50.5 M
+    /// and 50.1 M in the same time. Ordering by how often (most first)
+    /// instead: 178.3 M and 10.0 to 10.3 s.
+    history: Vec<u16>,
+}
+
+/// Whether the side to move, whose legal moves are `moves`, wins.
+///
+/// The killer moves of the ply come first, where they are legal. Then,
+/// where there are many moves, all but the first few (fewer at a ply where
+/// sorted moves have won more often) are tried those that won at this ply
+/// before first, then fewest replies first (ties in placement order);
+/// otherwise all in placement order. The order changes how soon a win is found, never which value is found.
+fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], levels: &mut [Level], count: &mut Count<'_>) -> bool {
+    // One level per piece left: a game cannot last longer.
+    let (level, rest) = levels.split_first_mut().expect("one level per remaining piece");
+    let Level { replies, order, killer, won, history } = level;
+    let child = replies.first_mut().expect("a level keeps one buffer at least");
+    // The two moves that last won at this ply, if they are legal here (the
+    // lists are in placement order): a refutation often refutes a sibling too.
+    let legal = |k: &Option<PlacementId>| k.filter(|k| count.order.killers && moves.binary_search(k).is_ok());
+    let tried = [legal(&killer[0]), legal(&killer[1])];
+    for (slot, id) in tried.iter().enumerate() {
+        let Some(id) = *id else { continue };
+        game.moves_after(moves, id, child);
+        count.one();
+        if child.is_empty() || !wins(game, child, rest, count) {
+            if slot == 1 {
+                killer.swap(0, 1);
+            }
+            return true;
+        }
+    }
+    let tried = |id: PlacementId| tried.contains(&Some(id));
+    // The first moves in placement order, one at a time: where wins are
+    // many, one of them wins and the rest is never generated.
+    // Where sorted moves have won more often at this ply, fewer of them.
+    let many = moves.len() >= count.order.from;
+    let prefix = if won[0] >= won[1] { count.order.plain } else { count.order.few };
+    let plain = if many { prefix.min(moves.len()) } else { moves.len() };
+    for &id in moves[..plain].iter().filter(|&&id| !tried(id)) {
+        game.moves_after(moves, id, child);
+        count.one();
+        if child.is_empty() || !wins(game, child, rest, count) {
+            killer_won(killer, id);
+            if many {
+                count_win(won, 0);
+            }
+            return true;
+        }
+    }
+    if plain == moves.len() {
+        return false;
+    }
+    // The rest, fewest replies first.
+    let others = &moves[plain..];
+    if replies.len() < others.len() {
+        replies.resize_with(others.len(), Vec::new);
+    }
+    order.clear();
+    for (i, &id) in others.iter().enumerate() {
+        if tried(id) {
+            continue;
+        }
+        game.moves_after(moves, id, &mut replies[i]);
+        count.one();
+        if replies[i].is_empty() {
+            killer_won(killer, id);
+            count_win(won, 1);
+            return true;
+        }
+        order.push(i as u32);
+    }
+    let seen = |id: PlacementId| history.get(id as usize).copied().unwrap_or(0);
+    order.sort_by_key(|&i| (seen(others[i as usize]) == 0, replies[i as usize].len()));
+    let found = order.iter().find(|&&i| !wins(game, &replies[i as usize], rest, count));
+    if let Some(&i) = found {
+        let id = others[i as usize] as usize;
+        if history.len() <= id {
+            history.resize(id + 1, 0);
+        }
+        history[id] = history[id].saturating_add(1);
+        killer_won(killer, others[i as usize]);
+        count_win(won, 1);
+    }
+    found.is_some()
+}
+
+/// Counts a win at a ply by a plain move (`kind` 0) or a sorted one (1),
+/// halving both counts now and then so that the recent ones weigh most.
+fn count_win(won: &mut [u32; 2], kind: usize) {
+    won[kind] += 1;
+    if won[kind] >= 1024 {
+        won.iter_mut().for_each(|w| *w /= 2);
+    }
+}
+
+/// Records `id` as the latest move that won at a ply, the one before it kept second.
+fn killer_won(killer: &mut [Option<PlacementId>; 2], id: PlacementId) {
+    if killer[0] != Some(id) {
+        killer[1] = killer[0];
+        killer[0] = Some(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::bitboard::Bitboard;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
+
+    /// The checker finds the same value whichever order it tries moves in:
+    /// sorted everywhere, sorted nowhere (and no killer moves: the plain
+    /// negamax), sorted after 4 plain moves (1 where sorted moves won more)
+    /// from 8 moves, killer moves alone, and in its own order, on
+    /// positions of small boards reached by fixed pseudo-random lines and on
+    /// every position one move after them, lost ones among them.
+    #[test]
+    fn the_order_of_moves_never_changes_a_value() {
+        let published = AtomicU64::new(0);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut losses = 0;
+        for (width, height, order) in [(5, 5, 4), (6, 5, 4), (6, 6, 5), (7, 5, 4)] {
+            let game = Game::<Bitboard>::new(Board::new(width, height).unwrap(), PieceSet::of_order(order)).unwrap();
+            for plies in [0, 1, 2, 3, 1, 2, 3, 4] {
+                let mut pos = Position::empty();
+                for _ in 0..plies {
+                    let moves = game.legal_moves(&pos);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos.play(&game, moves[(seed % moves.len() as u64) as usize]).unwrap();
+                }
+                // The position and each position one move after it.
+                let after = game.legal_moves(&pos).into_iter().map(|id| pos.after(game.placement(id)));
+                for probe in std::iter::once(pos).chain(after) {
+                    let plain = Order { from: usize::MAX, plain: 0, few: 0, killers: false };
+                    let nowhere = solve_position(&game, probe, plain, &published).0;
+                    let others = [
+                        ("everywhere", Order { from: 0, plain: 0, few: 0, killers: false }),
+                        ("some", Order { from: 8, plain: 4, few: 1, killers: true }),
+                        ("killers", Order { killers: true, ..plain }),
+                        ("checker", CHECKER),
+                    ];
+                    for (name, other) in others {
+                        let value = solve_position(&game, probe, other, &published).0;
+                        assert_eq!(value, nowhere, "{name}: {width}x{height} order {order}, {plies} plies");
+                    }
+                    losses += usize::from(nowhere == Outcome::Loss);
+                }
+            }
+        }
+        assert!(losses >= 10, "too few lost positions ({losses}) to tell the orders apart");
+    }
+}
