@@ -37,8 +37,10 @@
 //! pieces: the runs of the worker counts go side by side on
 //! `GOLOMB_SCALING_THREADS` threads (default: every core; each solve still
 //! one thread, so the figures do not change), largest first (the small runs
-//! find most of their units already solved by then), sharing their solves,
-//! and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
+//! find most of their units already solved by then), sharing their solves;
+//! threads beyond one a run solve ahead the children of every node the runs
+//! expand, last expanded first (a run then finds its units solved; some
+//! solved ahead are never asked for), and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
 //! so a run stopped half-way goes on where it stopped. Progress goes to
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
 //! counts as: `cap-K` (the coordinator's is `cap-4`), `flag`,
@@ -132,6 +134,8 @@ impl<'g> Positions<'g> {
             })
             .collect();
         self.children.insert(node, leaves.clone());
+        let ahead: Vec<Position<WideBitboard>> = leaves.iter().map(|l| self.positions[l.id.0 as usize]).collect();
+        self.cache.ahead(self.game, &ahead);
         leaves
     }
 
@@ -198,6 +202,16 @@ struct Cache {
     state: Mutex<CacheState>,
     /// Signalled when a solve that another run waits for is kept.
     kept_one: Condvar,
+    /// Children of expanded nodes, solved ahead by the spare threads
+    /// (last queued first: the manager works where it last expanded).
+    ahead: Mutex<Ahead>,
+}
+
+/// The solves queued ahead of the runs, each once.
+#[derive(Default)]
+struct Ahead {
+    stack: Vec<Position<WideBitboard>>,
+    queued: HashSet<String>,
 }
 
 struct CacheState {
@@ -231,7 +245,37 @@ impl Cache {
             file = Some(BufWriter::new(f));
         }
         let state = CacheState { kept, making: HashSet::new(), file, made: (0, 0) };
-        Cache { game: game.to_string(), budget, state: Mutex::new(state), kept_one: Condvar::new() }
+        Cache {
+            game: game.to_string(),
+            budget,
+            state: Mutex::new(state),
+            kept_one: Condvar::new(),
+            ahead: Mutex::new(Ahead::default()),
+        }
+    }
+
+    /// Queues `positions` to be solved ahead by the spare threads, those
+    /// not kept, under way or queued already.
+    fn ahead(&self, game: &G, positions: &[Position<WideBitboard>]) {
+        let keys: Vec<String> = positions.iter().map(|p| position_key(game, p)).collect();
+        let fresh: Vec<bool> = {
+            let state = self.state.lock().expect("no run panicked");
+            keys.iter().map(|k| !state.kept.contains_key(k) && !state.making.contains(k)).collect()
+        };
+        let mut ahead = self.ahead.lock().expect("no run panicked");
+        for ((pos, key), fresh) in positions.iter().zip(keys).zip(fresh) {
+            if fresh && ahead.queued.insert(key) {
+                ahead.stack.push(*pos);
+            }
+        }
+    }
+
+    /// The next position to solve ahead, if any is queued.
+    fn next_ahead(&self, game: &G) -> Option<Position<WideBitboard>> {
+        let mut ahead = self.ahead.lock().expect("no run panicked");
+        let pos = ahead.stack.pop()?;
+        ahead.queued.remove(&position_key(game, &pos));
+        Some(pos)
     }
 
     /// The solve of `pos`: kept, made by another run (waited for), or made here.
@@ -513,7 +557,22 @@ fn run_all(
     let done = AtomicBool::new(false);
     let started = Instant::now();
     std::thread::scope(|scope| {
-        let runners: Vec<_> = (0..threads.clamp(1, counts.len()))
+        let runs_at_once = threads.clamp(1, counts.len());
+        // Threads the runs leave spare solve ahead the children of the nodes they expand.
+        for _ in runs_at_once..threads {
+            scope.spawn(|| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
+                while !done.load(Ordering::Relaxed) {
+                    match cache.next_ahead(game) {
+                        Some(pos) => {
+                            pool.install(|| cache.solve(game, &pos));
+                        }
+                        None => std::thread::sleep(Duration::from_millis(50)),
+                    }
+                }
+            });
+        }
+        let runners: Vec<_> = (0..runs_at_once)
             .map(|_| {
                 scope.spawn(|| {
                     // Each solve is one thread: rayon inside it gets a pool of one.
@@ -543,8 +602,9 @@ fn run_all(
                 if last.elapsed() >= Duration::from_secs(30) {
                     last = Instant::now();
                     let (kept, made, positions) = cache.counts();
+                    let queued = cache.ahead.lock().expect("no run panicked").stack.len();
                     eprintln!(
-                        "  {:.0} s: {kept} solves kept, {made} made here ({:.2} G positions)",
+                        "  {:.0} s: {kept} solves kept, {made} made here ({:.2} G positions), {queued} queued ahead",
                         started.elapsed().as_secs_f64(),
                         positions as f64 / 1e9
                     );
