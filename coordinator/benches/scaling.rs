@@ -39,7 +39,7 @@
 //! one thread, so the figures do not change), largest first (the small runs
 //! find most of their units already solved by then), sharing their solves;
 //! threads beyond one a run solve ahead the children of every node the runs
-//! expand, last expanded first (a run then finds its units solved; some
+//! expand, last expanded first and fewest replies first (a run then finds its units solved; some
 //! solved ahead are never asked for), and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
 //! so a run stopped half-way goes on where it stopped. Progress goes to
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
@@ -134,7 +134,11 @@ impl<'g> Positions<'g> {
             })
             .collect();
         self.children.insert(node, leaves.clone());
-        let ahead: Vec<Position<WideBitboard>> = leaves.iter().map(|l| self.positions[l.id.0 as usize]).collect();
+        // The manager tries the children with the fewest replies first:
+        // they go on top of the stack.
+        let mut by_replies: Vec<&PnLeaf> = leaves.iter().collect();
+        by_replies.sort_by_key(|l| Reverse(l.replies));
+        let ahead: Vec<Position<WideBitboard>> = by_replies.iter().map(|l| self.positions[l.id.0 as usize]).collect();
         self.cache.ahead(self.game, &ahead);
         leaves
     }
