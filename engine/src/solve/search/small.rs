@@ -127,6 +127,11 @@ where
     B: crate::bitboard::Bits,
 {
     debug_assert!(k <= SMALL_MAX && set.len() as usize == k);
+    if k == 2 {
+        // Two moves: the mover wins if they conflict (no table, no renumbering).
+        let first = set.first().unwrap_or(0);
+        return set.difference(universe.conflict(first)).is_empty();
+    }
     let mut moves = [0usize; SMALL_MAX];
     for (slot, m) in moves.iter_mut().zip(set.iter()) {
         *slot = m;
