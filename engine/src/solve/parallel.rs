@@ -13,10 +13,10 @@
 //! siblings ([`History`](crate::solve::history::History)). With the history
 //! on, a node below the root with at least `cutoff_min_moves` moves
 //! ([`CUTOFF_MIN_MOVES`](crate::solve::CUTOFF_MIN_MOVES) by default) first
-//! looks each child up in the table, and
-//! wins at once if one is stored as lost (an enhanced transposition cutoff:
-//! the same position is often reached by another order of the same moves,
-//! in an earlier sibling).
+//! looks up in the table the children that the moves its own move refuted
+//! at siblings lead to, and wins at once if one is stored as lost (an
+//! enhanced transposition cutoff: the answer `a` to the move `r` leads where
+//! the answer `r` to the move `a` did, in an earlier sibling).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
