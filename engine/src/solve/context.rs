@@ -231,10 +231,12 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         }
         let mut keys = Vec::with_capacity(list.len());
         self.sort_keys(list, ply, &mut Vec::new(), &mut keys);
-        let mut keyed: Vec<(u32, (u8, B))> = keys.into_iter().zip(moves).collect();
-        // Stable: equal keys keep list order.
-        keyed.sort_by_key(|&(key, _)| key);
-        keyed.into_iter().map(|(_, mv)| mv).collect()
+        // Equal keys keep list order: each move's key has its place in the
+        // list below it, so an unstable sort of plain integers does.
+        let mut keyed: Vec<u64> =
+            keys.into_iter().enumerate().map(|(i, key)| u64::from(key) << 32 | i as u64).collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|k| moves[k as u32 as usize]).collect()
     }
 
     /// The keys a reordering node sorts its moves by, smallest first, in

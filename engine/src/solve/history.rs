@@ -140,6 +140,22 @@ impl<B: Bits> History<B> {
         }
     }
 
+    /// The moves whose nodes `ply` plies below the root were won by
+    /// `answer` (among the latest refutations kept, most recent first, each
+    /// once). From the node reached by `answer`, such a move `m` leads to
+    /// the position that `answer` led to after `m`, which the table may
+    /// hold as lost.
+    pub fn refuted_by(&self, ply: usize, answer: Move<B>) -> Vec<Move<B>> {
+        let tables = self.tables();
+        let mut moves = Vec::new();
+        for &(seen, won) in tables.refutations.get(&ply).map_or(&[][..], Vec::as_slice).iter().rev() {
+            if won == answer && !moves.contains(&seen) {
+                moves.push(seen);
+            }
+        }
+        moves
+    }
+
     /// Puts first the moves that refuted moves like `last` (the move that
     /// led to the node, `ply` plies below the root; see the module's
     /// page), then those that won most often at `ply`, at most

@@ -13,10 +13,10 @@
 //! siblings ([`History`](crate::solve::history::History)). With the history
 //! on, a node below the root with at least `cutoff_min_moves` moves
 //! ([`CUTOFF_MIN_MOVES`](crate::solve::CUTOFF_MIN_MOVES) by default) first
-//! looks each child up in the table, and
-//! wins at once if one is stored as lost (an enhanced transposition cutoff:
-//! the same position is often reached by another order of the same moves,
-//! in an earlier sibling).
+//! looks up in the table the children that the moves its own move refuted
+//! at siblings lead to, and wins at once if one is stored as lost (an
+//! enhanced transposition cutoff: the answer `a` to the move `r` leads where
+//! the answer `r` to the move `a` did, in an earlier sibling).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -71,7 +71,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     if ply > 0
         && ctx.history.is_some()
         && list.len() >= ctx.cutoff_min_moves
-        && let Some(best) = known_refutation(ctx.tt, list, &mut probe_stats)
+        && let Some(best) = transposed_refutation(ctx, list, (ply, last), &mut probe_stats)
     {
         // An answer found in the table counts as one try; its work is the probes it took.
         probe_stats.cutoffs = 1;
@@ -190,6 +190,30 @@ fn keep_result<B: Bits + TtCheck>(
     {
         ctx.tt.store(key, outcome == Outcome::Win, 64 - cost.leading_zeros());
     }
+}
+
+/// A move of `list`, the node `ply` plies below the root reached by
+/// `last`, whose child the table holds as lost for its mover, among the
+/// moves that `last` refuted at siblings (the history's
+/// [`refuted_by`](crate::solve::history::History::refuted_by)): from here
+/// such a move `m` leads where `last` led after `m`, the transposition
+/// that nearly every cutoff is. Looking up these few children, not all
+/// of them, costs a search a few probes per node, not the square of its
+/// moves; the look-ups count in `stats`.
+fn transposed_refutation<B: Bits + TtCheck>(
+    ctx: &Context<'_, B>,
+    list: &MoveList<B>,
+    (ply, last): (usize, Option<(u8, B)>),
+    stats: &mut Stats,
+) -> Option<(u8, B)> {
+    let (history, last) = (ctx.history.as_ref()?, last?);
+    history.refuted_by(ctx.depth + ply, last).into_iter().filter(|&mv| list.contains(mv)).find(|&(piece, mask)| {
+        let (reach, pieces) = list.child_key(piece, mask);
+        stats.tt_probes += 1;
+        let found = ctx.tt.probe(&TtKey::new(reach, pieces));
+        stats.tt_hits += u64::from(found.is_some());
+        found == Some(false)
+    })
 }
 
 /// A move of `list` whose child `tt` holds as lost for its mover (the

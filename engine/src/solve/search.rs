@@ -214,7 +214,8 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
                 order.push((key, seg.piece, index));
             }
         }
-        // Stable: equal keys keep list order.
-        order.sort_by_key(|&(key, _, _)| key);
+        // Equal keys keep list order (indices grow along the list), so no
+        // need for a stable sort.
+        order.sort_unstable_by_key(|&(key, _, index)| (key, index));
     }
 }
