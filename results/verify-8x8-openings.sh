@@ -17,7 +17,8 @@
 # re-solves positions four pieces deep, about 20 s for a whole file; a
 # winning opening's, three deep, about 15 minutes; a single leaf is a whole
 # opening), then the smaller; a file that timed out before goes after every
-# file not yet tried. golomb must be on PATH.
+# file not yet tried. VERIFY_FIRST (openings in the notation, separated by
+# spaces) puts those openings before all others. golomb must be on PATH.
 set -euo pipefail
 cd "$(dirname "$0")"
 max="${1:-1000}"
@@ -55,7 +56,8 @@ for r in csv.DictReader(open(table)):
     path, sha = r["proof"].split(" sha256:")
     if (r["opening"], sha) in done:
         continue
-    rows.append(((r["opening"], sha) in timed_out, -shallowest_leaf(path), os.path.getsize(path), r["opening"], path, sha))
+    first = r["opening"] not in os.environ.get("VERIFY_FIRST", "").split()
+    rows.append((first, (r["opening"], sha) in timed_out, -shallowest_leaf(path), os.path.getsize(path), r["opening"], path, sha))
 for *_, opening, path, sha in sorted(rows):
     print(f"{opening}\t{path}\t{sha}")
 EOF
@@ -82,6 +84,8 @@ while IFS=$'\t' read -r opening path sha; do
     verdict=verified
   else
     code=$?
+    # Stopped by a signal (the loop itself interrupted): no verdict.
+    [ "$code" -gt 128 ] && { echo "  interrupted ($code): no verdict recorded" >&2; exit "$code"; }
     verdict=$([ "$code" -eq 124 ] && echo timeout || echo failed)
   fi
   fields=$(printf '%s' "${report:-}" | python3 -c "$summary")
