@@ -39,7 +39,8 @@
 //! one thread, so the figures do not change), largest first (the small runs
 //! find most of their units already solved by then), sharing their solves;
 //! threads beyond one a run solve ahead the children of every node the runs
-//! expand, last expanded first and fewest replies first (a run then finds its units solved; some
+//! expand, last expanded first and fewest replies first, and on top of
+//! them the 16 leaves each run would hand out next (a run then finds its units solved; some
 //! solved ahead are never asked for), and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
 //! so a run stopped half-way goes on where it stopped. Progress goes to
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
@@ -139,7 +140,7 @@ impl<'g> Positions<'g> {
         let mut by_replies: Vec<&PnLeaf> = leaves.iter().collect();
         by_replies.sort_by_key(|l| Reverse(l.replies));
         let ahead: Vec<Position<WideBitboard>> = by_replies.iter().map(|l| self.positions[l.id.0 as usize]).collect();
-        self.cache.ahead(self.game, &ahead);
+        self.cache.ahead(self.game, &ahead, false);
         leaves
     }
 
@@ -206,6 +207,8 @@ struct Cache {
     state: Mutex<CacheState>,
     /// Signalled when a solve that another run waits for is kept.
     kept_one: Condvar,
+    /// Whether spare threads solve ahead (set when they start).
+    solvers_ahead: AtomicBool,
     /// Children of expanded nodes, solved ahead by the spare threads
     /// (last queued first: the manager works where it last expanded).
     ahead: Mutex<Ahead>,
@@ -254,13 +257,21 @@ impl Cache {
             budget,
             state: Mutex::new(state),
             kept_one: Condvar::new(),
+            solvers_ahead: AtomicBool::new(false),
             ahead: Mutex::new(Ahead::default()),
         }
     }
 
+    /// Whether spare threads solve ahead, so that a run should say what it will need.
+    fn solving_ahead(&self) -> bool {
+        self.solvers_ahead.load(Ordering::Relaxed)
+    }
+
     /// Queues `positions` to be solved ahead by the spare threads, those
-    /// not kept, under way or queued already.
-    fn ahead(&self, game: &G, positions: &[Position<WideBitboard>]) {
+    /// not kept or under way, the last on top; one queued already is queued
+    /// again on top only if `again` (the copy below is found kept when it
+    /// comes up).
+    fn ahead(&self, game: &G, positions: &[Position<WideBitboard>], again: bool) {
         let keys: Vec<String> = positions.iter().map(|p| position_key(game, p)).collect();
         let fresh: Vec<bool> = {
             let state = self.state.lock().expect("no run panicked");
@@ -268,7 +279,7 @@ impl Cache {
         };
         let mut ahead = self.ahead.lock().expect("no run panicked");
         for ((pos, key), fresh) in positions.iter().zip(keys).zip(fresh) {
-            if fresh && ahead.queued.insert(key) {
+            if fresh && (ahead.queued.insert(key) || again) {
                 ahead.stack.push(*pos);
             }
         }
@@ -414,6 +425,9 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
             out.push(Reverse(((finish * 1e9) as u64, node.0)));
             free -= 1;
         }
+        if p.cache.solving_ahead() {
+            peek_ahead(&mut tree, p);
+        }
         idle_since.resize(free, now);
         let Some(Reverse((finish, id))) = out.pop() else { break };
         let finish = finish as f64 / 1e9;
@@ -449,6 +463,31 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
     // Workers still out when the answer came are stopped; those free since then were idle.
     run
 }
+
+/// The leaves the manager would hand out next, were workers free now,
+/// queued on top of the solves made ahead: the likeliest next units. The
+/// tree is left as it was (each leaf chosen is marked in flight, then
+/// not); a leaf that a dive would expand is left out.
+fn peek_ahead(tree: &mut PnTree, p: &Positions<'_>) {
+    let mut peeked = Vec::with_capacity(PEEK_AHEAD);
+    while peeked.len() < PEEK_AHEAD {
+        let Some(node) = tree.select() else { break };
+        peeked.push(node);
+    }
+    for &node in &peeked {
+        tree.set_busy(node, false);
+    }
+    let next: Vec<Position<WideBitboard>> = peeked
+        .iter()
+        .rev()
+        .filter(|&&node| tree.dive_into(node).is_none())
+        .map(|node| p.positions[node.0 as usize])
+        .collect();
+    p.cache.ahead(p.game, &next, true);
+}
+
+/// How many of the next leaves [`peek_ahead`] queues after each event.
+const PEEK_AHEAD: usize = 16;
 
 /// The next leaf to hand out, leaves chosen on a dive expanded on the spot.
 fn next_leaf(tree: &mut PnTree, p: &mut Positions<'_>) -> Option<NodeId> {
@@ -563,6 +602,7 @@ fn run_all(
     std::thread::scope(|scope| {
         let runs_at_once = threads.clamp(1, counts.len());
         // Threads the runs leave spare solve ahead the children of the nodes they expand.
+        cache.solvers_ahead.store(threads > runs_at_once, Ordering::Relaxed);
         for _ in runs_at_once..threads {
             scope.spawn(|| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
