@@ -40,27 +40,29 @@
 //! find most of their units already solved by then), sharing their solves;
 //! threads beyond one a run solve ahead the children of every node the runs
 //! expand, last expanded first and fewest replies first, and on top of
-//! them the 16 leaves each run would hand out next (a run then finds its units solved; some
-//! solved ahead are never asked for), and `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
+//! them the 16 leaves each run would hand out next (a run then finds its
+//! units solved; some solved ahead are never asked for), and
+//! `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
 //! so a run stopped half-way goes on where it stopped. Progress goes to
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
 //! counts as: `cap-K` (the coordinator's is `cap-4`), `flag`,
 //! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use golomb_coordinator::manager::{InFlight, NodeKind, PnLeaf, PnTree};
 use golomb_coordinator::store::NodeId;
-use golomb_engine::solve::partial::decided_children;
-use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::solve::Outcome;
 use golomb_engine::split::{children, position_key};
 use golomb_engine::{Board, BoardSpec, Game, PieceSet, Position, WideBitboard};
+
+mod cache;
+
+use cache::Cache;
 
 type G = Game<WideBitboard>;
 
@@ -71,14 +73,6 @@ struct Solved {
     positions: u64,
     /// The children it decided (by their node), when it ran out of budget.
     decided: Vec<(NodeId, Outcome)>,
-}
-
-/// A solve as it is kept in the cache: the children it decided by their
-/// position keys, which hold for every symmetric image of the position.
-struct Found {
-    outcome: Outcome,
-    positions: u64,
-    decided: Vec<(String, Outcome)>,
 }
 
 /// The positions met so far in one run, as the manager's nodes, with their solves.
@@ -135,12 +129,15 @@ impl<'g> Positions<'g> {
             })
             .collect();
         self.children.insert(node, leaves.clone());
-        // The manager tries the children with the fewest replies first:
-        // they go on top of the stack.
-        let mut by_replies: Vec<&PnLeaf> = leaves.iter().collect();
-        by_replies.sort_by_key(|l| Reverse(l.replies));
-        let ahead: Vec<Position<WideBitboard>> = by_replies.iter().map(|l| self.positions[l.id.0 as usize]).collect();
-        self.cache.ahead(self.game, &ahead, false);
+        if self.cache.solve_ahead {
+            // The manager tries the children with the fewest replies first:
+            // they go on top of the stack.
+            let mut by_replies: Vec<&PnLeaf> = leaves.iter().collect();
+            by_replies.sort_by_key(|l| Reverse(l.replies));
+            let ahead: Vec<Position<WideBitboard>> =
+                by_replies.iter().map(|l| self.positions[l.id.0 as usize]).collect();
+            self.cache.ahead(self.game, &ahead, false);
+        }
         leaves
     }
 
@@ -162,22 +159,6 @@ impl<'g> Positions<'g> {
     }
 }
 
-/// One unit's real solve: one thread, a fresh 16 MiB table, the budget in positions.
-fn solve_one(game: &G, pos: &Position<WideBitboard>, budget: u64) -> Found {
-    let tt = TranspositionTable::new(16);
-    let config = SolveConfig { position_budget: Some(budget), ..SolveConfig::default() };
-    let report = solve(game, pos, &config, &tt, &Progress::default());
-    let decided = if report.outcome == Outcome::Unknown {
-        decided_children(game, pos, &report, &tt)
-            .into_iter()
-            .map(|d| (position_key(game, &pos.after(game.placement(d.placement))), d.outcome))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Found { outcome: report.outcome, positions: report.stats.positions, decided }
-}
-
 /// The children of `pos` named by `decided`'s keys, each once, with their values.
 fn children_by_key(
     game: &G,
@@ -196,182 +177,6 @@ fn children_by_key(
         }
     }
     out
-}
-
-/// The real solves of one game and budget, shared by the runs side by side,
-/// and kept in a text file (one line a solve) when the bench is given one.
-struct Cache {
-    /// `BOARD:GOAL:BUDGET`, the first field of each of this game's lines.
-    game: String,
-    budget: u64,
-    state: Mutex<CacheState>,
-    /// Signalled when a solve that another run waits for is kept.
-    kept_one: Condvar,
-    /// Whether spare threads solve ahead (set when they start).
-    solvers_ahead: AtomicBool,
-    /// Children of expanded nodes, solved ahead by the spare threads
-    /// (last queued first: the manager works where it last expanded).
-    ahead: Mutex<Ahead>,
-}
-
-/// The solves queued ahead of the runs, each once.
-#[derive(Default)]
-struct Ahead {
-    stack: Vec<Position<WideBitboard>>,
-    queued: HashSet<String>,
-}
-
-struct CacheState {
-    kept: HashMap<String, Arc<Found>>,
-    /// Solves under way, so that two runs do not make the same one.
-    making: HashSet<String>,
-    file: Option<BufWriter<File>>,
-    /// Real solves made by this process, and their positions.
-    made: (u64, u64),
-}
-
-impl Cache {
-    /// The cache of `game` in `path` (read, then appended to), or one in memory only.
-    fn open(path: Option<&str>, game: &str, budget: u64) -> Cache {
-        let mut kept = HashMap::new();
-        let mut file = None;
-        if let Some(path) = path {
-            if let Ok(f) = File::open(path) {
-                for line in BufReader::new(f).lines() {
-                    let line = line.unwrap_or_else(|e| panic!("{path}: {e}"));
-                    if let Some((key, found)) = parse_line(&line, game) {
-                        kept.insert(key, Arc::new(found));
-                    }
-                }
-            }
-            let f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .unwrap_or_else(|e| panic!("GOLOMB_SCALING_CACHE {path}: {e}"));
-            file = Some(BufWriter::new(f));
-        }
-        let state = CacheState { kept, making: HashSet::new(), file, made: (0, 0) };
-        Cache {
-            game: game.to_string(),
-            budget,
-            state: Mutex::new(state),
-            kept_one: Condvar::new(),
-            solvers_ahead: AtomicBool::new(false),
-            ahead: Mutex::new(Ahead::default()),
-        }
-    }
-
-    /// Whether spare threads solve ahead, so that a run should say what it will need.
-    fn solving_ahead(&self) -> bool {
-        self.solvers_ahead.load(Ordering::Relaxed)
-    }
-
-    /// Queues `positions` to be solved ahead by the spare threads, those
-    /// not kept or under way, the last on top; one queued already is queued
-    /// again on top only if `again` (the copy below is found kept when it
-    /// comes up).
-    fn ahead(&self, game: &G, positions: &[Position<WideBitboard>], again: bool) {
-        let keys: Vec<String> = positions.iter().map(|p| position_key(game, p)).collect();
-        let fresh: Vec<bool> = {
-            let state = self.state.lock().expect("no run panicked");
-            keys.iter().map(|k| !state.kept.contains_key(k) && !state.making.contains(k)).collect()
-        };
-        let mut ahead = self.ahead.lock().expect("no run panicked");
-        for ((pos, key), fresh) in positions.iter().zip(keys).zip(fresh) {
-            if fresh && (ahead.queued.insert(key) || again) {
-                ahead.stack.push(*pos);
-            }
-        }
-    }
-
-    /// The next position to solve ahead, if any is queued.
-    fn next_ahead(&self, game: &G) -> Option<Position<WideBitboard>> {
-        let mut ahead = self.ahead.lock().expect("no run panicked");
-        let pos = ahead.stack.pop()?;
-        ahead.queued.remove(&position_key(game, &pos));
-        Some(pos)
-    }
-
-    /// The solve of `pos`: kept, made by another run (waited for), or made here.
-    fn solve(&self, game: &G, pos: &Position<WideBitboard>) -> Arc<Found> {
-        let key = position_key(game, pos);
-        let mut state = self.state.lock().expect("no run panicked");
-        loop {
-            if let Some(found) = state.kept.get(&key) {
-                return Arc::clone(found);
-            }
-            if !state.making.contains(&key) {
-                break;
-            }
-            state = self.kept_one.wait(state).expect("no run panicked");
-        }
-        state.making.insert(key.clone());
-        drop(state);
-        let found = Arc::new(solve_one(game, pos, self.budget));
-        let mut state = self.state.lock().expect("no run panicked");
-        state.made.0 += 1;
-        state.made.1 += found.positions;
-        if let Some(file) = &mut state.file {
-            let decided: Vec<String> = found.decided.iter().map(|(k, v)| format!("{k}={}", letter(*v))).collect();
-            writeln!(
-                file,
-                "{}\t{key}\t{}\t{}\t{}",
-                self.game,
-                letter(found.outcome),
-                found.positions,
-                decided.join(",")
-            )
-            .and_then(|()| file.flush())
-            .expect("the cache file takes a line");
-        }
-        state.making.remove(&key);
-        state.kept.insert(key, Arc::clone(&found));
-        self.kept_one.notify_all();
-        found
-    }
-
-    /// Solves kept, and those made by this process with their positions.
-    fn counts(&self) -> (usize, u64, u64) {
-        let state = self.state.lock().expect("no run panicked");
-        (state.kept.len(), state.made.0, state.made.1)
-    }
-}
-
-/// One line of the cache file, if it is whole and of `game`.
-fn parse_line(line: &str, game: &str) -> Option<(String, Found)> {
-    let fields: Vec<&str> = line.split('\t').collect();
-    // A line cut short by a stopped run is left out.
-    let [g, key, outcome, positions, decided] = fields[..] else { return None };
-    if g != game {
-        return None;
-    }
-    let mut children = Vec::new();
-    for d in decided.split(',').filter(|d| !d.is_empty()) {
-        let (k, v) = d.rsplit_once('=')?;
-        children.push((k.to_string(), outcome_of(v)?));
-    }
-    Some((
-        key.to_string(),
-        Found { outcome: outcome_of(outcome)?, positions: positions.parse().ok()?, decided: children },
-    ))
-}
-
-fn letter(outcome: Outcome) -> char {
-    match outcome {
-        Outcome::Win => 'W',
-        Outcome::Loss => 'L',
-        Outcome::Unknown => 'U',
-    }
-}
-
-fn outcome_of(letter: &str) -> Option<Outcome> {
-    match letter {
-        "W" => Some(Outcome::Win),
-        "L" => Some(Outcome::Loss),
-        "U" => Some(Outcome::Unknown),
-        _ => None,
-    }
 }
 
 /// What one simulated run cost.
@@ -425,7 +230,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
             out.push(Reverse(((finish * 1e9) as u64, node.0)));
             free -= 1;
         }
-        if p.cache.solving_ahead() {
+        if p.cache.solve_ahead {
             peek_ahead(&mut tree, p);
         }
         idle_since.resize(free, now);
@@ -561,7 +366,8 @@ fn main() {
         let budget: u64 = budget.parse().expect("a budget in positions");
         let board_spec = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
         let game: G = Game::new(board_spec, PieceSet::of_order(5)).unwrap();
-        let cache = Cache::open(cache_path.as_deref(), spec, budget);
+        // Threads beyond one a run solve ahead.
+        let cache = Cache::open(cache_path.as_deref(), spec, budget, threads > counts.len());
         // As the cluster: 1,697 round trips a second against a 30 s budget.
         let round_trip = fixed.map_or(budget as f64 / rate / (30.0 * 1697.0), |n| 1.0 / n);
         let runs = run_all(&game, &cache, classify, &counts, threads, rate, round_trip);
@@ -601,8 +407,7 @@ fn run_all(
     let started = Instant::now();
     std::thread::scope(|scope| {
         let runs_at_once = threads.clamp(1, counts.len());
-        // Threads the runs leave spare solve ahead the children of the nodes they expand.
-        cache.solvers_ahead.store(threads > runs_at_once, Ordering::Relaxed);
+        // Threads the runs leave spare solve ahead what the runs queue.
         for _ in runs_at_once..threads {
             scope.spawn(|| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
@@ -646,7 +451,7 @@ fn run_all(
                 if last.elapsed() >= Duration::from_secs(30) {
                     last = Instant::now();
                     let (kept, made, positions) = cache.counts();
-                    let queued = cache.ahead.lock().expect("no run panicked").stack.len();
+                    let queued = cache.queued_ahead();
                     eprintln!(
                         "  {:.0} s: {kept} solves kept, {made} made here ({:.2} G positions), {queued} queued ahead",
                         started.elapsed().as_secs_f64(),
