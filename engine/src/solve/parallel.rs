@@ -207,13 +207,11 @@ fn transposed_refutation<B: Bits + TtCheck>(
     stats: &mut Stats,
 ) -> Option<(u8, B)> {
     let (history, last) = (ctx.history.as_ref()?, last?);
-    history.refuted_by(ctx.depth + ply, last).into_iter().filter(|&mv| list.contains(mv)).find(|&(piece, mask)| {
-        let (reach, pieces) = list.child_key(piece, mask);
-        stats.tt_probes += 1;
-        let found = ctx.tt.probe(&TtKey::new(reach, pieces));
-        stats.tt_hits += u64::from(found.is_some());
-        found == Some(false)
-    })
+    history
+        .refuted_by(ctx.depth + ply, last)
+        .into_iter()
+        .filter(|&mv| list.contains(mv))
+        .find(|&mv| child_lost(ctx.tt, list, mv, stats))
 }
 
 /// A move of `list` whose child `tt` holds as lost for its mover (the
@@ -224,11 +222,21 @@ pub(crate) fn known_refutation<B: Bits + TtCheck>(
     list: &MoveList<B>,
     stats: &mut Stats,
 ) -> Option<(u8, B)> {
-    list.moves().find(|&(piece, mask)| {
-        let (reach, pieces) = list.child_key(piece, mask);
-        stats.tt_probes += 1;
-        let found = tt.probe(&TtKey::new(reach, pieces));
-        stats.tt_hits += u64::from(found.is_some());
-        found == Some(false)
-    })
+    list.moves().find(|&mv| child_lost(tt, list, mv, stats))
+}
+
+/// Whether `tt` holds the child of `list` after the move `(piece, mask)`
+/// as lost for its mover, looked up without building the child's list; the
+/// look-up counts in `stats`.
+fn child_lost<B: Bits + TtCheck>(
+    tt: &TranspositionTable,
+    list: &MoveList<B>,
+    (piece, mask): (u8, B),
+    stats: &mut Stats,
+) -> bool {
+    let (reach, pieces) = list.child_key(piece, mask);
+    stats.tt_probes += 1;
+    let found = tt.probe(&TtKey::new(reach, pieces));
+    stats.tt_hits += u64::from(found.is_some());
+    found == Some(false)
 }
