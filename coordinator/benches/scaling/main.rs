@@ -191,11 +191,6 @@ struct Run {
     queue: f64,
 }
 
-/// The job's answer is known: for a solve the root decided, for a classify every child of it.
-fn answered(tree: &PnTree) -> bool {
-    tree.stats().frontier == 0
-}
-
 fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, round_trip: f64) -> Run {
     let root = PnLeaf {
         id: NodeId(0),
@@ -216,6 +211,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
     let (mut now, mut coordinator_free) = (0.0f64, 0.0f64);
     let mut free = workers;
     let mut idle_since: Vec<f64> = Vec::new();
+    let mut last_report = Instant::now();
     loop {
         while free > 0 {
             let Some(node) = next_leaf(&mut tree, p) else { break };
@@ -260,8 +256,21 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
                 tree.far_from_answer(node);
             }
         }
-        if answered(&tree) {
+        if tree.answered() {
             break;
+        }
+        if last_report.elapsed() >= REPORT_EVERY {
+            last_report = Instant::now();
+            let stats = tree.stats();
+            eprintln!(
+                "  {workers} workers: {:.2} s simulated, {} units, {} nodes, root φ {} δ {}, frontier {}",
+                now,
+                run.units,
+                stats.nodes,
+                stats.proof_number.map_or("∞".to_string(), |n| n.to_string()),
+                stats.disproof_number.map_or("∞".to_string(), |n| n.to_string()),
+                stats.frontier
+            );
         }
     }
     run.seconds = now;
@@ -290,6 +299,9 @@ fn peek_ahead(tree: &mut PnTree, p: &Positions<'_>) {
         .collect();
     p.cache.ahead(p.game, &next, true);
 }
+
+/// How often a run and the cache report progress on stderr.
+const REPORT_EVERY: Duration = Duration::from_secs(30);
 
 /// How many of the next leaves [`peek_ahead`] queues after each event.
 const PEEK_AHEAD: usize = 16;
@@ -448,7 +460,7 @@ fn run_all(
             let mut last = Instant::now();
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(200));
-                if last.elapsed() >= Duration::from_secs(30) {
+                if last.elapsed() >= REPORT_EVERY {
                     last = Instant::now();
                     let (kept, made, positions) = cache.counts();
                     let queued = cache.queued_ahead();

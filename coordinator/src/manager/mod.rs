@@ -420,6 +420,12 @@ impl PnTree {
         }
     }
 
+    /// Whether the job's answer is known: for a solve the root decided, for
+    /// a classify every child of the root (cheap, unlike [`PnTree::stats`]'s frontier).
+    pub fn answered(&self) -> bool {
+        self.decided(self.root)
+    }
+
     /// Whether nothing can be handed out now (every needed leaf is in flight, or the job is answered).
     pub fn is_saturated(&self) -> bool {
         self.nodes[self.root as usize].saturated

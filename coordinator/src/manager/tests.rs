@@ -216,9 +216,11 @@ fn play_random_tree(seed: u64, policy: InFlight) {
             tree.decide(n, value);
         }
         held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+        assert_eq!(tree.answered(), tree.stats().frontier == 0, "seed {seed}, {policy:?}: answered, or leaves needed");
     }
     let stats = tree.stats();
     assert_eq!(stats.frontier, 0, "seed {seed}, {policy:?}: leaves still needed");
+    assert!(tree.answered(), "seed {seed}, {policy:?}: the job's answer is known");
     let decided = match truth {
         Outcome::Win => stats.proof_number == Some(0),
         _ => stats.disproof_number == Some(0),
