@@ -32,6 +32,14 @@
 //! `GOLOMB_SCALING_GAMES` picks the games (`BOARD:GOAL:BUDGET`, comma
 //! separated; default `8x5:solve:20000,7x7:classify:100000`) and
 //! `GOLOMB_SCALING_WORKERS` the worker counts (default `1,16,64,256,1024`).
+//! The last column counts the root's children decided (a classify's
+//! openings).
+//!
+//! `GOLOMB_SCALING_FIRST=S` measures the start of a job too big to finish:
+//! the fewest workers run first, for S simulated seconds, and their time is
+//! that of the last opening they decided by then; every other count runs
+//! until it has decided as many openings, and its speedup is the ratio of
+//! the two times (the first hour of the 8x8 classify is `S = 3600`).
 //!
 //! Big games cost hours of real solves, so the bench is made to be run in
 //! pieces: the runs of the worker counts go side by side on
@@ -189,9 +197,23 @@ struct Run {
     idle: f64,
     /// Worker-seconds waiting for the coordinator.
     queue: f64,
+    /// The root's children decided when the run stopped (a classify's openings).
+    openings: usize,
 }
 
-fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, round_trip: f64) -> Run {
+/// When a run stops.
+#[derive(Clone, Copy)]
+enum Stop {
+    /// When the job's answer is known.
+    Answered,
+    /// When the next event would come after this many simulated seconds;
+    /// the run's time is then that of its last opening decided.
+    After(f64),
+    /// When this many of the root's children are decided.
+    Openings(usize),
+}
+
+fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, round_trip: f64, stop: Stop) -> Run {
     let root = PnLeaf {
         id: NodeId(0),
         depth: 0,
@@ -205,7 +227,9 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         let leaves = p.expand(NodeId(0));
         tree.expand(NodeId(0), &leaves);
     }
-    let mut run = Run { units: 0, wasted: 0, positions: 0, seconds: 0.0, idle: 0.0, queue: 0.0 };
+    let mut run = Run { units: 0, wasted: 0, positions: 0, seconds: 0.0, idle: 0.0, queue: 0.0, openings: 0 };
+    // When the last of the root's children was decided.
+    let mut last_opening = 0.0f64;
     // Units out: (finish time in ns, node).
     let mut out: BinaryHeap<Reverse<(u64, i64)>> = BinaryHeap::new();
     let (mut now, mut coordinator_free) = (0.0f64, 0.0f64);
@@ -232,6 +256,12 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         idle_since.resize(free, now);
         let Some(Reverse((finish, id))) = out.pop() else { break };
         let finish = finish as f64 / 1e9;
+        if let Stop::After(limit) = stop
+            && finish > limit
+        {
+            run.seconds = last_opening;
+            return run;
+        }
         for since in idle_since.drain(..) {
             run.idle += finish - since;
         }
@@ -256,7 +286,16 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
                 tree.far_from_answer(node);
             }
         }
-        if tree.answered() {
+        let openings = tree.children_decided();
+        if openings > run.openings {
+            run.openings = openings;
+            last_opening = now;
+        }
+        let done = match stop {
+            Stop::Answered | Stop::After(_) => tree.answered(),
+            Stop::Openings(n) => run.openings >= n || tree.answered(),
+        };
+        if done {
             break;
         }
         if last_report.elapsed() >= REPORT_EVERY {
@@ -356,8 +395,10 @@ fn main() {
         |n| n.parse().expect("GOLOMB_SCALING_THREADS: a number"),
     );
     let cache_path = std::env::var("GOLOMB_SCALING_CACHE").ok();
+    let first: Option<f64> =
+        std::env::var("GOLOMB_SCALING_FIRST").ok().map(|s| s.parse().expect("GOLOMB_SCALING_FIRST: seconds"));
     println!(
-        "{:<6} {:<8} {:>8} {:>7} {:>7} {:>7} {:>12} {:>10} {:>8} {:>6} {:>6} {:>6}",
+        "{:<6} {:<8} {:>8} {:>7} {:>7} {:>7} {:>12} {:>10} {:>8} {:>6} {:>6} {:>6} {:>8}",
         "board",
         "goal",
         "budget",
@@ -369,7 +410,8 @@ fn main() {
         "speedup",
         "eff",
         "idle",
-        "queue"
+        "queue",
+        "openings"
     );
     for spec in games.split(',') {
         let parts: Vec<&str> = spec.split(':').collect();
@@ -382,13 +424,24 @@ fn main() {
         let cache = Cache::open(cache_path.as_deref(), spec, budget, threads > counts.len());
         // As the cluster: 1,697 round trips a second against a 30 s budget.
         let round_trip = fixed.map_or(budget as f64 / rate / (30.0 * 1697.0), |n| 1.0 / n);
-        let runs = run_all(&game, &cache, classify, &counts, threads, rate, round_trip);
+        let runs = match first {
+            None => run_all(&game, &cache, classify, &counts, threads, rate, round_trip, Stop::Answered),
+            Some(limit) => {
+                // The fewest workers' first `limit` seconds, then the others to as many openings.
+                let base =
+                    run_all(&game, &cache, classify, &counts[..1], threads, rate, round_trip, Stop::After(limit));
+                let openings = base[0].openings;
+                let rest =
+                    run_all(&game, &cache, classify, &counts[1..], threads, rate, round_trip, Stop::Openings(openings));
+                base.into_iter().chain(rest).collect()
+            }
+        };
         let base = runs[0].seconds;
         for (&workers, run) in counts.iter().zip(&runs) {
             let speedup = base / run.seconds;
             let total = workers as f64 * run.seconds;
             println!(
-                "{board:<6} {goal:<8} {budget:>8} {workers:>7} {:>7} {:>7} {:>12} {:>10.2} {:>8.1} {:>5.0}% {:>5.0}% {:>5.0}%",
+                "{board:<6} {goal:<8} {budget:>8} {workers:>7} {:>7} {:>7} {:>12} {:>10.2} {:>8.1} {:>5.0}% {:>5.0}% {:>5.0}% {:>8}",
                 run.units,
                 run.wasted,
                 run.positions,
@@ -397,13 +450,15 @@ fn main() {
                 100.0 * speedup / workers as f64,
                 100.0 * run.idle / total,
                 100.0 * run.queue / total,
+                run.openings,
             );
         }
     }
 }
 
 /// The runs of every worker count (in `counts`' order), made side by side
-/// on `threads` threads, largest first, with progress on stderr.
+/// on `threads` threads, largest first, each until `stop`, with progress on stderr.
+#[allow(clippy::too_many_arguments)]
 fn run_all(
     game: &G,
     cache: &Cache,
@@ -412,7 +467,11 @@ fn run_all(
     threads: usize,
     rate: f64,
     round_trip: f64,
+    stop: Stop,
 ) -> Vec<Run> {
+    if counts.is_empty() {
+        return Vec::new();
+    }
     let runs: Mutex<Vec<Option<Run>>> = Mutex::new(counts.iter().map(|_| None).collect());
     let todo: Mutex<Vec<usize>> = Mutex::new((0..counts.len()).collect());
     let done = AtomicBool::new(false);
@@ -442,7 +501,7 @@ fn run_all(
                         let Some(i) = todo.lock().expect("no run panicked").pop() else { break };
                         let run = pool.install(|| {
                             let mut positions = Positions::new(game, cache);
-                            simulate(&mut positions, classify, counts[i], rate, round_trip)
+                            simulate(&mut positions, classify, counts[i], rate, round_trip, stop)
                         });
                         eprintln!(
                             "  {} workers: {:.2} s simulated, {} units ({:.0} s in)",

@@ -426,6 +426,11 @@ impl PnTree {
         self.decided(self.root)
     }
 
+    /// How many of the root's children are decided (a classify's openings).
+    pub fn children_decided(&self) -> usize {
+        self.nodes[self.root as usize].children.iter().filter(|&&c| self.decided(c)).count()
+    }
+
     /// Whether nothing can be handed out now (every needed leaf is in flight, or the job is answered).
     pub fn is_saturated(&self) -> bool {
         self.nodes[self.root as usize].saturated
