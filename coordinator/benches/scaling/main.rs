@@ -53,7 +53,8 @@
 //! `GOLOMB_SCALING_CACHE=FILE` keeps every solve in FILE, one line each,
 //! so a run stopped half-way goes on where it stopped. Progress goes to
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
-//! counts as: `cap-K` (the coordinator's is `cap-4`), `flag`,
+//! counts as: `cap-K` (the coordinator's is `cap-4`), `cap-all-K` (the
+//! cap in a solve too), `flag`,
 //! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`).
 
 use std::cmp::Reverse;
@@ -368,9 +369,12 @@ fn policy() -> InFlight {
         "virtual-win" => InFlight::VirtualWin,
         "virtual-loss" => InFlight::VirtualLoss,
         "by-root" => InFlight::ByRoot,
-        other => match other.strip_prefix("cap-").and_then(|k| k.parse().ok()) {
-            Some(k) => InFlight::Cap(k),
-            None => panic!("GOLOMB_SCALING_POLICY: flag, virtual-win, virtual-loss, by-root or cap-K, not {other}"),
+        other => match (other.strip_prefix("cap-all-"), other.strip_prefix("cap-")) {
+            (Some(k), _) => InFlight::CapAll(k.parse().expect("cap-all-K: a number")),
+            (None, Some(k)) => InFlight::Cap(k.parse().expect("cap-K: a number")),
+            _ => panic!(
+                "GOLOMB_SCALING_POLICY: flag, virtual-win, virtual-loss, by-root, cap-K or cap-all-K, not {other}"
+            ),
         },
     }
 }

@@ -19,6 +19,8 @@ pub enum InFlight {
     /// looks closer to a win (φ ≤ δ); only when no such leaf is left does it
     /// flag (no worker idles). A solve flags. The coordinator's policy is `Cap(4)`.
     Cap(u8),
+    /// [`InFlight::Cap`] in a solve too (for measuring it: the scaling bench's `cap-all-K`).
+    CapAll(u8),
     /// A virtual win below a root (a classify job's openings) that looks like
     /// a win (φ ≤ δ), a virtual loss below one that looks like a loss; when
     /// that leaves nothing to hand out, flagging.

@@ -16,12 +16,12 @@ impl PnTree {
     /// What node `n` keeps for the preferred descent, given its new flagging numbers.
     pub(super) fn preferred_of(&self, n: u32, phi: u64, delta: u64) -> Preferred {
         match self.policy {
-            InFlight::Cap(k) if self.classify => Preferred {
+            InFlight::Cap(k) | InFlight::CapAll(k) if self.caps() => Preferred {
                 held: self.held(n, phi, delta),
                 open: self.capped_open(n, phi, delta, k),
                 ..Preferred::default()
             },
-            InFlight::Cap(_) => Preferred::default(),
+            InFlight::Cap(_) | InFlight::CapAll(_) => Preferred::default(),
             InFlight::ByRoot => Preferred {
                 virtual_numbers: [self.virtual_numbers(n, VIRTUAL_WIN), self.virtual_numbers(n, VIRTUAL_LOSS)],
                 ..Preferred::default()
@@ -37,11 +37,16 @@ impl PnTree {
             // the ones the cap keeps back (measured: 6x8 at 256 workers, a
             // speedup of 20 against flagging's 32), while a classify has
             // other openings, all needed, to give the workers instead.
-            InFlight::Cap(k) if self.classify => self.capped_leaf(start, k),
-            InFlight::Cap(_) => None,
+            InFlight::Cap(k) | InFlight::CapAll(k) if self.caps() => self.capped_leaf(start, k),
+            InFlight::Cap(_) | InFlight::CapAll(_) => None,
             InFlight::ByRoot => self.virtual_leaf(start),
             InFlight::Flag | InFlight::VirtualWin | InFlight::VirtualLoss => None,
         }
+    }
+
+    /// Whether the cap applies: a classify's, or every job's under [`InFlight::CapAll`].
+    fn caps(&self) -> bool {
+        self.classify || matches!(self.policy, InFlight::CapAll(_))
     }
 
     /// Whether numbers `phi`, `delta` decide node `n` (never the classify root).

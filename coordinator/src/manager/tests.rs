@@ -141,7 +141,9 @@ fn a_revived_leaf_held_when_it_was_pruned_is_handed_out_again() {
 /// and is expanded; the root's numbers must come to say the true value.
 #[test]
 fn the_manager_reaches_the_true_value_on_random_trees() {
-    for policy in [InFlight::Flag, InFlight::Cap(1), InFlight::Cap(2), InFlight::Cap(4), InFlight::ByRoot] {
+    for policy in
+        [InFlight::Flag, InFlight::Cap(1), InFlight::Cap(2), InFlight::Cap(4), InFlight::CapAll(2), InFlight::ByRoot]
+    {
         for seed in 1..300u64 {
             play_random_tree(seed, policy);
         }
