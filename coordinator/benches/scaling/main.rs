@@ -55,7 +55,9 @@
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
 //! counts as: `cap-K` (the coordinator's is `cap-4`), `cap-all-K` (the
 //! cap in a solve too), `flag`,
-//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`).
+//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`), and
+//! `GOLOMB_SCALING_LEAVES=learned` gives waiting leaves the numbers their
+//! depth's units showed (`PnTree::with_learned_leaves`).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -200,7 +202,31 @@ struct Run {
     queue: f64,
     /// The root's children decided when the run stopped (a classify's openings).
     openings: usize,
+    /// By depth: units handed out, units split (past their budget), nodes expanded on a dive.
+    by_depth: Vec<[u64; 3]>,
 }
+
+impl Run {
+    fn count(&mut self, depth: u32, what: usize) {
+        let d = depth as usize;
+        if self.by_depth.len() <= d {
+            self.by_depth.resize(d + 1, [0; 3]);
+        }
+        self.by_depth[d][what] += 1;
+    }
+
+    /// The counts by depth, for the progress lines.
+    fn depths(&self) -> String {
+        let counts: Vec<String> =
+            self.by_depth.iter().enumerate().map(|(d, [u, s, v])| format!("{d}: {u}/{s}/{v}")).collect();
+        format!("by depth, units / split / dived: {}", counts.join(", "))
+    }
+}
+
+/// What [`Run::count`] counts.
+const HANDED_OUT: usize = 0;
+const SPLIT: usize = 1;
+const DIVED: usize = 2;
 
 /// When a run stops.
 #[derive(Clone, Copy)]
@@ -222,13 +248,23 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         kind: NodeKind::Frontier,
         busy: false,
     };
-    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy());
+    let learned = env_or("GOLOMB_SCALING_LEAVES", "plain") == "learned";
+    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy()).with_learned_leaves(learned);
     if classify {
         // A classify's root is expanded when the job is planned.
         let leaves = p.expand(NodeId(0));
         tree.expand(NodeId(0), &leaves);
     }
-    let mut run = Run { units: 0, wasted: 0, positions: 0, seconds: 0.0, idle: 0.0, queue: 0.0, openings: 0 };
+    let mut run = Run {
+        units: 0,
+        wasted: 0,
+        positions: 0,
+        seconds: 0.0,
+        idle: 0.0,
+        queue: 0.0,
+        openings: 0,
+        by_depth: Vec::new(),
+    };
     // When the last of the root's children was decided.
     let mut last_opening = 0.0f64;
     // Units out: (finish time in ns, node).
@@ -239,7 +275,8 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
     let mut last_report = Instant::now();
     loop {
         while free > 0 {
-            let Some(node) = next_leaf(&mut tree, p) else { break };
+            let Some(node) = next_leaf(&mut tree, p, &mut run) else { break };
+            run.count(p.depths[node.0 as usize], HANDED_OUT);
             // The round trip that hands it out waits for the coordinator.
             let start = now.max(coordinator_free);
             coordinator_free = start + round_trip;
@@ -278,6 +315,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         if solved.outcome != Outcome::Unknown {
             tree.decide(node, solved.outcome);
         } else {
+            run.count(p.depths[node.0 as usize], SPLIT);
             let leaves = p.expand(node);
             tree.expand(node, &leaves);
             for &(child, value) in &solved.decided {
@@ -303,13 +341,14 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
             last_report = Instant::now();
             let stats = tree.stats();
             eprintln!(
-                "  {workers} workers: {:.2} s simulated, {} units, {} nodes, root φ {} δ {}, frontier {}",
+                "  {workers} workers: {:.2} s simulated, {} units, {} nodes, root φ {} δ {}, frontier {}; {}",
                 now,
                 run.units,
                 stats.nodes,
                 stats.proof_number.map_or("∞".to_string(), |n| n.to_string()),
                 stats.disproof_number.map_or("∞".to_string(), |n| n.to_string()),
-                stats.frontier
+                stats.frontier,
+                run.depths()
             );
         }
     }
@@ -347,11 +386,12 @@ const REPORT_EVERY: Duration = Duration::from_secs(30);
 const PEEK_AHEAD: usize = 16;
 
 /// The next leaf to hand out, leaves chosen on a dive expanded on the spot.
-fn next_leaf(tree: &mut PnTree, p: &mut Positions<'_>) -> Option<NodeId> {
+fn next_leaf(tree: &mut PnTree, p: &mut Positions<'_>, run: &mut Run) -> Option<NodeId> {
     for _ in 0..64 {
         let node = tree.select()?;
         match tree.dive_into(node) {
             Some(levels) => {
+                run.count(p.depths[node.0 as usize], DIVED);
                 let leaves = p.expand(node);
                 tree.expand(node, &leaves);
                 tree.mark_dived(node, levels);
@@ -508,11 +548,12 @@ fn run_all(
                             simulate(&mut positions, classify, counts[i], rate, round_trip, stop)
                         });
                         eprintln!(
-                            "  {} workers: {:.2} s simulated, {} units ({:.0} s in)",
+                            "  {} workers: {:.2} s simulated, {} units ({:.0} s in); {}",
                             counts[i],
                             run.seconds,
                             run.units,
-                            started.elapsed().as_secs_f64()
+                            started.elapsed().as_secs_f64(),
+                            run.depths()
                         );
                         runs.lock().expect("no run panicked")[i] = Some(run);
                     }
