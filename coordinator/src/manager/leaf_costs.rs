@@ -8,28 +8,31 @@
 //! its disproof number grows by hundreds each time, and the manager hops to
 //! another opening, until every opening is half done (the scaling bench:
 //! 256 simulated workers had searched 24 times one worker's positions
-//! without an answer). So each depth keeps what its units showed: how many
-//! finished, how many were split, and the numbers of the split ones
-//! relative to their moves; a waiting leaf then counts what a leaf of its
-//! depth costs on average, φ = 1 + p (φ' − 1) and δ = m (1 + p (δ'/m − 1))
-//! for m moves, split share p and the split ones' mean φ' and δ'/m.
+//! without an answer). So each depth counts what its leaves became: how
+//! many were decided, and how many expanded (split or dived); and a
+//! waiting leaf of m moves counts what a leaf of its depth costs on
+//! average, φ = 1 + p (φ' − 1) and δ = m (1 + p (δ'/m − 1)), for the share
+//! p expanded and the mean φ' and δ'/m of that depth's undecided expanded
+//! nodes now.
 //!
 //! Only the choice of leaves changes: values still come from workers. The
-//! counts live in memory (a restart learns them again), and the tree's
-//! numbers are recomputed whenever the units counted double.
+//! counts live in memory (a restart learns them again). The means are
+//! taken, and every number recomputed, each time the leaves counted
+//! double: depth by depth from the deepest, so that each depth's means
+//! come from numbers already using the depths below.
 
 use super::{NodeKind, PnTree};
 
-/// What the units of one depth showed.
+/// What the leaves of one depth became, and what its expanded nodes cost.
 #[derive(Clone, Copy, Debug, Default)]
 struct DepthCosts {
     /// Leaves decided (by their unit, or by a unit above them).
     finished: u64,
     /// Leaves expanded (their unit ran past its budget, or a dive).
     split: u64,
-    /// Σ φ / moves of the split ones, just after their expansion.
+    /// Mean φ / moves of the depth's undecided expanded nodes, at the last refresh.
     phi_per_move: f64,
-    /// Σ δ / moves of the split ones.
+    /// Mean δ / moves of them.
     delta_per_move: f64,
 }
 
@@ -80,15 +83,13 @@ impl PnTree {
         let costs = &self.leaf_costs;
         let Some(d) = costs.on.then(|| costs.by_depth.get(depth as usize)).flatten() else { return (1, moves) };
         let counted = d.finished + d.split;
-        if counted < MIN_COUNTED || d.split == 0 {
+        if counted < MIN_COUNTED || d.split == 0 || d.phi_per_move == 0.0 {
             return (1, moves);
         }
         let p = d.split as f64 / counted as f64;
         let m = moves as f64;
-        let phi_split = d.phi_per_move / d.split as f64 * m;
-        let delta_split = d.delta_per_move / d.split as f64 * m;
-        let phi = 1.0 + p * (phi_split - 1.0);
-        let delta = m + p * (delta_split - m);
+        let phi = 1.0 + p * (d.phi_per_move * m - 1.0);
+        let delta = m + p * (d.delta_per_move * m - m);
         (phi.round().max(1.0) as u64, delta.round().max(1.0) as u64)
     }
 
@@ -100,24 +101,52 @@ impl PnTree {
         let depth = self.nodes[n as usize].depth;
         self.leaf_costs.depth(depth).finished += 1;
         if self.leaf_costs.counted_one() {
-            self.recompute_all();
+            self.refresh_leaf_costs();
         }
     }
 
-    /// Counts a waiting leaf expanded, with its numbers just after; recomputes the tree when the counts doubled.
+    /// Counts a waiting leaf expanded; recomputes the tree when the counts doubled.
     pub(super) fn learn_split(&mut self, n: u32) {
-        let node = &self.nodes[n as usize];
-        if !self.leaf_costs.on || node.kind != NodeKind::Expanded || node.phi == 0 || node.delta == 0 {
+        if !self.leaf_costs.on {
             return;
         }
-        let (depth, moves) = (node.depth, f64::from(node.replies.max(1)));
-        let (phi, delta) = (node.phi.min(super::INFINITE - 1) as f64, node.delta.min(super::INFINITE - 1) as f64);
-        let d = self.leaf_costs.depth(depth);
-        d.split += 1;
-        d.phi_per_move += phi / moves;
-        d.delta_per_move += delta / moves;
+        let depth = self.nodes[n as usize].depth;
+        self.leaf_costs.depth(depth).split += 1;
         if self.leaf_costs.counted_one() {
-            self.recompute_all();
+            self.refresh_leaf_costs();
+        }
+    }
+
+    /// Every number again, depth by depth from the deepest, each depth's
+    /// means taken from its expanded nodes before its leaves are recomputed.
+    fn refresh_leaf_costs(&mut self) {
+        let deepest = self.nodes.iter().map(|n| n.depth).max().unwrap_or(0) as usize;
+        let mut by_depth: Vec<Vec<u32>> = vec![Vec::new(); deepest + 1];
+        for (i, node) in self.nodes.iter().enumerate() {
+            by_depth[node.depth as usize].push(i as u32);
+        }
+        for depth in (0..=deepest).rev() {
+            let (mut phi, mut delta, mut count) = (0.0, 0.0, 0u64);
+            for &n in &by_depth[depth] {
+                if self.nodes[n as usize].kind == NodeKind::Expanded {
+                    self.recompute(n);
+                    let node = &self.nodes[n as usize];
+                    if !self.decided(n) && n != self.root {
+                        let moves = f64::from(node.replies.max(1));
+                        phi += node.phi as f64 / moves;
+                        delta += node.delta as f64 / moves;
+                        count += 1;
+                    }
+                }
+            }
+            let d = self.leaf_costs.depth(depth as u32);
+            (d.phi_per_move, d.delta_per_move) =
+                if count == 0 { (0.0, 0.0) } else { (phi / count as f64, delta / count as f64) };
+            for &n in &by_depth[depth] {
+                if self.nodes[n as usize].kind != NodeKind::Expanded {
+                    self.recompute(n);
+                }
+            }
         }
     }
 
