@@ -55,9 +55,9 @@
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
 //! counts as: `cap-K` (the coordinator's is `cap-4`), `cap-all-K` (the
 //! cap in a solve too), `flag`,
-//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`), and
-//! `GOLOMB_SCALING_LEAVES=learned` gives waiting leaves the numbers their
-//! depth's units showed (`PnTree::with_learned_leaves`).
+//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`). Each run's
+//! lines on stderr count by depth the units handed out, the units split and
+//! the nodes expanded on a dive.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -223,7 +223,7 @@ impl Run {
     }
 }
 
-/// What [`Run::count`] counts.
+/// What [`Run::count`] counts: units handed out, units split, nodes expanded on a dive.
 const HANDED_OUT: usize = 0;
 const SPLIT: usize = 1;
 const DIVED: usize = 2;
@@ -248,8 +248,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         kind: NodeKind::Frontier,
         busy: false,
     };
-    let learned = env_or("GOLOMB_SCALING_LEAVES", "plain") == "learned";
-    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy()).with_learned_leaves(learned);
+    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy());
     if classify {
         // A classify's root is expanded when the job is planned.
         let leaves = p.expand(NodeId(0));

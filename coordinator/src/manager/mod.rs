@@ -40,7 +40,6 @@
 //! recomputes only the node's ancestors, deepest first.
 
 mod in_flight;
-mod leaf_costs;
 mod preferred;
 mod trees;
 
@@ -146,7 +145,6 @@ pub struct PnTree {
     root: u32,
     classify: bool,
     policy: InFlight,
-    leaf_costs: leaf_costs::LeafCosts,
 }
 
 fn finite(n: u64) -> Option<u64> {
@@ -163,7 +161,6 @@ impl PnTree {
             root: 0,
             classify,
             policy: InFlight::default(),
-            leaf_costs: leaf_costs::LeafCosts::default(),
         };
         for leaf in nodes {
             tree.insert(leaf);
@@ -198,7 +195,11 @@ impl PnTree {
     /// The same tree with another in-flight policy (for measuring them; the coordinator's is the default).
     pub fn with_policy(mut self, policy: InFlight) -> PnTree {
         self.policy = policy;
-        self.recompute_all();
+        let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();
+        order.sort_by_key(|&n| std::cmp::Reverse(self.nodes[n as usize].depth));
+        for n in order {
+            self.recompute(n);
+        }
         self
     }
 
@@ -260,10 +261,7 @@ impl PnTree {
                 let root_wins = self.policy == InFlight::VirtualWin;
                 if root_moves == root_wins { (0, INFINITE, true) } else { (INFINITE, 0, true) }
             }
-            NodeKind::Frontier => {
-                let (phi, delta) = self.leaf_numbers(node.depth, node.replies);
-                (phi, delta, node.busy)
-            }
+            NodeKind::Frontier => (1, u64::from(node.replies.max(1)), node.busy),
             NodeKind::Expanded => {
                 let (mut phi, mut delta, mut saturated) = (INFINITE, 0u64, true);
                 for &c in &node.children {
@@ -457,21 +455,16 @@ impl PnTree {
             Outcome::Loss => NodeKind::Lost,
             Outcome::Unknown => return,
         };
-        let was_leaf = self.nodes[n as usize].kind == NodeKind::Frontier;
         self.nodes[n as usize].kind = kind;
         self.nodes[n as usize].busy = false;
         self.update_from(n);
-        if was_leaf {
-            self.learn_finished(n);
-        }
     }
 
     /// Gives a node its children (its unit ran past its budget and was split):
     /// children already in the tree (transpositions) are linked, new ones added.
     pub fn expand(&mut self, id: NodeId, children: &[PnLeaf]) {
         let Some(&n) = self.index.get(&id) else { return };
-        let was_leaf = self.nodes[n as usize].kind == NodeKind::Frontier;
-        if !was_leaf && self.nodes[n as usize].kind != NodeKind::Stuck {
+        if self.nodes[n as usize].kind != NodeKind::Frontier && self.nodes[n as usize].kind != NodeKind::Stuck {
             return;
         }
         let mut linked = std::collections::HashSet::new();
@@ -495,9 +488,6 @@ impl PnTree {
         self.nodes[n as usize].kind = NodeKind::Expanded;
         self.nodes[n as usize].busy = false;
         self.update_from(n);
-        if was_leaf {
-            self.learn_split(n);
-        }
     }
 
     /// Whether a node is still needed: undecided, and the root or a child of a needed undecided node.

@@ -145,19 +145,13 @@ fn the_manager_reaches_the_true_value_on_random_trees() {
         [InFlight::Flag, InFlight::Cap(1), InFlight::Cap(2), InFlight::Cap(4), InFlight::CapAll(2), InFlight::ByRoot]
     {
         for seed in 1..300u64 {
-            play_random_tree(seed, policy, false);
-        }
-    }
-    // With leaf numbers learned from the units.
-    for policy in [InFlight::Flag, InFlight::Cap(4)] {
-        for seed in 1..300u64 {
-            play_random_tree(seed, policy, true);
+            play_random_tree(seed, policy);
         }
     }
 }
 
 /// One game of [`the_manager_reaches_the_true_value_on_random_trees`].
-fn play_random_tree(seed: u64, policy: InFlight, learned: bool) {
+fn play_random_tree(seed: u64, policy: InFlight) {
     let game = Game::random(seed, 60);
     let truth = game.value(0);
     let id = |n: usize| NodeId(n as i64 + 1);
@@ -176,7 +170,7 @@ fn play_random_tree(seed: u64, policy: InFlight, learned: bool) {
     // Every fifth seed classifies the root's children (expanded when the job is planned).
     let classify = seed.is_multiple_of(5) && !game.children[0].is_empty();
     let root = leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier);
-    let mut tree = PnTree::new(id(0), classify, &[root], &[]).with_policy(policy).with_learned_leaves(learned);
+    let mut tree = PnTree::new(id(0), classify, &[root], &[]).with_policy(policy);
     if classify {
         tree.expand(id(0), &leaves_of(0));
     }
@@ -192,17 +186,14 @@ fn play_random_tree(seed: u64, policy: InFlight, learned: bool) {
             match below.or_else(|| tree.select()) {
                 Some(n) => held.push(n),
                 None => {
-                    assert!(
-                        tree.is_saturated(),
-                        "seed {seed}, {policy:?}, learned {learned}: a waiting leaf was not handed out"
-                    );
+                    assert!(tree.is_saturated(), "seed {seed}, {policy:?}: a waiting leaf was not handed out");
                     break;
                 }
             }
         }
         let Some(n) = (!held.is_empty()).then(|| held.remove(0)) else { break };
         leases += 1;
-        assert!(leases < 10_000, "seed {seed}, {policy:?}, learned {learned}: no end");
+        assert!(leases < 10_000, "seed {seed}, {policy:?}: no end");
         let g = (n.0 - 1) as usize;
         // On seeds divisible by 3, a leaf chosen on a dive is expanded without a unit (as the store does).
         if seed.is_multiple_of(3)
@@ -227,20 +218,16 @@ fn play_random_tree(seed: u64, policy: InFlight, learned: bool) {
             tree.decide(n, value);
         }
         held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
-        assert_eq!(
-            tree.answered(),
-            tree.stats().frontier == 0,
-            "seed {seed}, {policy:?}, learned {learned}: answered, or leaves needed"
-        );
+        assert_eq!(tree.answered(), tree.stats().frontier == 0, "seed {seed}, {policy:?}: answered, or leaves needed");
     }
     let stats = tree.stats();
-    assert_eq!(stats.frontier, 0, "seed {seed}, {policy:?}, learned {learned}: leaves still needed");
-    assert!(tree.answered(), "seed {seed}, {policy:?}, learned {learned}: the job's answer is known");
+    assert_eq!(stats.frontier, 0, "seed {seed}, {policy:?}: leaves still needed");
+    assert!(tree.answered(), "seed {seed}, {policy:?}: the job's answer is known");
     let decided = match truth {
         Outcome::Win => stats.proof_number == Some(0),
         _ => stats.disproof_number == Some(0),
     };
-    assert!(decided, "seed {seed}, {policy:?}, learned {learned}: the root should be decided as {truth:?}: {stats:?}");
+    assert!(decided, "seed {seed}, {policy:?}: the root should be decided as {truth:?}: {stats:?}");
 }
 
 #[test]
