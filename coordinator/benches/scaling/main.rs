@@ -202,6 +202,8 @@ struct Run {
     queue: f64,
     /// The root's children decided when the run stopped (a classify's openings).
     openings: usize,
+    /// The simulated times at which each of the first 16 was decided.
+    opening_times: Vec<f64>,
     /// By depth: units handed out, units split (past their budget), nodes expanded on a dive.
     by_depth: Vec<[u64; 3]>,
 }
@@ -215,11 +217,17 @@ impl Run {
         self.by_depth[d][what] += 1;
     }
 
-    /// The counts by depth, for the progress lines.
+    /// The counts by depth and the first openings' times, for the progress lines.
     fn depths(&self) -> String {
         let counts: Vec<String> =
             self.by_depth.iter().enumerate().map(|(d, [u, s, v])| format!("{d}: {u}/{s}/{v}")).collect();
-        format!("by depth, units / split / dived: {}", counts.join(", "))
+        let times: Vec<String> = self.opening_times.iter().map(|t| format!("{t:.1}")).collect();
+        format!(
+            "by depth, units / split / dived: {}; {} openings decided, the first at {} s",
+            counts.join(", "),
+            self.openings,
+            times.join(", ")
+        )
     }
 }
 
@@ -262,6 +270,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         idle: 0.0,
         queue: 0.0,
         openings: 0,
+        opening_times: Vec::new(),
         by_depth: Vec::new(),
     };
     // When the last of the root's children was decided.
@@ -326,6 +335,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         }
         let openings = tree.children_decided();
         if openings > run.openings {
+            run.opening_times.extend(std::iter::repeat_n(now, openings.min(16).saturating_sub(run.openings.min(16))));
             run.openings = openings;
             last_opening = now;
         }
