@@ -72,8 +72,10 @@ use golomb_engine::split::{children, position_key};
 use golomb_engine::{Board, BoardSpec, Game, PieceSet, Position, WideBitboard};
 
 mod cache;
+mod run;
 
 use cache::Cache;
+use run::{DIVED, HANDED_OUT, Run, SPLIT, Stop};
 
 type G = Game<WideBitboard>;
 
@@ -190,64 +192,6 @@ fn children_by_key(
     out
 }
 
-/// What one simulated run cost.
-struct Run {
-    units: u64,
-    wasted: u64,
-    positions: u64,
-    seconds: f64,
-    /// Worker-seconds with nothing to hand out.
-    idle: f64,
-    /// Worker-seconds waiting for the coordinator.
-    queue: f64,
-    /// The root's children decided when the run stopped (a classify's openings).
-    openings: usize,
-    /// The simulated times at which each of the first 16 was decided.
-    opening_times: Vec<f64>,
-    /// By depth: units handed out, units split (past their budget), nodes expanded on a dive.
-    by_depth: Vec<[u64; 3]>,
-}
-
-impl Run {
-    fn count(&mut self, depth: u32, what: usize) {
-        let d = depth as usize;
-        if self.by_depth.len() <= d {
-            self.by_depth.resize(d + 1, [0; 3]);
-        }
-        self.by_depth[d][what] += 1;
-    }
-
-    /// The counts by depth and the first openings' times, for the progress lines.
-    fn depths(&self) -> String {
-        let counts: Vec<String> =
-            self.by_depth.iter().enumerate().map(|(d, [u, s, v])| format!("{d}: {u}/{s}/{v}")).collect();
-        let times: Vec<String> = self.opening_times.iter().map(|t| format!("{t:.1}")).collect();
-        format!(
-            "by depth, units / split / dived: {}; {} openings decided, the first at {} s",
-            counts.join(", "),
-            self.openings,
-            times.join(", ")
-        )
-    }
-}
-
-/// What [`Run::count`] counts: units handed out, units split, nodes expanded on a dive.
-const HANDED_OUT: usize = 0;
-const SPLIT: usize = 1;
-const DIVED: usize = 2;
-
-/// When a run stops.
-#[derive(Clone, Copy)]
-enum Stop {
-    /// When the job's answer is known.
-    Answered,
-    /// When the next event would come after this many simulated seconds;
-    /// the run's time is then that of its last opening decided.
-    After(f64),
-    /// When this many of the root's children are decided.
-    Openings(usize),
-}
-
 fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, round_trip: f64, stop: Stop) -> Run {
     let root = PnLeaf {
         id: NodeId(0),
@@ -262,17 +206,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         let leaves = p.expand(NodeId(0));
         tree.expand(NodeId(0), &leaves);
     }
-    let mut run = Run {
-        units: 0,
-        wasted: 0,
-        positions: 0,
-        seconds: 0.0,
-        idle: 0.0,
-        queue: 0.0,
-        openings: 0,
-        opening_times: Vec::new(),
-        by_depth: Vec::new(),
-    };
+    let mut run = Run::default();
     // When the last of the root's children was decided.
     let mut last_opening = 0.0f64;
     // Units out: (finish time in ns, node).
