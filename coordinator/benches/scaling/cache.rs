@@ -47,8 +47,6 @@ pub struct Cache {
     state: Mutex<CacheState>,
     /// Signalled when a solve that another run waits for is kept.
     kept_one: Condvar,
-    /// Whether spare threads solve ahead, so that the runs say what they will need.
-    pub solve_ahead: bool,
     /// Children of expanded nodes, solved ahead by the spare threads
     /// (last queued first: the manager works where it last expanded).
     ahead: Mutex<Ahead>,
@@ -72,8 +70,8 @@ struct CacheState {
 
 impl Cache {
     /// The cache of `game` in `path` (read, then appended to), or one in
-    /// memory only; `solve_ahead` if spare threads will solve ahead.
-    pub fn open(path: Option<&str>, game: &str, budget: u64, solve_ahead: bool) -> Cache {
+    /// memory only.
+    pub fn open(path: Option<&str>, game: &str, budget: u64) -> Cache {
         let mut kept = HashMap::new();
         let mut file = None;
         if let Some(path) = path {
@@ -98,7 +96,6 @@ impl Cache {
             budget,
             state: Mutex::new(state),
             kept_one: Condvar::new(),
-            solve_ahead,
             ahead: Mutex::new(Ahead::default()),
         }
     }

@@ -98,10 +98,12 @@ struct Positions<'g> {
     solved: HashMap<NodeId, Solved>,
     /// The real solves, shared by the runs of every worker count.
     cache: &'g Cache,
+    /// Whether spare threads solve ahead, so that the run says what it will need.
+    solve_ahead: bool,
 }
 
 impl<'g> Positions<'g> {
-    fn new(game: &'g G, cache: &'g Cache) -> Positions<'g> {
+    fn new(game: &'g G, cache: &'g Cache, solve_ahead: bool) -> Positions<'g> {
         let root = Position::empty();
         let mut keys = HashMap::new();
         keys.insert(position_key(game, &root), NodeId(0));
@@ -113,6 +115,7 @@ impl<'g> Positions<'g> {
             children: HashMap::new(),
             solved: HashMap::new(),
             cache,
+            solve_ahead,
         }
     }
 
@@ -142,7 +145,7 @@ impl<'g> Positions<'g> {
             })
             .collect();
         self.children.insert(node, leaves.clone());
-        if self.cache.solve_ahead {
+        if self.solve_ahead {
             // The manager tries the children with the fewest replies first:
             // they go on top of the stack.
             let mut by_replies: Vec<&PnLeaf> = leaves.iter().collect();
@@ -230,7 +233,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
             out.push(Reverse(((finish * 1e9) as u64, node.0)));
             free -= 1;
         }
-        if p.cache.solve_ahead {
+        if p.solve_ahead {
             peek_ahead(&mut tree, p);
         }
         idle_since.resize(free, now);
@@ -407,8 +410,7 @@ fn main() {
         let budget: u64 = budget.parse().expect("a budget in positions");
         let board_spec = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
         let game: G = Game::new(board_spec, PieceSet::of_order(5)).unwrap();
-        // Threads beyond one a run solve ahead.
-        let cache = Cache::open(cache_path.as_deref(), spec, budget, threads > counts.len());
+        let cache = Cache::open(cache_path.as_deref(), spec, budget);
         // As the cluster: 1,697 round trips a second against a 30 s budget.
         let round_trip = fixed.map_or(budget as f64 / rate / (30.0 * 1697.0), |n| 1.0 / n);
         let runs = match first {
@@ -463,9 +465,11 @@ fn run_all(
     let todo: Mutex<Vec<usize>> = Mutex::new((0..counts.len()).collect());
     let done = AtomicBool::new(false);
     let started = Instant::now();
+    let runs_at_once = threads.clamp(1, counts.len());
+    // Threads the runs leave spare solve ahead what the runs queue; with
+    // none, the runs queue nothing (nothing would drain it).
+    let solve_ahead = threads > runs_at_once;
     std::thread::scope(|scope| {
-        let runs_at_once = threads.clamp(1, counts.len());
-        // Threads the runs leave spare solve ahead what the runs queue.
         for _ in runs_at_once..threads {
             scope.spawn(|| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
@@ -487,7 +491,7 @@ fn run_all(
                     loop {
                         let Some(i) = todo.lock().expect("no run panicked").pop() else { break };
                         let run = pool.install(|| {
-                            let mut positions = Positions::new(game, cache);
+                            let mut positions = Positions::new(game, cache, solve_ahead);
                             simulate(&mut positions, classify, counts[i], rate, round_trip, stop)
                         });
                         eprintln!(
