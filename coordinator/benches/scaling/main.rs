@@ -55,10 +55,7 @@
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
 //! counts as: `cap-K` (the coordinator's is `cap-4`), `cap-all-K` (the
 //! cap in a solve too), `flag`,
-//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`);
-//! `GOLOMB_SCALING_LEAVES` what a waiting leaf starts with: `mobility` (the
-//! coordinator's) or `plain` (see `LeafNumbers`); `GOLOMB_SCALING_STICKY=P`
-//! turns on the 1+ε trick with ε = P / 100 (see `PnTree::with_sticky`). Each run's
+//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`). Each run's
 //! lines on stderr count by depth the units handed out, the units split and
 //! the nodes expanded on a dive.
 
@@ -68,7 +65,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use golomb_coordinator::manager::{InFlight, LeafNumbers, NodeKind, PnLeaf, PnTree};
+use golomb_coordinator::manager::{InFlight, NodeKind, PnLeaf, PnTree};
 use golomb_coordinator::store::NodeId;
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::{children, position_key};
@@ -206,10 +203,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         kind: NodeKind::Frontier,
         busy: false,
     };
-    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[])
-        .with_policy(policy())
-        .with_leaves(leaves())
-        .with_sticky(sticky());
+    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy());
     if classify {
         // A classify's root is expanded when the job is planned.
         let leaves = p.expand(NodeId(0));
@@ -369,20 +363,6 @@ fn policy() -> InFlight {
             ),
         },
     }
-}
-
-/// The waiting leaves' numbers `GOLOMB_SCALING_LEAVES` names (`mobility`, the coordinator's, by default).
-fn leaves() -> LeafNumbers {
-    match env_or("GOLOMB_SCALING_LEAVES", "mobility").as_str() {
-        "mobility" => LeafNumbers::Mobility,
-        "plain" => LeafNumbers::Plain,
-        other => panic!("GOLOMB_SCALING_LEAVES: mobility or plain, not {other}"),
-    }
-}
-
-/// The 1+ε trick's ε in hundredths, from `GOLOMB_SCALING_STICKY` (none by default).
-fn sticky() -> Option<u32> {
-    std::env::var("GOLOMB_SCALING_STICKY").ok().map(|p| p.parse().expect("GOLOMB_SCALING_STICKY: ε in hundredths"))
 }
 
 fn env_or(name: &str, default: &str) -> String {

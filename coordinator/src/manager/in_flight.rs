@@ -33,28 +33,6 @@ impl Default for InFlight {
     }
 }
 
-/// What a leaf waiting for a worker starts with (its numbers before anything is known of it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LeafNumbers {
-    /// φ = 1 and δ = its number of moves (mobility): the coordinator's.
-    #[default]
-    Mobility,
-    /// φ = δ = 1 (plain proof-number search): expanding an OR leaf leaves its
-    /// φ at 1, so a parent's Σ φ does not jump by a grandchild's move count
-    /// when a leaf below it is split.
-    Plain,
-}
-
-impl LeafNumbers {
-    /// A waiting leaf's (φ, δ), for a position with `replies` legal moves.
-    pub(super) fn of(self, replies: u32) -> (u64, u64) {
-        match self {
-            LeafNumbers::Mobility => (1, u64::from(replies.max(1))),
-            LeafNumbers::Plain => (1, 1),
-        }
-    }
-}
-
 /// A node's numbers under one virtual policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Numbers {

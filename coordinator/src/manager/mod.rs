@@ -43,8 +43,8 @@ mod in_flight;
 mod preferred;
 mod trees;
 
+pub use in_flight::InFlight;
 use in_flight::Preferred;
-pub use in_flight::{InFlight, LeafNumbers};
 pub use trees::{RELOAD_EVERY, Trees};
 
 use std::collections::{BTreeSet, HashMap};
@@ -96,8 +96,6 @@ struct PnNode {
     dive: u8,
     /// Whether this node was expanded without a unit, on a dive.
     dived: bool,
-    /// The child the last descent through this node took (`u32::MAX`: none), for [`PnTree::with_sticky`].
-    last: u32,
     /// What the preferred descent of [`InFlight::Cap`] and [`InFlight::ByRoot`] reads.
     preferred: Preferred,
 }
@@ -147,10 +145,6 @@ pub struct PnTree {
     root: u32,
     classify: bool,
     policy: InFlight,
-    leaves: LeafNumbers,
-    /// The 1+ε trick, in hundredths of ε: a descent keeps to the child it
-    /// took last time while that child's δ is at most (1 + ε) times the best's.
-    sticky: Option<u32>,
 }
 
 fn finite(n: u64) -> Option<u64> {
@@ -167,8 +161,6 @@ impl PnTree {
             root: 0,
             classify,
             policy: InFlight::default(),
-            leaves: LeafNumbers::default(),
-            sticky: None,
         };
         for leaf in nodes {
             tree.insert(leaf);
@@ -211,23 +203,6 @@ impl PnTree {
         self
     }
 
-    /// The same tree with other numbers for waiting leaves (for measuring them; the coordinator's is the default).
-    pub fn with_leaves(mut self, leaves: LeafNumbers) -> PnTree {
-        self.leaves = leaves;
-        let policy = self.policy;
-        self.with_policy(policy)
-    }
-
-    /// The same tree with the 1+ε trick in its descents (Pawlewicz and Lew):
-    /// a node keeps sending work to the child it chose last while that
-    /// child's δ stays within `1 + percent / 100` of the best child's, so
-    /// work stays in a subtree until its numbers say clearly that another is
-    /// closer (for measuring it; the coordinator has none).
-    pub fn with_sticky(mut self, percent: Option<u32>) -> PnTree {
-        self.sticky = percent;
-        self
-    }
-
     fn insert(&mut self, leaf: &PnLeaf) -> u32 {
         if let Some(&n) = self.index.get(&leaf.id) {
             return n;
@@ -246,7 +221,6 @@ impl PnTree {
             children: Vec::new(),
             dive: 0,
             dived: false,
-            last: u32::MAX,
             preferred: Preferred::default(),
         });
         self.index.insert(leaf.id, n);
@@ -281,19 +255,13 @@ impl PnTree {
         let (phi, delta, saturated) = match node.kind {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
-            NodeKind::Stuck => {
-                let (phi, delta) = self.leaves.of(node.replies);
-                (phi, delta, true)
-            }
+            NodeKind::Stuck => (1, u64::from(node.replies.max(1)), true),
             NodeKind::Frontier if node.busy && matches!(self.policy, InFlight::VirtualWin | InFlight::VirtualLoss) => {
                 let root_moves = (node.depth - self.nodes[self.root as usize].depth.min(node.depth)).is_multiple_of(2);
                 let root_wins = self.policy == InFlight::VirtualWin;
                 if root_moves == root_wins { (0, INFINITE, true) } else { (INFINITE, 0, true) }
             }
-            NodeKind::Frontier => {
-                let (phi, delta) = self.leaves.of(node.replies);
-                (phi, delta, node.busy)
-            }
+            NodeKind::Frontier => (1, u64::from(node.replies.max(1)), node.busy),
             NodeKind::Expanded => {
                 let (mut phi, mut delta, mut saturated) = (INFINITE, 0u64, true);
                 for &c in &node.children {
@@ -376,11 +344,7 @@ impl PnTree {
                         .filter(|&c| !self.nodes[c as usize].saturated && !self.decided(c))
                         .min_by_key(|&c| self.descent_key(n, c));
                     match best {
-                        Some(c) => {
-                            let c = self.sticky_child(n, c);
-                            self.nodes[n as usize].last = c;
-                            n = c;
-                        }
+                        Some(c) => n = c,
                         None => {
                             // Nothing below after all: correct the mark and give up this time.
                             self.update_from(n);
@@ -394,33 +358,15 @@ impl PnTree {
         Some(n)
     }
 
-    /// The child a descent from `n` takes when `best` is the best by
-    /// [`PnTree::descent_key`]: the one it took last time instead, with the
-    /// 1+ε trick, while that one is still open and its δ within 1+ε of best's.
-    fn sticky_child(&self, n: u32, best: u32) -> u32 {
-        let Some(percent) = self.sticky else { return best };
-        let last = self.nodes[n as usize].last;
-        if last == u32::MAX || last == best || (self.classify && n == self.root) {
-            return best;
-        }
-        let child = &self.nodes[last as usize];
-        if child.saturated || self.decided(last) || !self.nodes[n as usize].children.contains(&last) {
-            return best;
-        }
-        let limit = self.nodes[best as usize].delta.saturating_mul(100 + u64::from(percent)) / 100;
-        if child.delta <= limit.max(self.nodes[best as usize].delta.saturating_add(1)) { last } else { best }
-    }
-
     /// The order of a descent from node `n` through its child `c`: least first.
-    fn descent_key(&self, n: u32, c: u32) -> (u64, u64, u64, u32) {
+    fn descent_key(&self, n: u32, c: u32) -> (u64, u64, u64) {
         let child = &self.nodes[c as usize];
         if self.classify && n == self.root {
-            // Finish what was started: a child being expanded goes before a
-            // new one; among new ones, fewer replies first.
+            // Finish what was started: a child being expanded goes before a new one.
             let fresh = child.kind == NodeKind::Frontier;
-            (u64::from(fresh), child.phi.min(child.delta), child.delta, if fresh { child.replies } else { 0 })
+            (u64::from(fresh), child.phi.min(child.delta), child.delta)
         } else {
-            (0, child.delta, child.phi, 0)
+            (0, child.delta, child.phi)
         }
     }
 

@@ -128,10 +128,7 @@ impl PnTree {
         let (phi, delta, saturated) = match node.kind {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
-            NodeKind::Stuck => {
-                let (phi, delta) = self.leaves.of(node.replies);
-                (phi, delta, true)
-            }
+            NodeKind::Stuck => (1, u64::from(node.replies.max(1)), true),
             NodeKind::Frontier if node.busy => {
                 if self.root_side_moves(n) == (set == VIRTUAL_WIN) {
                     (0, INFINITE, true)
@@ -139,10 +136,7 @@ impl PnTree {
                     (INFINITE, 0, true)
                 }
             }
-            NodeKind::Frontier => {
-                let (phi, delta) = self.leaves.of(node.replies);
-                (phi, delta, false)
-            }
+            NodeKind::Frontier => (1, u64::from(node.replies.max(1)), false),
             NodeKind::Expanded => {
                 let (mut phi, mut delta, mut saturated) = (INFINITE, 0u64, true);
                 for &c in &node.children {
