@@ -16,6 +16,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize};
 use std::time::Instant;
 
+use crate::game::PlacementId;
 use crate::game::bitboard::Bits;
 use crate::game::position::Player;
 use crate::solve::movelist::MoveList;
@@ -34,6 +35,39 @@ pub(super) const INF: i32 = 1000;
 
 /// A move as `(piece, cells)`.
 pub(super) type Move<B> = (u8, B);
+
+/// Nodes this close to the root search one move per class of moves that
+/// the node's board symmetries make equal.
+const SYMMETRY_PLIES: usize = 3;
+
+/// The board symmetries that map a node's legal moves onto themselves
+/// (every symmetry that maps its reach onto itself does: a placement's
+/// image has the same piece, and its cells stay in the reach, which is
+/// free), so that moves which are images of each other lead to positions
+/// with one value (the hands are sets of pieces, the table's keys and the
+/// score so far do not see the board's orientation).
+struct Symmetric<'g, B> {
+    game: &'g crate::game::Game<B>,
+    /// The symmetries, identity excluded.
+    symmetries: Vec<usize>,
+}
+
+impl<'g, B: Bits> Symmetric<'g, B> {
+    /// The symmetries of a node whose reach is `reach`, if it has any besides the identity.
+    fn of(game: &'g crate::game::Game<B>, reach: B) -> Option<Symmetric<'g, B>> {
+        let group = game.board().symmetries();
+        let symmetries: Vec<usize> =
+            (0..group.len()).filter(|&s| !group[s].is_identity() && game.symmetric_cells(s, reach) == reach).collect();
+        (!symmetries.is_empty()).then_some(Symmetric { game, symmetries })
+    }
+
+    /// The move of `mv`'s class the node searches: the lowest placement among its images.
+    fn representative(&self, (piece, mask): Move<B>) -> Move<B> {
+        let Some(id) = self.game.find_placement(piece as usize, mask) else { return (piece, mask) };
+        let low = self.symmetries.iter().map(|&s| self.game.symmetric_placement(s, id)).fold(id, PlacementId::min);
+        (piece, self.game.placement(low).mask)
+    }
+}
 
 /// What the threads of one search share.
 pub(super) struct Context<'a, 'g, B> {
@@ -187,6 +221,11 @@ impl<B: Bits> Searcher<B> {
     /// die), each piece's placements in table order. (Ordering by the other
     /// side's placements each move takes away visited more positions on
     /// 6x6 and 7x6 pentomino deals, in either direction.)
+    ///
+    /// A node near the root that a board symmetry maps onto itself (the
+    /// empty board, say) keeps one move of each class of moves equal under
+    /// its symmetries ([`Symmetric`]): their children are images of each
+    /// other, so they have one value.
     fn ordered_moves(
         &mut self,
         ctx: &Context<'_, '_, B>,
@@ -196,6 +235,11 @@ impl<B: Bits> Searcher<B> {
     ) -> Vec<Move<B>> {
         let hand = ctx.rules.hand(mover);
         let list = &self.lists[ply];
+        let symmetric = (ply < SYMMETRY_PLIES).then(|| Symmetric::of(ctx.rules.game(), list.reach())).flatten();
+        let first = match &symmetric {
+            Some(sym) => first.map(|mv| sym.representative(mv)),
+            None => first,
+        };
         let mut segments: Vec<_> = list.segments().iter().filter(|s| hand >> s.piece & 1 == 1).copied().collect();
         // Stable: equal counts keep piece order.
         segments.sort_by_key(|s| s.end - s.start);
@@ -204,8 +248,9 @@ impl<B: Bits> Searcher<B> {
         moves.extend(first);
         for seg in segments {
             for &m in &list.masks()[seg.start as usize..seg.end as usize] {
-                if first != Some((seg.piece, m)) {
-                    moves.push((seg.piece, m));
+                let mv = (seg.piece, m);
+                if first != Some(mv) && symmetric.as_ref().is_none_or(|sym| sym.representative(mv) == mv) {
+                    moves.push(mv);
                 }
             }
         }
@@ -383,5 +428,33 @@ impl<B: Bits> Searcher<B> {
         *best = found.into_inner().unwrap_or_else(|e| e.into_inner());
         // Moves cut off by a move that reached beta need not be known.
         (cut.load(Relaxed) || !unknown.load(Relaxed)).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::board::Board;
+    use crate::game::pieces::PieceSet;
+    use crate::game::{Game, bitboard::Bitboard};
+
+    #[test]
+    fn a_symmetric_node_keeps_one_move_per_class() {
+        // The empty 8x8 board: 2308 pentomino placements, 296 up to its 8 symmetries.
+        let game = Game::<Bitboard>::new(Board::new(8, 8).unwrap(), PieceSet::of_order(5)).unwrap();
+        let reach = Bitboard(u64::MAX);
+        let sym = Symmetric::of(&game, reach).expect("the empty square board is symmetric");
+        assert_eq!(sym.symmetries.len(), 7);
+        let kept = (0..game.placements().len() as PlacementId)
+            .map(|id| (game.placement(id).piece, game.placement(id).mask))
+            .filter(|&mv| sym.representative(mv) == mv)
+            .count();
+        assert_eq!(kept, game.placements_up_to_symmetry());
+        assert_eq!(kept, 296);
+        // One cell taken off a corner leaves only the diagonal through it.
+        let corner = Symmetric::of(&game, Bitboard(u64::MAX - 1)).expect("a diagonal");
+        assert_eq!(corner.symmetries.len(), 1);
+        // Off the diagonals, nothing.
+        assert!(Symmetric::of(&game, Bitboard(u64::MAX - 2)).is_none());
     }
 }

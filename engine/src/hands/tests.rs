@@ -147,6 +147,21 @@ proptest! {
     }
 
     #[test]
+    fn symmetric_nodes_search_one_move_of_each_class_and_stay_right((w, h, order, owners, choices) in (3usize..=5, 3usize..=5, 4usize..=5, prop::collection::vec(0u8..3, 12), prop::collection::vec(0usize..10_000, 0..3)), threads in 1usize..=3) {
+        // No blocked cells: the root (and often the nodes below it) maps
+        // onto itself under some of the board's symmetries, and those nodes
+        // search one move per class of moves equal under them.
+        prop_assume!(w * h <= 20);
+        let game = Game::<Bitboard>::new(board(w, h, &[]), PieceSet::of_order(order)).unwrap();
+        let owners: Vec<u8> = if order == 4 { owners } else { owners.iter().enumerate().map(|(i, &o)| if i < 6 { o } else { 0 }).collect() };
+        let rules = HandsGame::new(&game, Setup::of_hands(hands_of(&owners, game.pieces().len()))).unwrap();
+        let (pos, _) = walk(&rules, &choices);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let mut solver = HandsSolver::new(rules, &HandsConfig { tt_mb: 1, ..HandsConfig::default() });
+        pool.install(|| check(&mut solver, &pos))?;
+    }
+
+    #[test]
     fn symmetric_positions_have_equal_scores((w, owners, choices) in (3usize..=5, prop::collection::vec(0u8..3, 5), prop::collection::vec(0usize..10_000, 0..3))) {
         let game = Game::<Bitboard>::new(Board::new(w, 4).unwrap(), PieceSet::of_order(4)).unwrap();
         let rules = HandsGame::new(&game, Setup::of_hands(hands_of(&owners, 5))).unwrap();
