@@ -334,11 +334,17 @@ fn proofs_verify_and_tampered_proofs_do_not() {
             assert_eq!(proof.score, final_score(&rules, &rules.start()));
             let report = verify(&game, &proof).unwrap();
             assert_eq!(report.leaves, proof.lower.leaves() + proof.upper.leaves());
+            // A claim one off fails its bound, and the error names the true score.
             let mut wrong = proof.clone();
             wrong.score += 1;
-            assert!(matches!(verify(&game, &wrong), Err(HandsVerifyError::Bound { tree: "lower", .. })));
+            let found = proof.score;
+            assert!(
+                matches!(verify(&game, &wrong), Err(HandsVerifyError::Bound { tree: "lower", found: f, .. }) if f == found)
+            );
             wrong.score -= 2;
-            assert!(matches!(verify(&game, &wrong), Err(HandsVerifyError::Bound { tree: "upper", .. })));
+            assert!(
+                matches!(verify(&game, &wrong), Err(HandsVerifyError::Bound { tree: "upper", found: f, .. }) if f == found)
+            );
         }
         let proof = build(&mut solver, &rules.start(), "", 2, None).unwrap();
         // The upper tree lists every move of the root's side to move: drop one.

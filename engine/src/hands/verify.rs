@@ -5,7 +5,7 @@
 //! bounds. It walks both trees, checking that every recorded move is legal,
 //! that a single move stands only where the bound's chooser is to move and
 //! that replies are exactly the legal moves, then solves every leaf with its
-//! own alpha-beta search (moves tried in reverse placement order) and folds
+//! own alpha-beta search (the pieces with the fewest placements first) and folds
 //! the values up: the chooser's move passes its child's value on, replies
 //! give the worst for the chooser. The lower tree must give the side to move
 //! at the root at least the claimed score, the upper tree at most.
@@ -110,8 +110,26 @@ pub fn verify<B: Bits>(game: &Game<B>, proof: &HandsProofFile) -> Result<HandsVe
     let prover = root.side_to_move();
     let mut leaves = Vec::new();
     let lower = walk(&rules, &proof.lower, root, &proof.moves, prover, &mut leaves)?;
+    let lower_leaves = leaves.len();
     let upper = walk(&rules, &proof.upper, root, &proof.moves, opponent(prover), &mut leaves)?;
-    let solved: Vec<(i32, u64)> = leaves.par_iter().map(|pos| final_for(&rules, pos, prover)).collect();
+    // Each leaf of the lower tree need only give the prover at least the
+    // claimed score, each of the upper tree at most: a null-window test
+    // each, with the exact value searched only for a leaf that fails it
+    // (for the error message).
+    let solved: Vec<(i32, u64)> = leaves
+        .par_iter()
+        .enumerate()
+        .map(|(i, pos)| {
+            let at_least = i < lower_leaves;
+            let (holds, tested) = bound_holds(&rules, pos, prover, proof.score, at_least);
+            if holds {
+                (proof.score, tested)
+            } else {
+                let (value, exact) = final_for(&rules, pos, prover);
+                (value, tested + exact)
+            }
+        })
+        .collect();
     let values: Vec<i32> = solved.iter().map(|&(v, _)| v).collect();
     let low = fold(&lower, &values, true);
     if low < proof.score {
@@ -232,7 +250,37 @@ fn final_for<B: Bits>(rules: &HandsGame<'_, B>, pos: &HandsPosition<B>, prover: 
     (rules.scores(pos).difference(prover) + rest, positions)
 }
 
-/// The rest of the game's value for the side to move, fail-hard within `alpha..beta`.
+/// Whether the final score difference for `prover` at `pos` under best
+/// play is at least `score` (`at_least`) or at most `score` (otherwise), by
+/// a null-window search; and the positions examined.
+fn bound_holds<B: Bits>(
+    rules: &HandsGame<'_, B>,
+    pos: &HandsPosition<B>,
+    prover: Player,
+    score: i32,
+    at_least: bool,
+) -> (bool, u64) {
+    let mut positions = 0;
+    // The rest of the game for the side to move must reach `need` (or stay below it).
+    let placed = rules.scores(pos).difference(prover);
+    let provers_turn = pos.side_to_move() == prover;
+    let holds = match (at_least, provers_turn) {
+        // prover's rest >= score - placed
+        (true, true) => alpha_beta(rules, pos, score - placed - 1, score - placed, &mut positions) >= score - placed,
+        // the other's rest <= placed - score
+        (true, false) => alpha_beta(rules, pos, placed - score, placed - score + 1, &mut positions) <= placed - score,
+        // prover's rest <= score - placed
+        (false, true) => alpha_beta(rules, pos, score - placed, score - placed + 1, &mut positions) <= score - placed,
+        // the other's rest >= placed - score
+        (false, false) => alpha_beta(rules, pos, placed - score - 1, placed - score, &mut positions) >= placed - score,
+    };
+    (holds, positions)
+}
+
+/// The rest of the game's value for the side to move, fail-hard within
+/// `alpha..beta`. Moves of the piece with the fewest legal placements go
+/// first (it is the likeliest to be lost to the other side), each piece's
+/// in reverse placement order.
 fn alpha_beta<B: Bits>(
     rules: &HandsGame<'_, B>,
     pos: &HandsPosition<B>,
@@ -241,12 +289,18 @@ fn alpha_beta<B: Bits>(
     positions: &mut u64,
 ) -> i32 {
     *positions += 1;
-    let moves = rules.moves(pos);
+    let mut moves = rules.moves(pos);
     if moves.is_empty() {
         return 0;
     }
+    let game = rules.game();
+    let mut per_piece = [0u16; 64];
+    for &id in &moves {
+        per_piece[game.placement(id).piece as usize] += 1;
+    }
+    moves.sort_by_key(|&id| (per_piece[game.placement(id).piece as usize], std::cmp::Reverse(id)));
     let mover = pos.side_to_move();
-    for &id in moves.iter().rev() {
+    for &id in &moves {
         let next = rules.after(pos, id);
         let value = if next.side_to_move() == mover {
             1 + alpha_beta(rules, &next, alpha - 1, beta - 1, positions)
