@@ -27,6 +27,8 @@
 //!        | { }                            // the checker solves this position itself
 //! ```
 
+use std::collections::HashMap;
+
 use crate::game::PlacementId;
 use crate::game::bitboard::Bits;
 use crate::game::notation::join_line;
@@ -190,11 +192,51 @@ fn bound_tree<B: Bits>(
         let (name, after) = child(solver, best)?;
         Ok(BoundNode { chosen: Some(name), after: Some(Box::new(after)), replies: None })
     } else {
-        let replies = rules
-            .moves(pos)
-            .into_iter()
-            .map(|id| child(solver, id).map(|(reply, after)| BoundReply { reply, after }))
-            .collect::<Result<Vec<_>, _>>()?;
+        // A position some board symmetries map onto itself (the empty board)
+        // builds one subtree per class of replies equal under them; the
+        // others are its images, move for move.
+        let group = game.board().symmetries();
+        let symmetries: Vec<usize> = (0..group.len())
+            .filter(|&s| !group[s].is_identity() && game.symmetric_position(s, pos.position()) == *pos.position())
+            .collect();
+        let mut built: HashMap<PlacementId, BoundNode> = HashMap::new();
+        let mut replies = Vec::new();
+        for id in rules.moves(pos) {
+            let image = symmetries.iter().map(|&s| game.symmetric_placement(s, id)).filter(|&rep| rep < id).min();
+            let after = match image.and_then(|rep| Some((rep, built.get(&rep)?))) {
+                Some((rep, subtree)) => {
+                    // The symmetry that maps `rep` onto `id` maps its subtree onto `id`'s.
+                    let back = symmetries.iter().copied().find(|&t| game.symmetric_placement(t, rep) == id);
+                    match back {
+                        Some(t) => map_tree(game, t, subtree),
+                        None => child(solver, id)?.1,
+                    }
+                }
+                None => child(solver, id)?.1,
+            };
+            if image.is_none() && !symmetries.is_empty() {
+                built.insert(id, after.clone());
+            }
+            replies.push(BoundReply { reply: game.move_name(id), after });
+        }
         Ok(BoundNode { chosen: None, after: None, replies: Some(replies) })
+    }
+}
+
+/// The image of a bound tree under board symmetry number `symmetry`: every move mapped.
+fn map_tree<B: Bits>(game: &crate::game::Game<B>, symmetry: usize, node: &BoundNode) -> BoundNode {
+    let map = |name: &String| match game.parse_move(name) {
+        Ok(id) => game.move_name(game.symmetric_placement(symmetry, id)),
+        Err(_) => name.clone(),
+    };
+    BoundNode {
+        chosen: node.chosen.as_ref().map(map),
+        after: node.after.as_ref().map(|a| Box::new(map_tree(game, symmetry, a))),
+        replies: node.replies.as_ref().map(|replies| {
+            replies
+                .iter()
+                .map(|r| BoundReply { reply: map(&r.reply), after: map_tree(game, symmetry, &r.after) })
+                .collect()
+        }),
     }
 }

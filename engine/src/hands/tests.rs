@@ -325,8 +325,10 @@ fn drafts_equal_brute_force_on_small_boards() {
 fn proofs_verify_and_tampered_proofs_do_not() {
     use super::proof::build;
     use super::verify::{HandsVerifyError, verify};
-    let game = Game::<Bitboard>::new(Board::new(5, 4).unwrap(), PieceSet::of_order(4)).unwrap();
-    for seed in 0..6 {
+    // A square board too: its quarter turns are not their own inverses, and
+    // the subtrees of replies equal under a symmetry are built as images.
+    for (w, h, seed) in (0..6).map(|seed| (5, 4, seed)).chain((0..4).map(|seed| (4, 4, seed))) {
+        let game = Game::<Bitboard>::new(Board::new(w, h).unwrap(), PieceSet::of_order(4)).unwrap();
         let rules = HandsGame::new(&game, Setup::of_hands(Hands::deal(game.all_pieces(), seed))).unwrap();
         let mut solver = HandsSolver::new(rules, &HandsConfig::default());
         for plies in [0, 1, 2, 3] {
