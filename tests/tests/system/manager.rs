@@ -163,7 +163,7 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
     let cluster = Cluster::start(None, LEASE_SECONDS);
     let (board, root) = ("7x6", "X:b2,a3,b3,c3,b4");
     let args =
-        ["--board", board, "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.005"];
+        ["--board", board, "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.001"];
     let job = cluster.submit(&args);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let refusals: Vec<String> = runtime.block_on(async {
