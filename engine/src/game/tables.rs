@@ -147,6 +147,13 @@ impl<B: Bits> Game<B> {
         let sym = &self.board.symmetries()[symmetry];
         B::from_cells(cells.cells().map(|c| sym.map(c)))
     }
+    /// The board symmetries, the identity excluded, that map `cells` onto
+    /// themselves: those of a position whose occupied cells (or whose
+    /// reach: the cells its legal placements cover) are `cells`.
+    pub fn symmetries_fixing(&self, cells: B) -> Vec<usize> {
+        let group = self.board.symmetries();
+        (0..group.len()).filter(|&s| !group[s].is_identity() && self.symmetric_cells(s, cells) == cells).collect()
+    }
     /// The placement of `piece` covering exactly `mask`, if there is one.
     pub fn find_placement(&self, piece: usize, mask: B) -> Option<PlacementId> {
         let first = mask.first()?;

@@ -195,23 +195,19 @@ fn bound_tree<B: Bits>(
         // A position some board symmetries map onto itself (the empty board)
         // builds one subtree per class of replies equal under them; the
         // others are its images, move for move.
-        let group = game.board().symmetries();
-        let symmetries: Vec<usize> = (0..group.len())
-            .filter(|&s| !group[s].is_identity() && game.symmetric_position(s, pos.position()) == *pos.position())
-            .collect();
+        let symmetries = game.symmetries_fixing(pos.position().occupied());
         let mut built: HashMap<PlacementId, BoundNode> = HashMap::new();
         let mut replies = Vec::new();
         for id in rules.moves(pos) {
             let image = symmetries.iter().map(|&s| game.symmetric_placement(s, id)).filter(|&rep| rep < id).min();
-            let after = match image.and_then(|rep| Some((rep, built.get(&rep)?))) {
-                Some((rep, subtree)) => {
-                    // The symmetry that maps `rep` onto `id` maps its subtree onto `id`'s.
-                    let back = symmetries.iter().copied().find(|&t| game.symmetric_placement(t, rep) == id);
-                    match back {
-                        Some(t) => map_tree(game, t, subtree),
-                        None => child(solver, id)?.1,
-                    }
-                }
+            // The symmetry that maps `rep` onto `id` maps its subtree onto `id`'s.
+            let mapped = image.and_then(|rep| {
+                let subtree = built.get(&rep)?;
+                let back = symmetries.iter().copied().find(|&t| game.symmetric_placement(t, rep) == id)?;
+                Some(map_tree(game, back, subtree))
+            });
+            let after = match mapped {
+                Some(after) => after,
                 None => child(solver, id)?.1,
             };
             if image.is_none() && !symmetries.is_empty() {

@@ -55,9 +55,7 @@ struct Symmetric<'g, B> {
 impl<'g, B: Bits> Symmetric<'g, B> {
     /// The symmetries of a node whose reach is `reach`, if it has any besides the identity.
     fn of(game: &'g crate::game::Game<B>, reach: B) -> Option<Symmetric<'g, B>> {
-        let group = game.board().symmetries();
-        let symmetries: Vec<usize> =
-            (0..group.len()).filter(|&s| !group[s].is_identity() && game.symmetric_cells(s, reach) == reach).collect();
+        let symmetries = game.symmetries_fixing(reach);
         (!symmetries.is_empty()).then_some(Symmetric { game, symmetries })
     }
 

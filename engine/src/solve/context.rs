@@ -80,11 +80,7 @@ pub(super) struct RootSymmetry<B> {
 impl<B: Bits> RootSymmetry<B> {
     /// The root's symmetries, if it has any besides the identity.
     fn of(game: &Game<B>, root: &MoveList<B>) -> Option<RootSymmetry<B>> {
-        let symmetries: Vec<usize> = (0..game.board().symmetries().len())
-            .filter(|&s| {
-                !game.board().symmetries()[s].is_identity() && game.symmetric_cells(s, root.reach()) == root.reach()
-            })
-            .collect();
+        let symmetries = game.symmetries_fixing(root.reach());
         if symmetries.is_empty() {
             return None;
         }
