@@ -122,11 +122,21 @@ impl Report for VerifyReport {
                     )?,
                 }
             }
-            Proved::Score { score, hands, .. } => writeln!(
-                out,
-                "verified: score {score:+} for the side to move at {} (hands {hands}), both bounds",
-                root("the start")
-            )?,
+            Proved::Score { score, hands, .. } => match &self.part {
+                None => writeln!(
+                    out,
+                    "verified: score {score:+} for the side to move at {} (hands {hands}), both bounds",
+                    root("the start")
+                )?,
+                Some(p) => writeln!(
+                    out,
+                    "part {} verified: score {score:+} for the side to move at {} (hands {hands}), both bounds, \
+                     if every part of proof sha256:{} is",
+                    p.part,
+                    root("the start"),
+                    p.proof_sha256
+                )?,
+            },
         }
         let of = self.part.as_ref().map(|p| format!(" (of {})", p.leaves_in_proof)).unwrap_or_default();
         writeln!(
@@ -347,14 +357,15 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
         }
         Proof::Hands(proof) => {
-            anyhow::ensure!(
-                args.part.is_none(),
-                "--part is for Golomb games' proofs: {} is a hands proof, checked whole",
-                path.display()
-            );
-            let checked = pool
-                .install(|| with_game!(&game, g => golomb_engine::hands::verify::verify(g, &proof)))
-                .with_context(not_verified)?;
+            let threads = pool.current_num_threads();
+            let progress = VerifyProgress::default();
+            let line = |elapsed| progress_line(&path.display().to_string(), threads, &progress, elapsed);
+            let checked = with_lines(line, || {
+                pool.install(
+                    || with_game!(&game, g => golomb_engine::hands::verify::verify_part(g, &proof, part, &progress)),
+                )
+            })
+            .with_context(not_verified)?;
             VerifyReport {
                 verified: true,
                 proved: Proved::Score {
@@ -368,7 +379,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 seconds: checked.elapsed.as_secs_f64(),
                 positions_per_leaf: None,
                 children: None,
-                part: None,
+                part: part_checked(checked.leaves_in_proof),
             }
         }
     };

@@ -45,4 +45,4 @@ mod tests;
 pub use config::HandsConfig;
 pub use rules::{HandsGame, HandsLineError, HandsMoveError, HandsPosition, Scores, opponent};
 pub use setup::{HandName, Hands, HandsSource, NeutralSpec, Setup, SetupError, SetupSpec};
-pub use solve::{HandsResult, HandsSolver, HandsValue, solve};
+pub use solve::{HandsResult, HandsSolver, HandsValue, Reach, solve};

@@ -36,7 +36,7 @@ use crate::game::position::Player;
 
 use super::rules::{HandsGame, HandsPosition};
 use super::setup::set_name;
-use super::solve::HandsSolver;
+use super::solve::{HandsSolver, Reach};
 
 /// The rules name of a hands proof.
 pub const RULES: &str = "hands";
@@ -125,13 +125,29 @@ impl BoundNode {
     }
 }
 
-/// A proof that could not be built: a search was stopped.
+/// Why a proof could not be built.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("the search of position `{0}` was stopped before it finished: no proof")]
-pub struct Unfinished(pub String);
+pub enum Unfinished {
+    /// A search was stopped (a budget, or cancelled).
+    #[error("the search of position `{0}` was stopped before it finished: no proof")]
+    Stopped(String),
+    /// A chooser's search found no move that holds the score the root's
+    /// search proved: the solver contradicts itself.
+    #[error("at `{line}` the chooser needs {need} but reaches at most {found}: the solver contradicts its own score")]
+    Contradiction {
+        /// The position's move line.
+        line: String,
+        /// The final score difference the chooser needs.
+        need: i32,
+        /// The most it reaches, by the solver's search.
+        found: i32,
+    },
+}
 
-/// Builds the proof of `pos`'s score, recording `plies` plies in each tree
-/// (the chooser's moves come from `solver`, which should be warm).
+/// Builds the proof of `pos`'s score, recording `plies` plies in each tree.
+/// Each chooser's move comes from `solver` (which should be warm) as the
+/// first move found that holds the proved score, by a null-window search:
+/// not necessarily a best move, and far cheaper to find.
 pub fn build<B: Bits>(
     solver: &mut HandsSolver<'_, B>,
     pos: &HandsPosition<B>,
@@ -140,10 +156,12 @@ pub fn build<B: Bits>(
     solver_info: Option<serde_json::Value>,
 ) -> Result<HandsProofFile, Unfinished> {
     let rules = *solver.rules();
-    let score = solver.solve(pos).score.ok_or_else(|| Unfinished(line.to_string()))?;
+    let score = solver.solve(pos).score.ok_or_else(|| Unfinished::Stopped(line.to_string()))?;
     let prover = pos.side_to_move();
-    let lower = bound_tree(solver, pos, line, prover, plies)?;
-    let upper = bound_tree(solver, pos, line, super::rules::opponent(prover), plies)?;
+    // The prover chooses to get at least `score`, the other side to hold it
+    // to at most `score`: at least `-score` for itself.
+    let lower = bound_tree(solver, pos, line, (prover, score), plies)?;
+    let upper = bound_tree(solver, pos, line, (super::rules::opponent(prover), -score), plies)?;
     let game = rules.game();
     let spec = crate::GameSpec::of(game);
     let hands = rules.setup().hands;
@@ -168,12 +186,13 @@ pub fn build<B: Bits>(
     })
 }
 
-/// The tree in which `chooser` picks its best move and the other side tries every move.
+/// The tree in which `chooser` picks a move that gets it a final score
+/// difference of at least `need`, and the other side tries every move.
 fn bound_tree<B: Bits>(
     solver: &mut HandsSolver<'_, B>,
     pos: &HandsPosition<B>,
     line: &str,
-    chooser: Player,
+    (chooser, need): (Player, i32),
     plies: usize,
 ) -> Result<BoundNode, Unfinished> {
     let rules: HandsGame<'_, B> = *solver.rules();
@@ -184,12 +203,16 @@ fn bound_tree<B: Bits>(
     let child = |solver: &mut HandsSolver<'_, B>, id: PlacementId| -> Result<(String, BoundNode), Unfinished> {
         let name = game.move_name(id);
         let next = rules.after(pos, id);
-        let node = bound_tree(solver, &next, &join_line(line, &name), chooser, plies - 1)?;
+        let node = bound_tree(solver, &next, &join_line(line, &name), (chooser, need), plies - 1)?;
         Ok((name, node))
     };
     if pos.side_to_move() == chooser {
-        let best = solver.solve(pos).best_move.ok_or_else(|| Unfinished(line.to_string()))?;
-        let (name, after) = child(solver, best)?;
+        let chosen = match solver.reaching(pos, need) {
+            Reach::Reached(Some(id)) => id,
+            Reach::Reached(None) | Reach::Stopped => return Err(Unfinished::Stopped(line.to_string())),
+            Reach::Short(found) => return Err(Unfinished::Contradiction { line: line.to_string(), need, found }),
+        };
+        let (name, after) = child(solver, chosen)?;
         Ok(BoundNode { chosen: Some(name), after: Some(Box::new(after)), replies: None })
     } else {
         // A position some board symmetries map onto itself (the empty board)

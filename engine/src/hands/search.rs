@@ -178,24 +178,49 @@ impl<B: Bits> Searcher<B> {
         pieces.count_ones().min(reach.len() / ctx.piece_size) as i32
     }
 
-    /// The root, searched with a window wider than any score so that the
-    /// best move is exact: the rest of the game's value and a best move.
-    pub(super) fn root(&mut self, ctx: &Context<'_, '_, B>, mover: Player) -> Option<(i32, Option<Move<B>>)> {
+    /// The root, searched within `alpha..beta` (a window wider than any
+    /// score makes the value and the best move exact): the rest of the
+    /// game's value, fail-soft, and the move that gave it. Unlike an inner
+    /// node, the root is always searched, even where the table's bounds
+    /// would answer, so that a move comes back with the value.
+    pub(super) fn root(
+        &mut self,
+        ctx: &Context<'_, '_, B>,
+        mover: Player,
+        (alpha, beta): (i32, i32),
+    ) -> Option<(i32, Option<Move<B>>)> {
         let (own, other) = self.live(ctx, 0, mover);
         if own == 0 {
             if other == 0 {
                 return Some((0, None));
             }
             // Only reached for a position that was not normalized: pass.
-            let (value, _) = self.root(ctx, opponent(mover))?;
+            let (value, _) = self.root(ctx, opponent(mover), (-beta, -alpha))?;
             return Some((-value, None));
         }
         self.unpublished += 1;
         let key = self.key(ctx, 0, mover);
-        let known = ctx.table.probe(&key).and_then(|b| b.best);
+        let known = ctx.table.probe(&key);
         let scope = Scope::default();
-        let (value, best) = self.search_moves(ctx, &scope, 0, mover, (-INF, INF), known)?;
-        ctx.table.store(&key, Bounds { lower: value as i8, upper: value as i8, best }, own.count_ones() as u8);
+        let (value, best) = self.search_moves(ctx, &scope, 0, mover, (alpha, beta), known.and_then(|b| b.best))?;
+        let mut lower = -self.most_placed(ctx, 0, other);
+        let mut upper = self.most_placed(ctx, 0, own);
+        if let Some(b) = known {
+            lower = lower.max(b.lower as i32);
+            upper = upper.min(b.upper as i32);
+        }
+        if value <= alpha {
+            upper = upper.min(value);
+        } else if value >= beta {
+            lower = lower.max(value);
+        } else {
+            (lower, upper) = (value, value);
+        }
+        ctx.table.store(
+            &key,
+            Bounds { lower: lower as i8, upper: upper.max(lower) as i8, best },
+            own.count_ones() as u8,
+        );
         Some((value, best))
     }
 

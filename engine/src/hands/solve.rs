@@ -31,7 +31,7 @@ use crate::solve::movelist::MoveList;
 
 use super::config::HandsConfig;
 use super::rules::{HandsGame, HandsPosition};
-use super::search::{Context, Searcher};
+use super::search::{Context, INF, Searcher};
 use super::table::ScoreTable;
 
 /// What a search found.
@@ -141,6 +141,35 @@ impl<'g, B: Bits> HandsSolver<'g, B> {
     /// move, on the threads of the current rayon pool. The budgets count
     /// from this call.
     pub fn solve(&mut self, pos: &HandsPosition<B>) -> HandsResult {
+        let (found, mut result) = self.search(pos, None);
+        result.score = found.map(|(rest, _)| rest + result.placed);
+        result.best_move = found.and_then(|(_, best)| best);
+        result
+    }
+
+    /// Whether the side to move at `pos` can reach a final score
+    /// difference of at least `need`, and a move that does: a null-window
+    /// search, far cheaper than [`Self::solve`] where the table already
+    /// bounds the position (a proof's chooser needs a move that holds the
+    /// proved score, not the best one).
+    pub fn reaching(&mut self, pos: &HandsPosition<B>, need: i32) -> Reach {
+        let (found, result) = self.search(pos, Some(need));
+        match found {
+            None => Reach::Stopped,
+            Some((rest, best)) if rest + result.placed >= need => Reach::Reached(best),
+            Some((rest, _)) => Reach::Short(rest + result.placed),
+        }
+    }
+
+    /// Searches `pos` with the whole window, or with the null window just
+    /// below `need` (a final score difference): the rest of the game's
+    /// fail-soft value and the move that gave it (`None` if stopped), and
+    /// the result's other fields.
+    fn search(
+        &mut self,
+        pos: &HandsPosition<B>,
+        need: Option<i32>,
+    ) -> (Option<(i32, Option<PlacementId>)>, HandsResult) {
         let start = Instant::now();
         let ctx = Context {
             rules: self.rules,
@@ -159,26 +188,39 @@ impl<'g, B: Bits> HandsSolver<'g, B> {
         };
         let mover = pos.side_to_move();
         let placed = self.rules.scores(pos).difference(mover);
+        let window = need.map_or((-INF, INF), |need| (need - placed - 1, need - placed));
         let in_play = self.rules.setup().hands.in_play();
         let order: Vec<u8> = self.piece_order.iter().copied().filter(|&p| in_play >> p & 1 == 1).collect();
         let main = &mut self.main;
         main.reset();
         main.lists[0] = MoveList::at(self.rules.game(), pos.position(), &order);
-        let (rest, best) = match main.root(&ctx, mover) {
-            Some((rest, best)) => (Some(rest), best),
-            None => (None, None),
-        };
+        let found = main.root(&ctx, mover, window);
         main.publish(&ctx);
-        let best_move = best.and_then(|(piece, mask)| self.rules.game().find_placement(piece as usize, mask));
-        HandsResult {
-            score: rest.map(|r| r + placed),
-            best_move,
+        let game = self.rules.game();
+        let found =
+            found.map(|(rest, best)| (rest, best.and_then(|(piece, mask)| game.find_placement(piece as usize, mask))));
+        let result = HandsResult {
+            score: None,
+            best_move: None,
             side_to_move: mover,
             placed,
             positions: ctx.positions.load(Relaxed),
             elapsed: start.elapsed(),
-        }
+        };
+        (found, result)
     }
+}
+
+/// What [`HandsSolver::reaching`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// The side to move reaches the score asked for, with this move (none
+    /// where it has no move: the game is over, or it passes).
+    Reached(Option<PlacementId>),
+    /// It does not: at most this final score difference.
+    Short(i32),
+    /// The search was stopped (a budget, or cancelled).
+    Stopped,
 }
 
 /// Solves `pos` of `rules` with a fresh table: the final score difference for

@@ -18,7 +18,7 @@ use super::draft::solve_draft;
 use super::exhaustive::{final_score, rest_value};
 use super::rules::{HandsGame, HandsPosition, opponent};
 use super::setup::{Hands, Setup};
-use super::solve::{HandsSolver, solve};
+use super::solve::{HandsSolver, Reach, solve};
 
 /// A small board with up to two blocked cells.
 fn board(w: usize, h: usize, blocked: &[usize]) -> Board {
@@ -110,6 +110,36 @@ proptest! {
         let (pos, _) = walk(&rules, &choices);
         let mut solver = HandsSolver::new(rules, &HandsConfig { tt_mb: 1, ..HandsConfig::default() });
         check(&mut solver, &pos)?;
+    }
+
+    #[test]
+    fn a_move_reaching_a_score_exists_exactly_when_the_score_allows_it((w, h, order, owners, blocked, choices) in small_game(), warm in any::<bool>(), threads in 1usize..=2) {
+        // What the proof builder asks at a chooser's node, cold or after a
+        // solve of the same position (the table then bounds it).
+        let game = Game::<Bitboard>::new(board(w, h, &blocked), PieceSet::of_order(order)).unwrap();
+        let rules = HandsGame::new(&game, Setup::of_hands(hands_of(&owners, game.pieces().len()))).unwrap();
+        let (pos, _) = walk(&rules, &choices);
+        prop_assume!(!rules.is_over(&pos));
+        let expected = final_score(&rules, &pos);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let mut solver = HandsSolver::new(rules, &HandsConfig { tt_mb: 1, ..HandsConfig::default() });
+        if warm {
+            pool.install(|| solver.solve(&pos));
+        }
+        for need in expected - 2..=expected + 2 {
+            match pool.install(|| solver.reaching(&pos, need)) {
+                Reach::Reached(Some(id)) => {
+                    prop_assert!(need <= expected, "reached {} above the score {}", need, expected);
+                    prop_assert!(rules.moves(&pos).contains(&id));
+                    prop_assert!(score_after(&rules, &pos, id) >= need, "the move reaches what was asked");
+                }
+                Reach::Short(at_most) => {
+                    prop_assert!(need > expected, "short of {} below the score {}", need, expected);
+                    prop_assert!(at_most < need && at_most >= expected, "bound {} for score {} need {}", at_most, expected, need);
+                }
+                other => prop_assert!(false, "{:?} at a position with moves", other),
+            }
+        }
     }
 
     #[test]
@@ -324,7 +354,8 @@ fn drafts_equal_brute_force_on_small_boards() {
 #[test]
 fn proofs_verify_and_tampered_proofs_do_not() {
     use super::proof::build;
-    use super::verify::{HandsVerifyError, verify};
+    use super::verify::{HandsVerifyError, verify, verify_part};
+    use crate::proof::verify::{Part, VerifyProgress};
     // A square board too: its quarter turns are not their own inverses, and
     // the subtrees of replies equal under a symmetry are built as images.
     for (w, h, seed) in (0..6).map(|seed| (5, 4, seed)).chain((0..4).map(|seed| (4, 4, seed))) {
@@ -349,6 +380,15 @@ fn proofs_verify_and_tampered_proofs_do_not() {
             );
         }
         let proof = build(&mut solver, &rules.start(), "", 2, None).unwrap();
+        // In parts: each re-solves its share, together all of them, and a
+        // claim one off fails in some part.
+        let parts = [Part::new(1, 3).unwrap(), Part::new(2, 3).unwrap(), Part::new(3, 3).unwrap()];
+        let shares: Vec<usize> =
+            parts.iter().map(|&p| verify_part(&game, &proof, p, &VerifyProgress::default()).unwrap().leaves).collect();
+        assert_eq!(shares.iter().sum::<usize>(), proof.lower.leaves() + proof.upper.leaves());
+        let mut wrong = proof.clone();
+        wrong.score += 1;
+        assert!(parts.iter().any(|&p| verify_part(&game, &wrong, p, &VerifyProgress::default()).is_err()));
         // The upper tree lists every move of the root's side to move: drop one.
         let mut missing = proof.clone();
         if let Some(replies) = missing.upper.replies.as_mut() {

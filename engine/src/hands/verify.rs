@@ -8,9 +8,11 @@
 //! own alpha-beta search (the pieces with the fewest placements first) and folds
 //! the values up: the chooser's move passes its child's value on, replies
 //! give the worst for the chooser. The lower tree must give the side to move
-//! at the root at least the claimed score, the upper tree at most.
+//! at the root at least the claimed score, the upper tree at most. A big
+//! proof can be checked in parts ([`verify_part`]), one per machine or sitting.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -19,6 +21,7 @@ use crate::game::bitboard::Bits;
 use crate::game::notation::join_line;
 use crate::game::position::Player;
 use crate::game::{Game, PlacementId};
+use crate::proof::verify::{Part, VerifyProgress};
 
 use super::proof::{BoundNode, HandsProofFile, RULES};
 use super::rules::{HandsGame, HandsPosition, opponent};
@@ -76,8 +79,11 @@ pub enum HandsVerifyError {
 pub struct HandsVerifyReport {
     /// The score proved.
     pub score: i32,
-    /// Positions re-solved from scratch (both trees).
+    /// Positions re-solved from scratch (both trees): all of
+    /// [`Self::leaves_in_proof`] unless only a [`Part`] was checked.
     pub leaves: usize,
+    /// Positions below both trees.
+    pub leaves_in_proof: usize,
     /// Positions examined while re-solving.
     pub positions: u64,
     /// Wall-clock time.
@@ -93,6 +99,20 @@ enum Fold {
 
 /// Verifies `proof` for `game` (built from the proof's board and pieces).
 pub fn verify<B: Bits>(game: &Game<B>, proof: &HandsProofFile) -> Result<HandsVerifyReport, HandsVerifyError> {
+    verify_part(game, proof, Part::WHOLE, &VerifyProgress::default())
+}
+
+/// [`verify`] of one [`Part`] of the positions below the trees: both trees'
+/// moves and shape are checked whole, and only that part's positions are
+/// re-solved, the others counted as holding their bound (the parts the
+/// other machines check). The proof is verified when every part of the
+/// same file is. `progress` counts the re-solves as they finish.
+pub fn verify_part<B: Bits>(
+    game: &Game<B>,
+    proof: &HandsProofFile,
+    part: Part,
+    progress: &VerifyProgress,
+) -> Result<HandsVerifyReport, HandsVerifyError> {
     let start = Instant::now();
     if proof.format != crate::proof::FORMAT || proof.version != crate::proof::VERSION || proof.rules != RULES {
         return Err(HandsVerifyError::Format(format!(
@@ -116,18 +136,27 @@ pub fn verify<B: Bits>(game: &Game<B>, proof: &HandsProofFile) -> Result<HandsVe
     // claimed score, each of the upper tree at most: a null-window test
     // each, with the exact value searched only for a leaf that fails it
     // (for the error message).
+    let leaves_in_proof = leaves.len();
+    let checked = (0..leaves_in_proof).filter(|&i| part.holds(i)).count();
+    progress.leaves_total.store(checked as u64, Relaxed);
     let solved: Vec<(i32, u64)> = leaves
         .par_iter()
         .enumerate()
         .map(|(i, pos)| {
+            if !part.holds(i) {
+                return (proof.score, 0);
+            }
             let at_least = i < lower_leaves;
             let (holds, tested) = bound_holds(&rules, pos, prover, proof.score, at_least);
-            if holds {
+            let solved = if holds {
                 (proof.score, tested)
             } else {
                 let (value, exact) = final_for(&rules, pos, prover);
                 (value, tested + exact)
-            }
+            };
+            progress.positions.fetch_add(solved.1, Relaxed);
+            progress.leaves_done.fetch_add(1, Relaxed);
+            solved
         })
         .collect();
     let values: Vec<i32> = solved.iter().map(|&(v, _)| v).collect();
@@ -141,7 +170,8 @@ pub fn verify<B: Bits>(game: &Game<B>, proof: &HandsProofFile) -> Result<HandsVe
     }
     Ok(HandsVerifyReport {
         score: proof.score,
-        leaves: leaves.len(),
+        leaves: checked,
+        leaves_in_proof,
         positions: solved.iter().map(|&(_, p)| p).sum(),
         elapsed: start.elapsed(),
     })
