@@ -1,11 +1,12 @@
 //! The independent checker of hands proofs ([`super::proof`]).
 //!
 //! It shares only the rules ([`HandsGame`]: legal moves, passes, scores)
-//! and the notation with the solver: no move lists, no table, no static
-//! bounds. It walks both trees, checking that every recorded move is legal,
-//! that a single move stands only where the bound's chooser is to move and
-//! that replies are exactly the legal moves, then solves every leaf with its
-//! own alpha-beta search (the pieces with the fewest placements first) and folds
+//! and the notation with the solver: not the solver's move lists, no table,
+//! no static bounds. It walks both trees, checking that every recorded move
+//! is legal, that a single move stands only where the bound's chooser is to
+//! move and that replies are exactly the legal moves, then solves every leaf
+//! with its own alpha-beta search (each node's legal placements filtered from
+//! its parent's, the pieces with the fewest placements first) and folds
 //! the values up: the chooser's move passes its child's value on, replies
 //! give the worst for the chooser. The lower tree must give the side to move
 //! at the root at least the claimed score, the upper tree at most. A big
@@ -19,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::game::bitboard::Bits;
 use crate::game::notation::join_line;
-use crate::game::position::Player;
+use crate::game::position::{Player, Position};
 use crate::game::{Game, PlacementId};
 use crate::proof::verify::{Part, VerifyProgress};
 
@@ -274,10 +275,10 @@ fn play<B: Bits>(
 
 /// The final score difference for `prover` at `pos` under best play, and the positions examined.
 fn final_for<B: Bits>(rules: &HandsGame<'_, B>, pos: &HandsPosition<B>, prover: Player) -> (i32, u64) {
-    let mut positions = 0;
-    let rest = alpha_beta(rules, pos, -1000, 1000, &mut positions);
+    let mut search = Search::new(rules, pos);
+    let rest = search.root(pos, -1000, 1000);
     let rest = if pos.side_to_move() == prover { rest } else { -rest };
-    (rules.scores(pos).difference(prover) + rest, positions)
+    (rules.scores(pos).difference(prover) + rest, search.positions)
 }
 
 /// Whether the final score difference for `prover` at `pos` under best
@@ -290,57 +291,107 @@ fn bound_holds<B: Bits>(
     score: i32,
     at_least: bool,
 ) -> (bool, u64) {
-    let mut positions = 0;
+    let mut search = Search::new(rules, pos);
     // The rest of the game for the side to move must reach `need` (or stay below it).
     let placed = rules.scores(pos).difference(prover);
     let provers_turn = pos.side_to_move() == prover;
     let holds = match (at_least, provers_turn) {
         // prover's rest >= score - placed
-        (true, true) => alpha_beta(rules, pos, score - placed - 1, score - placed, &mut positions) >= score - placed,
+        (true, true) => search.root(pos, score - placed - 1, score - placed) >= score - placed,
         // the other's rest <= placed - score
-        (true, false) => alpha_beta(rules, pos, placed - score, placed - score + 1, &mut positions) <= placed - score,
+        (true, false) => search.root(pos, placed - score, placed - score + 1) <= placed - score,
         // prover's rest <= score - placed
-        (false, true) => alpha_beta(rules, pos, score - placed, score - placed + 1, &mut positions) <= score - placed,
+        (false, true) => search.root(pos, score - placed, score - placed + 1) <= score - placed,
         // the other's rest >= placed - score
-        (false, false) => alpha_beta(rules, pos, placed - score - 1, placed - score, &mut positions) >= placed - score,
+        (false, false) => search.root(pos, placed - score - 1, placed - score) >= placed - score,
     };
-    (holds, positions)
+    (holds, search.positions)
 }
 
-/// The rest of the game's value for the side to move, fail-hard within
-/// `alpha..beta`. Moves of the piece with the fewest legal placements go
-/// first (it is the likeliest to be lost to the other side), each piece's
-/// in reverse placement order.
-fn alpha_beta<B: Bits>(
-    rules: &HandsGame<'_, B>,
-    pos: &HandsPosition<B>,
-    mut alpha: i32,
-    beta: i32,
-    positions: &mut u64,
-) -> i32 {
-    *positions += 1;
-    let mut moves = rules.moves(pos);
-    if moves.is_empty() {
-        return 0;
+/// One leaf's alpha-beta search. Each node keeps the legal placements of
+/// both players' unplaced pieces, filtered from its parent's (a placement
+/// stays legal unless it overlaps the move or is of the moved piece), in
+/// buffers reused from ply to ply; whose turn it is follows the rules' pass
+/// rule: the other player moves if it can, else the same player again, else
+/// the game is over.
+struct Search<'r, 'g, B> {
+    rules: &'r HandsGame<'g, B>,
+    /// Positions examined.
+    positions: u64,
+    /// The legal placements at each ply below the leaf.
+    legal: Vec<Vec<PlacementId>>,
+    /// The side to move's moves at each ply, in search order.
+    order: Vec<Vec<PlacementId>>,
+}
+
+impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
+    /// A search of the position `pos` of `rules`.
+    fn new(rules: &'r HandsGame<'g, B>, pos: &HandsPosition<B>) -> Self {
+        let mut root = rules.legal_moves(pos, Player::First);
+        root.extend(rules.legal_moves(pos, Player::Second));
+        let plies = rules.game().pieces().len() + 2;
+        let mut legal = vec![Vec::new(); plies];
+        legal[0] = root;
+        Search { rules, positions: 0, legal, order: vec![Vec::new(); plies] }
     }
-    let game = rules.game();
-    let mut per_piece = [0u16; 64];
-    for &id in &moves {
-        per_piece[game.placement(id).piece as usize] += 1;
+
+    /// The rest of the game's value at `pos` (the position [`Search::new`] took) for its side to move.
+    fn root(&mut self, pos: &HandsPosition<B>, alpha: i32, beta: i32) -> i32 {
+        self.alpha_beta(0, pos.position(), pos.side_to_move(), alpha, beta)
     }
-    moves.sort_by_key(|&id| (per_piece[game.placement(id).piece as usize], std::cmp::Reverse(id)));
-    let mover = pos.side_to_move();
-    for &id in &moves {
-        let next = rules.after(pos, id);
-        let value = if next.side_to_move() == mover {
-            1 + alpha_beta(rules, &next, alpha - 1, beta - 1, positions)
-        } else {
-            1 - alpha_beta(rules, &next, 1 - beta, 1 - alpha, positions)
-        };
-        if value >= beta {
-            return beta;
+
+    /// The rest of the game's value for `mover` at the node of `ply`,
+    /// fail-hard within `alpha..beta`. Moves of the piece with the fewest
+    /// legal placements go first (it is the likeliest to be lost to the
+    /// other side), each piece's in reverse placement order.
+    fn alpha_beta(&mut self, ply: usize, pos: &Position<B>, mover: Player, mut alpha: i32, beta: i32) -> i32 {
+        self.positions += 1;
+        let game = self.rules.game();
+        let hand = self.rules.hand(mover);
+        let mut moves = std::mem::take(&mut self.order[ply]);
+        moves.clear();
+        let mut per_piece = [0u16; 64];
+        for &id in &self.legal[ply] {
+            let piece = game.placement(id).piece;
+            if hand >> piece & 1 == 1 {
+                per_piece[piece as usize] += 1;
+                moves.push(id);
+            }
         }
-        alpha = alpha.max(value);
+        if moves.is_empty() {
+            self.order[ply] = moves;
+            return 0;
+        }
+        moves.sort_unstable_by_key(|&id| (per_piece[game.placement(id).piece as usize], std::cmp::Reverse(id)));
+        let other = opponent(mover);
+        let other_hand = self.rules.hand(other);
+        for &id in &moves {
+            let placement = game.placement(id);
+            let next = pos.after(placement);
+            let (parents, children) = self.legal.split_at_mut(ply + 1);
+            let child = &mut children[0];
+            child.clear();
+            let (mut other_can, mut mover_can) = (false, false);
+            for &c in &parents[ply] {
+                let p = game.placement(c);
+                if p.piece != placement.piece && p.mask.is_disjoint(placement.mask) {
+                    child.push(c);
+                    other_can |= other_hand >> p.piece & 1 == 1;
+                    mover_can |= hand >> p.piece & 1 == 1;
+                }
+            }
+            let value = if !other_can && mover_can {
+                1 + self.alpha_beta(ply + 1, &next, mover, alpha - 1, beta - 1)
+            } else {
+                1 - self.alpha_beta(ply + 1, &next, other, 1 - beta, 1 - alpha)
+            };
+            if value >= beta {
+                self.order[ply] = moves;
+                return beta;
+            }
+            alpha = alpha.max(value);
+        }
+        self.order[ply] = moves;
+        alpha
     }
-    alpha
 }
