@@ -143,6 +143,18 @@ proptest! {
     }
 
     #[test]
+    fn the_checkers_own_search_equals_the_plain_minimax((w, h, order, owners, blocked, choices) in small_game()) {
+        // Its legal placements filtered from parent to child, passes included.
+        let game = Game::<Bitboard>::new(board(w, h, &blocked), PieceSet::of_order(order)).unwrap();
+        let rules = HandsGame::new(&game, Setup::of_hands(hands_of(&owners, game.pieces().len()))).unwrap();
+        let (pos, _) = walk(&rules, &choices);
+        for prover in [Player::First, Player::Second] {
+            let expected = final_score(&rules, &pos) * if pos.side_to_move() == prover { 1 } else { -1 };
+            prop_assert_eq!(super::verify::final_for(&rules, &pos, prover).0, expected);
+        }
+    }
+
+    #[test]
     fn one_table_along_a_whole_game_stays_right((w, h, order, owners, blocked, choices) in small_game()) {
         // One solver (and table) for every position of a game, as `golomb play` uses it.
         let game = Game::<Bitboard>::new(board(w, h, &blocked), PieceSet::of_order(order)).unwrap();

@@ -274,7 +274,7 @@ fn play<B: Bits>(
 }
 
 /// The final score difference for `prover` at `pos` under best play, and the positions examined.
-fn final_for<B: Bits>(rules: &HandsGame<'_, B>, pos: &HandsPosition<B>, prover: Player) -> (i32, u64) {
+pub(super) fn final_for<B: Bits>(rules: &HandsGame<'_, B>, pos: &HandsPosition<B>, prover: Player) -> (i32, u64) {
     let mut search = Search::new(rules, pos);
     let rest = search.root(pos, -1000, 1000);
     let rest = if pos.side_to_move() == prover { rest } else { -rest };
