@@ -33,8 +33,9 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Re-solve only part K of N of the positions below the proof tree
-    /// (every Nth, from the Kth), so that N machines check one proof
-    /// together; the whole tree is still checked by each. The proof is
+    /// (a hands proof's two trees: below both), every Nth from the Kth, so
+    /// that N machines check one proof together; the whole tree is still
+    /// checked by each. The proof is
     /// verified when all N parts of the same file (same `proof_sha256`) are.
     #[arg(long, value_name = "K/N")]
     pub part: Option<Part>,

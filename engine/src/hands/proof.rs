@@ -209,7 +209,10 @@ fn bound_tree<B: Bits>(
     if pos.side_to_move() == chooser {
         let chosen = match solver.reaching(pos, need) {
             Reach::Reached(Some(id)) => id,
-            Reach::Reached(None) | Reach::Stopped => return Err(Unfinished::Stopped(line.to_string())),
+            Reach::Stopped => return Err(Unfinished::Stopped(line.to_string())),
+            // A position where the chooser is to move and the game is not
+            // over has a move: the rules pass a player without one.
+            Reach::Reached(None) => unreachable!("the side to move at `{line}` has no move but the game is not over"),
             Reach::Short(found) => return Err(Unfinished::Contradiction { line: line.to_string(), need, found }),
         };
         let (name, after) = child(solver, chosen)?;

@@ -426,6 +426,12 @@ impl<B: Bits> Searcher<B> {
                             break;
                         }
                         let alpha = shared_alpha.load(Relaxed);
+                        if alpha >= beta {
+                            // Another thread reached beta and is about to
+                            // cancel the node: searching with this window
+                            // inverted could store wrong bounds.
+                            break;
+                        }
                         let Some(v) = searcher.try_move(ctx, &node_scope, (ply, mover), mv, (alpha, beta), false)
                         else {
                             unknown.store(true, Relaxed);

@@ -143,10 +143,21 @@ proptest! {
     }
 
     #[test]
-    fn the_checkers_own_search_equals_the_plain_minimax((w, h, order, owners, blocked, choices) in small_game()) {
-        // Its legal placements filtered from parent to child, passes included.
+    fn the_checkers_own_search_equals_the_plain_minimax((w, h, order, owners, blocked, choices) in small_game(), neutral in any::<Option<usize>>()) {
+        // Its legal placements filtered from parent to child, passes
+        // included, and a neutral piece on the board where one is out of play.
         let game = Game::<Bitboard>::new(board(w, h, &blocked), PieceSet::of_order(order)).unwrap();
-        let rules = HandsGame::new(&game, Setup::of_hands(hands_of(&owners, game.pieces().len()))).unwrap();
+        let hands = hands_of(&owners, game.pieces().len());
+        // The rules keep a neutral piece off the edge: the first placement they take, from the `n`th.
+        let neutral = neutral.and_then(|n| {
+            let piece = (0..game.pieces().len()).find(|&p| hands.owner(p).is_none())?;
+            let placements: Vec<PlacementId> = game.placements_of(piece).collect();
+            let count = placements.len().max(1);
+            (0..placements.len())
+                .map(|i| placements[(n + i) % count])
+                .find(|&id| HandsGame::new(&game, Setup { hands, neutral: Some(id) }).is_ok())
+        });
+        let rules = HandsGame::new(&game, Setup { hands, neutral }).unwrap();
         let (pos, _) = walk(&rules, &choices);
         for prover in [Player::First, Player::Second] {
             let expected = final_score(&rules, &pos) * if pos.side_to_move() == prover { 1 } else { -1 };

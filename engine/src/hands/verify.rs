@@ -1,8 +1,10 @@
 //! The independent checker of hands proofs ([`super::proof`]).
 //!
-//! It shares only the rules ([`HandsGame`]: legal moves, passes, scores)
-//! and the notation with the solver: not the solver's move lists, no table,
-//! no static bounds. It walks both trees, checking that every recorded move
+//! It shares only the rules ([`HandsGame`]: legal moves and passes along
+//! the trees, the legal moves at each leaf, scores) and the notation with
+//! the solver: not the solver's move lists, no table, no static bounds;
+//! below a leaf its search filters legal placements and applies the pass
+//! rule itself (tested against the plain minimax). It walks both trees, checking that every recorded move
 //! is legal, that a single move stands only where the bound's chooser is to
 //! move and that replies are exactly the legal moves, then solves every leaf
 //! with its own alpha-beta search (each node's legal placements filtered from
@@ -20,7 +22,7 @@ use rayon::prelude::*;
 
 use crate::game::bitboard::Bits;
 use crate::game::notation::join_line;
-use crate::game::position::{Player, Position};
+use crate::game::position::Player;
 use crate::game::{Game, PlacementId};
 use crate::proof::verify::{Part, VerifyProgress};
 
@@ -276,7 +278,7 @@ fn play<B: Bits>(
 /// The final score difference for `prover` at `pos` under best play, and the positions examined.
 pub(super) fn final_for<B: Bits>(rules: &HandsGame<'_, B>, pos: &HandsPosition<B>, prover: Player) -> (i32, u64) {
     let mut search = Search::new(rules, pos);
-    let rest = search.root(pos, -1000, 1000);
+    let rest = search.root(-1000, 1000);
     let rest = if pos.side_to_move() == prover { rest } else { -rest };
     (rules.scores(pos).difference(prover) + rest, search.positions)
 }
@@ -297,13 +299,13 @@ fn bound_holds<B: Bits>(
     let provers_turn = pos.side_to_move() == prover;
     let holds = match (at_least, provers_turn) {
         // prover's rest >= score - placed
-        (true, true) => search.root(pos, score - placed - 1, score - placed) >= score - placed,
+        (true, true) => search.root(score - placed - 1, score - placed) >= score - placed,
         // the other's rest <= placed - score
-        (true, false) => search.root(pos, placed - score, placed - score + 1) <= placed - score,
+        (true, false) => search.root(placed - score, placed - score + 1) <= placed - score,
         // prover's rest <= score - placed
-        (false, true) => search.root(pos, score - placed, score - placed + 1) <= score - placed,
+        (false, true) => search.root(score - placed, score - placed + 1) <= score - placed,
         // the other's rest >= placed - score
-        (false, false) => search.root(pos, placed - score - 1, placed - score) >= placed - score,
+        (false, false) => search.root(placed - score - 1, placed - score) >= placed - score,
     };
     (holds, search.positions)
 }
@@ -322,6 +324,8 @@ struct Search<'r, 'g, B> {
     legal: Vec<Vec<PlacementId>>,
     /// The side to move's moves at each ply, in search order.
     order: Vec<Vec<PlacementId>>,
+    /// The side to move at the leaf.
+    to_move: Player,
 }
 
 impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
@@ -332,19 +336,19 @@ impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
         let plies = rules.game().pieces().len() + 2;
         let mut legal = vec![Vec::new(); plies];
         legal[0] = root;
-        Search { rules, positions: 0, legal, order: vec![Vec::new(); plies] }
+        Search { rules, positions: 0, legal, order: vec![Vec::new(); plies], to_move: pos.side_to_move() }
     }
 
-    /// The rest of the game's value at `pos` (the position [`Search::new`] took) for its side to move.
-    fn root(&mut self, pos: &HandsPosition<B>, alpha: i32, beta: i32) -> i32 {
-        self.alpha_beta(0, pos.position(), pos.side_to_move(), alpha, beta)
+    /// The rest of the game's value at the leaf for its side to move, fail-hard within `alpha..beta`.
+    fn root(&mut self, alpha: i32, beta: i32) -> i32 {
+        self.alpha_beta(0, self.to_move, alpha, beta)
     }
 
     /// The rest of the game's value for `mover` at the node of `ply`,
     /// fail-hard within `alpha..beta`. Moves of the piece with the fewest
     /// legal placements go first (it is the likeliest to be lost to the
     /// other side), each piece's in reverse placement order.
-    fn alpha_beta(&mut self, ply: usize, pos: &Position<B>, mover: Player, mut alpha: i32, beta: i32) -> i32 {
+    fn alpha_beta(&mut self, ply: usize, mover: Player, mut alpha: i32, beta: i32) -> i32 {
         self.positions += 1;
         let game = self.rules.game();
         let hand = self.rules.hand(mover);
@@ -367,7 +371,6 @@ impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
         let other_hand = self.rules.hand(other);
         for &id in &moves {
             let placement = game.placement(id);
-            let next = pos.after(placement);
             let (parents, children) = self.legal.split_at_mut(ply + 1);
             let child = &mut children[0];
             child.clear();
@@ -381,9 +384,9 @@ impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
                 }
             }
             let value = if !other_can && mover_can {
-                1 + self.alpha_beta(ply + 1, &next, mover, alpha - 1, beta - 1)
+                1 + self.alpha_beta(ply + 1, mover, alpha - 1, beta - 1)
             } else {
-                1 - self.alpha_beta(ply + 1, &next, other, 1 - beta, 1 - alpha)
+                1 - self.alpha_beta(ply + 1, other, 1 - beta, 1 - alpha)
             };
             if value >= beta {
                 self.order[ply] = moves;

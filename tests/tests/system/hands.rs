@@ -189,9 +189,27 @@ fn a_hands_proof_verifies_and_a_wrong_score_does_not() {
     let checked = json(&["verify", path, "--json"]);
     assert_eq!(checked["verified"], true);
     assert_eq!(checked["score"], report["score"]);
+    // In parts: each names the part and the file's hash, and together they re-solve every leaf.
+    let parts: Vec<Value> = (1..=3).map(|k| json(&["verify", path, "--part", &format!("{k}/3"), "--json"])).collect();
+    for (k, part) in parts.iter().enumerate() {
+        assert_eq!(part["verified"], true);
+        assert_eq!(part["part"], format!("{}/3", k + 1));
+        assert_eq!(part["leaves_in_proof"], checked["leaves"]);
+        assert_eq!(part["proof_sha256"], parts[0]["proof_sha256"]);
+    }
+    let leaves: u64 = parts.iter().map(|p| p["leaves"].as_u64().unwrap()).sum();
+    assert_eq!(leaves, checked["leaves"].as_u64().unwrap());
+    let text = String::from_utf8(golomb(&["verify", path, "--part", "2/3"]).stdout).unwrap();
+    assert!(text.starts_with("part 2/3 verified: score") && text.contains("if every part of proof sha256:"), "{text}");
     let mut proof: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     proof["score"] = (report["score"].as_i64().unwrap() + 1).into();
     std::fs::write(&file, proof.to_string()).unwrap();
     let refused = error(&["verify", path]);
     assert!(refused.contains("is NOT verified") && refused.contains("the lower tree gives"), "{refused}");
+    // Some part finds it too, and says which part it was.
+    let refusals: Vec<String> = (1..=3)
+        .filter(|k| !golomb(&["verify", path, "--part", &format!("{k}/3")]).status.success())
+        .map(|k| error(&["verify", path, "--part", &format!("{k}/3")]))
+        .collect();
+    assert!(!refusals.is_empty() && refusals.iter().all(|r| r.contains("is NOT verified (part")), "{refusals:?}");
 }
