@@ -144,7 +144,9 @@ pub enum Unfinished {
     },
 }
 
-/// Builds the proof of `pos`'s score, recording `plies` plies in each tree.
+/// Builds the proof of `pos`'s score, recording `plies` plies in each tree,
+/// and one more where a tree's chooser would be to move at a leaf (its move:
+/// found at once, and the checker then need not search for it).
 /// Each chooser's move comes from `solver` (which should be warm) as the
 /// first move found that holds the proved score, by a null-window search:
 /// not necessarily a best move, and far cheaper to find.
@@ -196,14 +198,17 @@ fn bound_tree<B: Bits>(
     plies: usize,
 ) -> Result<BoundNode, Unfinished> {
     let rules: HandsGame<'_, B> = *solver.rules();
-    if plies == 0 || rules.is_over(pos) {
+    // A tree never ends where its chooser is to move: one more ply gives
+    // its move, which the solver's warm table finds at once and which
+    // spares the checker the search for it.
+    if rules.is_over(pos) || (plies == 0 && pos.side_to_move() != chooser) {
         return Ok(BoundNode::leaf());
     }
     let game = rules.game();
     let child = |solver: &mut HandsSolver<'_, B>, id: PlacementId| -> Result<(String, BoundNode), Unfinished> {
         let name = game.move_name(id);
         let next = rules.after(pos, id);
-        let node = bound_tree(solver, &next, &join_line(line, &name), (chooser, need), plies - 1)?;
+        let node = bound_tree(solver, &next, &join_line(line, &name), (chooser, need), plies.saturating_sub(1))?;
         Ok((name, node))
     };
     if pos.side_to_move() == chooser {
