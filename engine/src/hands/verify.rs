@@ -324,6 +324,9 @@ struct Search<'r, 'g, B> {
     legal: Vec<Vec<PlacementId>>,
     /// The side to move's moves at each ply, in search order.
     order: Vec<Vec<PlacementId>>,
+    /// The side to move's runs of placements of one piece at each ply:
+    /// `(placements, piece, start in the legal list)`.
+    runs: Vec<Vec<(usize, u8, usize)>>,
     /// The side to move at the leaf.
     to_move: Player,
 }
@@ -336,7 +339,14 @@ impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
         let plies = rules.game().pieces().len() + 2;
         let mut legal = vec![Vec::new(); plies];
         legal[0] = root;
-        Search { rules, positions: 0, legal, order: vec![Vec::new(); plies], to_move: pos.side_to_move() }
+        Search {
+            rules,
+            positions: 0,
+            legal,
+            order: vec![Vec::new(); plies],
+            runs: vec![Vec::new(); plies],
+            to_move: pos.side_to_move(),
+        }
     }
 
     /// The rest of the game's value at the leaf for its side to move, fail-hard within `alpha..beta`.
@@ -352,21 +362,31 @@ impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
         self.positions += 1;
         let game = self.rules.game();
         let hand = self.rules.hand(mover);
-        let mut moves = std::mem::take(&mut self.order[ply]);
-        moves.clear();
-        let mut per_piece = [0u16; 64];
-        for &id in &self.legal[ply] {
+        // The lists keep each piece's placements together, in placement
+        // order: the mover's pieces as runs of the list, fewest placements
+        // first (ties: the later piece first), each run backwards.
+        let mut runs = std::mem::take(&mut self.runs[ply]);
+        runs.clear();
+        for (i, &id) in self.legal[ply].iter().enumerate() {
             let piece = game.placement(id).piece;
             if hand >> piece & 1 == 1 {
-                per_piece[piece as usize] += 1;
-                moves.push(id);
+                match runs.last_mut() {
+                    Some((len, last, _)) if *last == piece => *len += 1,
+                    _ => runs.push((1, piece, i)),
+                }
             }
         }
-        if moves.is_empty() {
-            self.order[ply] = moves;
+        if runs.is_empty() {
+            self.runs[ply] = runs;
             return 0;
         }
-        moves.sort_unstable_by_key(|&id| (per_piece[game.placement(id).piece as usize], std::cmp::Reverse(id)));
+        runs.sort_unstable_by_key(|&(len, piece, _)| (len, std::cmp::Reverse(piece)));
+        let mut moves = std::mem::take(&mut self.order[ply]);
+        moves.clear();
+        for &(len, _, start) in &runs {
+            moves.extend(self.legal[ply][start..start + len].iter().rev());
+        }
+        self.runs[ply] = runs;
         let other = opponent(mover);
         let other_hand = self.rules.hand(other);
         for &id in &moves {
