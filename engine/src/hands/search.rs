@@ -178,6 +178,23 @@ impl<B: Bits> Searcher<B> {
         pieces.count_ones().min(reach.len() / ctx.piece_size) as i32
     }
 
+    /// The bounds of the node of `ply` before it is searched: the static
+    /// ones (the most pieces each side can still place), narrowed by the
+    /// table's entry `known`.
+    fn bounds_before(
+        &self,
+        ctx: &Context<'_, '_, B>,
+        ply: usize,
+        (own, other): (u64, u64),
+        known: Option<Bounds<B>>,
+    ) -> (i32, i32) {
+        let (lower, upper) = (-self.most_placed(ctx, ply, other), self.most_placed(ctx, ply, own));
+        match known {
+            Some(b) => (lower.max(b.lower as i32), upper.min(b.upper as i32)),
+            None => (lower, upper),
+        }
+    }
+
     /// The root, searched within `alpha..beta` (a window wider than any
     /// score makes the value and the best move exact): the rest of the
     /// game's value, fail-soft, and the move that gave it. Unlike an inner
@@ -203,24 +220,8 @@ impl<B: Bits> Searcher<B> {
         let known = ctx.table.probe(&key);
         let scope = Scope::default();
         let (value, best) = self.search_moves(ctx, &scope, 0, mover, (alpha, beta), known.and_then(|b| b.best))?;
-        let mut lower = -self.most_placed(ctx, 0, other);
-        let mut upper = self.most_placed(ctx, 0, own);
-        if let Some(b) = known {
-            lower = lower.max(b.lower as i32);
-            upper = upper.min(b.upper as i32);
-        }
-        if value <= alpha {
-            upper = upper.min(value);
-        } else if value >= beta {
-            lower = lower.max(value);
-        } else {
-            (lower, upper) = (value, value);
-        }
-        ctx.table.store(
-            &key,
-            Bounds { lower: lower as i8, upper: upper.max(lower) as i8, best },
-            own.count_ones() as u8,
-        );
+        let bounds = self.bounds_before(ctx, 0, (own, other), known);
+        ctx.table.store(&key, searched_bounds(value, (alpha, beta), bounds, best), own.count_ones() as u8);
         Some((value, best))
     }
 
@@ -323,14 +324,9 @@ impl<B: Bits> Searcher<B> {
             }
             return self.node(ctx, scope, ply, opponent(mover), -beta, -alpha).map(|v| -v);
         }
-        let mut lower = -self.most_placed(ctx, ply, other);
-        let mut upper = self.most_placed(ctx, ply, own);
         let key = Key { reach: self.lists[ply].reach(), mover: own, other };
         let known = ctx.table.probe(&key);
-        if let Some(b) = known {
-            lower = lower.max(b.lower as i32);
-            upper = upper.min(b.upper as i32);
-        }
+        let (lower, upper) = self.bounds_before(ctx, ply, (own, other), known);
         if lower >= beta || lower == upper {
             return Some(lower);
         }
@@ -340,14 +336,11 @@ impl<B: Bits> Searcher<B> {
         alpha = alpha.max(lower);
         let beta = beta.min(upper);
         let (value, best) = self.search_moves(ctx, scope, ply, mover, (alpha, beta), known.and_then(|b| b.best))?;
-        let bounds = if value <= alpha {
-            Bounds { lower: lower as i8, upper: value.max(lower) as i8, best }
-        } else if value >= beta {
-            Bounds { lower: value as i8, upper: upper as i8, best }
-        } else {
-            Bounds { lower: value as i8, upper: value as i8, best }
-        };
-        ctx.table.store(&key, bounds, (own | other).count_ones() as u8);
+        ctx.table.store(
+            &key,
+            searched_bounds(value, (alpha, beta), (lower, upper), best),
+            (own | other).count_ones() as u8,
+        );
         Some(value)
     }
 
@@ -458,6 +451,26 @@ impl<B: Bits> Searcher<B> {
         // Moves cut off by a move that reached beta need not be known.
         (cut.load(Relaxed) || !unknown.load(Relaxed)).then_some(())
     }
+}
+
+/// The table entry of a node whose bounds were `lower..=upper` and whose
+/// search within `alpha..beta` gave the fail-soft `value` (with `best`): a
+/// value at most `alpha` is an upper bound, at least `beta` a lower bound,
+/// between them exact.
+fn searched_bounds<B>(
+    value: i32,
+    (alpha, beta): (i32, i32),
+    (lower, upper): (i32, i32),
+    best: Option<Move<B>>,
+) -> Bounds<B> {
+    let (lower, upper) = if value <= alpha {
+        (lower, upper.min(value))
+    } else if value >= beta {
+        (lower.max(value), upper)
+    } else {
+        (value, value)
+    };
+    Bounds { lower: lower as i8, upper: upper.max(lower) as i8, best }
 }
 
 #[cfg(test)]
