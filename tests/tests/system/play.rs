@@ -386,7 +386,8 @@ fn number_after(text: &str, label: &str) -> usize {
 /// every move loses.
 #[test]
 fn a_hint_asks_the_exact_solver_first_and_counts_what_it_did_not_list() {
-    let mut play = Play::start(&["--board", "6x6", "--think", "2"]);
+    // Time enough for the exact solver on a slow machine (the binary is a dev build).
+    let mut play = Play::start(&["--board", "6x6", "--think", "8"]);
     play.next_turn();
     let hint = play.say("hint");
     assert!(hint.contains("Hint (the exact solver") && hint.contains("you can win from here"), "{hint}");
@@ -398,7 +399,7 @@ fn a_hint_asks_the_exact_solver_first_and_counts_what_it_did_not_list() {
     assert_eq!(number_after(&hint, "Not listed: "), 1024 - wins.min(10), "{hint}");
     play.say("quit");
 
-    let mut play = Play::start(&["--board", "6x6", "--think", "2", "--first", "computer"]);
+    let mut play = Play::start(&["--board", "6x6", "--think", "8", "--first", "computer"]);
     let turn = play.next_turn();
     assert!(turn.contains("The computer plays"), "{turn}");
     let hint = play.say("hint");

