@@ -55,7 +55,9 @@
 //! stderr every 30 s. `GOLOMB_SCALING_POLICY` picks what a leaf in flight
 //! counts as: `cap-K` (the coordinator's is `cap-4`), `cap-all-K` (the
 //! cap in a solve too), `flag`,
-//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`). Each run's
+//! `virtual-win`, `virtual-loss`, `by-root` (see `InFlight`), and
+//! `GOLOMB_SCALING_COUNTING` how a node adds up its children's numbers
+//! (`sum`, `weak`; see `Counting`). Each run's
 //! lines on stderr count by depth the units handed out, the units split and
 //! the nodes expanded on a dive.
 
@@ -65,7 +67,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use golomb_coordinator::manager::{InFlight, NodeKind, PnLeaf, PnTree};
+use golomb_coordinator::manager::{Counting, InFlight, NodeKind, PnLeaf, PnTree};
 use golomb_coordinator::store::NodeId;
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::{children, position_key};
@@ -203,7 +205,7 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
         kind: NodeKind::Frontier,
         busy: false,
     };
-    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy());
+    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy()).with_counting(counting());
     if classify {
         // A classify's root is expanded when the job is planned.
         let leaves = p.expand(NodeId(0));
@@ -362,6 +364,17 @@ fn policy() -> InFlight {
                 "GOLOMB_SCALING_POLICY: flag, virtual-win, virtual-loss, by-root, cap-K or cap-all-K, not {other}"
             ),
         },
+    }
+}
+
+/// How nodes add up their children's numbers, as `GOLOMB_SCALING_COUNTING` names it
+/// (`sum` or `weak`; the coordinator's by default).
+fn counting() -> Counting {
+    match std::env::var("GOLOMB_SCALING_COUNTING").as_deref() {
+        Err(_) => Counting::default(),
+        Ok("sum") => Counting::Sum,
+        Ok("weak") => Counting::Weak,
+        Ok(other) => panic!("GOLOMB_SCALING_COUNTING: sum or weak, not {other}"),
     }
 }
 

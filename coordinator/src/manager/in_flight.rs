@@ -1,7 +1,10 @@
 //! What a leaf held by a worker counts as while it is out ([`InFlight`]):
 //! the policies the manager chooses leaves by, the coordinator's default
 //! among them, and what a node keeps for the policies that prefer some
-//! leaves ([`Preferred`], filled in `preferred.rs`).
+//! leaves ([`Preferred`], filled in `preferred.rs`); and how a node adds up
+//! the numbers of children that must all be shown ([`Counting`]).
+
+use super::INFINITE;
 
 /// What a leaf held by a worker counts as while it is out (Wu's policies,
 /// and two between them).
@@ -57,4 +60,47 @@ pub(super) struct Preferred {
     /// Its numbers with leaves in flight counted as wins, then as losses,
     /// for the side to move at its root ([`InFlight::ByRoot`]).
     pub(super) virtual_numbers: [Numbers; 2],
+}
+
+/// How a node adds up its children's proof numbers into its disproof number
+/// (every child must be shown to win for its side to move).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Counting {
+    /// Σ φ(child), as proof-number search was published (Allis 1994).
+    #[default]
+    Sum,
+    /// max φ(child) + (children still to show − 1): Ueda, Hashimoto,
+    /// Hashimoto and Iida's weak proof numbers (Computers and Games 2008).
+    /// A child that was split and came back with a large φ counts once, not
+    /// once per such child, so a node whose children are being decided one
+    /// by one keeps looking closer than a sibling not yet started.
+    Weak,
+}
+
+/// The running total of children's proof numbers under a [`Counting`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Total {
+    sum: u64,
+    max: u64,
+    open: u64,
+}
+
+impl Total {
+    /// Adds one child's φ (0, a child won for its side to move, adds nothing).
+    pub(super) fn add(&mut self, phi: u64) {
+        if phi > 0 {
+            self.sum = self.sum.saturating_add(phi);
+            self.max = self.max.max(phi);
+            self.open += 1;
+        }
+    }
+
+    /// The disproof number the children give.
+    pub(super) fn delta(self, counting: Counting) -> u64 {
+        match counting {
+            Counting::Sum => self.sum,
+            Counting::Weak if self.max == INFINITE => INFINITE,
+            Counting::Weak => self.max.saturating_add(self.open.saturating_sub(1)),
+        }
+    }
 }

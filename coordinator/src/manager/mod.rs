@@ -43,8 +43,8 @@ mod in_flight;
 mod preferred;
 mod trees;
 
-pub use in_flight::InFlight;
-use in_flight::Preferred;
+pub use in_flight::{Counting, InFlight};
+use in_flight::{Preferred, Total};
 pub use trees::{RELOAD_EVERY, Trees};
 
 use std::collections::{BTreeSet, HashMap};
@@ -145,6 +145,7 @@ pub struct PnTree {
     root: u32,
     classify: bool,
     policy: InFlight,
+    counting: Counting,
 }
 
 fn finite(n: u64) -> Option<u64> {
@@ -161,6 +162,7 @@ impl PnTree {
             root: 0,
             classify,
             policy: InFlight::default(),
+            counting: Counting::default(),
         };
         for leaf in nodes {
             tree.insert(leaf);
@@ -183,24 +185,31 @@ impl PnTree {
         if classify && !tree.nodes[root].children.is_empty() {
             tree.nodes[root].kind = NodeKind::Expanded;
         }
-        // Deepest first: every child is computed before its parents.
-        let mut order: Vec<u32> = (0..tree.nodes.len() as u32).collect();
-        order.sort_by_key(|&n| std::cmp::Reverse(tree.nodes[n as usize].depth));
-        for n in order {
-            tree.recompute(n);
-        }
+        tree.recompute_all();
         tree
     }
 
     /// The same tree with another in-flight policy (for measuring them; the coordinator's is the default).
     pub fn with_policy(mut self, policy: InFlight) -> PnTree {
         self.policy = policy;
+        self.recompute_all();
+        self
+    }
+
+    /// The same tree with another way of counting (for measuring them; the coordinator's is the default).
+    pub fn with_counting(mut self, counting: Counting) -> PnTree {
+        self.counting = counting;
+        self.recompute_all();
+        self
+    }
+
+    /// Recomputes every node's numbers, deepest first (every child before its parents).
+    fn recompute_all(&mut self) {
         let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();
         order.sort_by_key(|&n| std::cmp::Reverse(self.nodes[n as usize].depth));
         for n in order {
             self.recompute(n);
         }
-        self
     }
 
     fn insert(&mut self, leaf: &PnLeaf) -> u32 {
@@ -263,13 +272,14 @@ impl PnTree {
             }
             NodeKind::Frontier => (1, u64::from(node.replies.max(1)), node.busy),
             NodeKind::Expanded => {
-                let (mut phi, mut delta, mut saturated) = (INFINITE, 0u64, true);
+                let (mut phi, mut total, mut saturated) = (INFINITE, Total::default(), true);
                 for &c in &node.children {
                     let child = &self.nodes[c as usize];
                     phi = phi.min(child.delta);
-                    delta = delta.saturating_add(child.phi);
+                    total.add(child.phi);
                     saturated &= child.saturated || self.decided(c);
                 }
+                let delta = total.delta(self.counting);
                 let decided = !(self.classify && n == self.root) && (phi == 0 || delta == 0);
                 (phi, delta, saturated || decided)
             }

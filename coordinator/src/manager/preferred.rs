@@ -4,7 +4,7 @@
 //! flagging one. A preferred leaf is always a waiting leaf the flagging
 //! descent could also choose: these policies change only the order.
 
-use super::in_flight::{Numbers, Preferred};
+use super::in_flight::{Numbers, Preferred, Total};
 use super::{INFINITE, InFlight, NodeKind, PnTree};
 
 /// The index of the numbers with leaves in flight counted as wins for the side to move at their root.
@@ -138,13 +138,14 @@ impl PnTree {
             }
             NodeKind::Frontier => (1, u64::from(node.replies.max(1)), false),
             NodeKind::Expanded => {
-                let (mut phi, mut delta, mut saturated) = (INFINITE, 0u64, true);
+                let (mut phi, mut total, mut saturated) = (INFINITE, Total::default(), true);
                 for &c in &node.children {
                     let child = &self.nodes[c as usize].preferred.virtual_numbers[set];
                     phi = phi.min(child.delta);
-                    delta = delta.saturating_add(child.phi);
+                    total.add(child.phi);
                     saturated &= child.saturated || self.decided(c);
                 }
+                let delta = total.delta(self.counting);
                 (phi, delta, saturated || self.numbers_decide(n, phi, delta))
             }
         };

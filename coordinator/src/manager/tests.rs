@@ -144,14 +144,16 @@ fn the_manager_reaches_the_true_value_on_random_trees() {
     for policy in
         [InFlight::Flag, InFlight::Cap(1), InFlight::Cap(2), InFlight::Cap(4), InFlight::CapAll(2), InFlight::ByRoot]
     {
-        for seed in 1..300u64 {
-            play_random_tree(seed, policy);
+        for counting in [Counting::Sum, Counting::Weak] {
+            for seed in 1..300u64 {
+                play_random_tree(seed, policy, counting);
+            }
         }
     }
 }
 
 /// One game of [`the_manager_reaches_the_true_value_on_random_trees`].
-fn play_random_tree(seed: u64, policy: InFlight) {
+fn play_random_tree(seed: u64, policy: InFlight, counting: Counting) {
     let game = Game::random(seed, 60);
     let truth = game.value(0);
     let id = |n: usize| NodeId(n as i64 + 1);
@@ -170,7 +172,7 @@ fn play_random_tree(seed: u64, policy: InFlight) {
     // Every fifth seed classifies the root's children (expanded when the job is planned).
     let classify = seed.is_multiple_of(5) && !game.children[0].is_empty();
     let root = leaf(1, 0, game.children[0].len() as u32, NodeKind::Frontier);
-    let mut tree = PnTree::new(id(0), classify, &[root], &[]).with_policy(policy);
+    let mut tree = PnTree::new(id(0), classify, &[root], &[]).with_policy(policy).with_counting(counting);
     if classify {
         tree.expand(id(0), &leaves_of(0));
     }
@@ -186,14 +188,17 @@ fn play_random_tree(seed: u64, policy: InFlight) {
             match below.or_else(|| tree.select()) {
                 Some(n) => held.push(n),
                 None => {
-                    assert!(tree.is_saturated(), "seed {seed}, {policy:?}: a waiting leaf was not handed out");
+                    assert!(
+                        tree.is_saturated(),
+                        "seed {seed}, {policy:?} {counting:?}: a waiting leaf was not handed out"
+                    );
                     break;
                 }
             }
         }
         let Some(n) = (!held.is_empty()).then(|| held.remove(0)) else { break };
         leases += 1;
-        assert!(leases < 10_000, "seed {seed}, {policy:?}: no end");
+        assert!(leases < 10_000, "seed {seed}, {policy:?} {counting:?}: no end");
         let g = (n.0 - 1) as usize;
         // On seeds divisible by 3, a leaf chosen on a dive is expanded without a unit (as the store does).
         if seed.is_multiple_of(3)
@@ -218,16 +223,20 @@ fn play_random_tree(seed: u64, policy: InFlight) {
             tree.decide(n, value);
         }
         held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
-        assert_eq!(tree.answered(), tree.stats().frontier == 0, "seed {seed}, {policy:?}: answered, or leaves needed");
+        assert_eq!(
+            tree.answered(),
+            tree.stats().frontier == 0,
+            "seed {seed}, {policy:?} {counting:?}: answered, or leaves needed"
+        );
     }
     let stats = tree.stats();
-    assert_eq!(stats.frontier, 0, "seed {seed}, {policy:?}: leaves still needed");
-    assert!(tree.answered(), "seed {seed}, {policy:?}: the job's answer is known");
+    assert_eq!(stats.frontier, 0, "seed {seed}, {policy:?} {counting:?}: leaves still needed");
+    assert!(tree.answered(), "seed {seed}, {policy:?} {counting:?}: the job's answer is known");
     let decided = match truth {
         Outcome::Win => stats.proof_number == Some(0),
         _ => stats.disproof_number == Some(0),
     };
-    assert!(decided, "seed {seed}, {policy:?}: the root should be decided as {truth:?}: {stats:?}");
+    assert!(decided, "seed {seed}, {policy:?} {counting:?}: the root should be decided as {truth:?}: {stats:?}");
 }
 
 #[test]
@@ -287,4 +296,27 @@ fn a_node_far_from_its_answer_dives_deeper_each_time() {
     classify.far_from_answer(NodeId(1));
     classify.expand(NodeId(1), &[leaf(2, 2, 2, NodeKind::Frontier)]);
     assert_eq!(classify.dive_into(NodeId(2)), None, "an opening of a classify never dives");
+}
+
+/// Weak proof numbers count a node's children that came back big once:
+/// two split children of the root with φ = 7 and a waiting one add up to
+/// 7 + 7 + 1 = 15 as a sum, and to 7 + 2 = 9 as weak numbers.
+#[test]
+fn weak_counting_counts_the_biggest_child_once_and_the_others_as_one() {
+    for (counting, delta) in [(Counting::Sum, 15), (Counting::Weak, 9)] {
+        let root = leaf(1, 0, 3, NodeKind::Frontier);
+        let mut tree = PnTree::new(NodeId(1), false, &[root], &[]).with_counting(counting);
+        tree.expand(NodeId(1), &[2, 3, 4].map(|id| leaf(id, 1, 5, NodeKind::Frontier)));
+        tree.expand(NodeId(2), &[leaf(5, 2, 7, NodeKind::Frontier), leaf(6, 2, 9, NodeKind::Frontier)]);
+        tree.expand(NodeId(3), &[leaf(7, 2, 7, NodeKind::Frontier), leaf(8, 2, 8, NodeKind::Frontier)]);
+        let stats = tree.stats();
+        assert_eq!(stats.disproof_number, Some(delta), "{counting:?}");
+        assert_eq!(stats.proof_number, Some(2), "{counting:?}: the least δ of a child, two waiting leaves");
+        // A child decided as a win for its side to move counts nothing; one lost for it decides the root.
+        tree.decide(NodeId(4), Outcome::Win);
+        assert_eq!(tree.stats().disproof_number, Some(delta - 1), "{counting:?}");
+        tree.decide(NodeId(5), Outcome::Win);
+        tree.decide(NodeId(6), Outcome::Win);
+        assert!(tree.answered(), "{counting:?}: child 2 is lost for its side to move, so the root is won");
+    }
 }
