@@ -368,7 +368,7 @@ fn policy() -> InFlight {
 }
 
 /// How nodes add up their children's numbers, as `GOLOMB_SCALING_COUNTING` names it
-/// (`sum` or `weak`; the coordinator's by default).
+/// (`sum` or `weak`; the coordinator's, `weak`, by default).
 fn counting() -> Counting {
     match std::env::var("GOLOMB_SCALING_COUNTING").as_deref() {
         Err(_) => Counting::default(),

@@ -67,13 +67,15 @@ pub(super) struct Preferred {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Counting {
     /// Σ φ(child), as proof-number search was published (Allis 1994).
-    #[default]
     Sum,
     /// max φ(child) + (children still to show − 1): Ueda, Hashimoto,
     /// Hashimoto and Iida's weak proof numbers (Computers and Games 2008).
     /// A child that was split and came back with a large φ counts once, not
     /// once per such child, so a node whose children are being decided one
-    /// by one keeps looking closer than a sibling not yet started.
+    /// by one keeps looking closer than a sibling not yet started. The
+    /// coordinator's: on the whole 8x8 game, simulated, 256 workers answer
+    /// in 6.2 s where the sum had no answer by 28 s (`docs/cluster.md`).
+    #[default]
     Weak,
 }
 

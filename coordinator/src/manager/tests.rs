@@ -80,7 +80,7 @@ fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves
     let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3)), (NodeId(1), NodeId(4))];
     let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
     assert_eq!(tree.stats().proof_number, Some(2), "φ(root) = least δ of the children");
-    assert_eq!(tree.stats().disproof_number, Some(3), "δ(root) = Σ φ of the children");
+    assert_eq!(tree.stats().disproof_number, Some(3), "δ(root) = the greatest φ + one per other child");
     assert_eq!(tree.select(), Some(NodeId(3)));
     assert_eq!(tree.select(), Some(NodeId(4)));
     assert_eq!(tree.select(), Some(NodeId(2)));
