@@ -370,11 +370,10 @@ fn policy() -> InFlight {
 /// How nodes add up their children's numbers, as `GOLOMB_SCALING_COUNTING` names it
 /// (`sum` or `weak`; the coordinator's, `weak`, by default).
 fn counting() -> Counting {
-    match std::env::var("GOLOMB_SCALING_COUNTING").as_deref() {
-        Err(_) => Counting::default(),
-        Ok("sum") => Counting::Sum,
-        Ok("weak") => Counting::Weak,
-        Ok(other) => panic!("GOLOMB_SCALING_COUNTING: sum or weak, not {other}"),
+    match env_or("GOLOMB_SCALING_COUNTING", "weak").as_str() {
+        "sum" => Counting::Sum,
+        "weak" => Counting::Weak,
+        other => panic!("GOLOMB_SCALING_COUNTING: sum or weak, not {other}"),
     }
 }
 
@@ -389,6 +388,7 @@ fn main() {
         .map(|w| w.trim().parse().expect("GOLOMB_SCALING_WORKERS: numbers"))
         .collect();
     counts.sort_unstable();
+    eprintln!("in-flight policy {:?}, counting {:?}", policy(), counting());
     let rate: f64 = env_or("GOLOMB_SCALING_RATE", "2500000").parse().expect("GOLOMB_SCALING_RATE: a number");
     let fixed: Option<f64> = std::env::var("GOLOMB_SCALING_ROUND_TRIPS")
         .ok()

@@ -20,7 +20,10 @@ pub enum InFlight {
     /// Flagging, but in a classify job a leaf is first sought among at most
     /// this many children held at once below any node whose side to move
     /// looks closer to a win (φ ≤ δ); only when no such leaf is left does it
-    /// flag (no worker idles). A solve flags. The coordinator's policy is `Cap(4)`.
+    /// flag (no worker idles). A solve flags. The coordinator's policy is
+    /// `Cap(4)`, chosen with summed numbers; with weak ones ([`Counting::Weak`],
+    /// whose δ is never larger, so fewer nodes look closer to a win) the 7x7
+    /// classify keeps 63% to 84% of its efficiency figures (`docs/cluster.md`).
     Cap(u8),
     /// [`InFlight::Cap`] in a solve too (for measuring it: the scaling bench's `cap-all-K`).
     CapAll(u8),
@@ -68,7 +71,8 @@ pub(super) struct Preferred {
 pub enum Counting {
     /// Σ φ(child), as proof-number search was published (Allis 1994).
     Sum,
-    /// max φ(child) + (children still to show − 1): Ueda, Hashimoto,
+    /// max φ(child) + (children still to show − 1), 0 when every child is
+    /// shown: Ueda, Hashimoto,
     /// Hashimoto and Iida's weak proof numbers (Computers and Games 2008).
     /// A child that was split and came back with a large φ counts once, not
     /// once per such child, so a node whose children are being decided one
@@ -101,6 +105,7 @@ impl Total {
     pub(super) fn delta(self, counting: Counting) -> u64 {
         match counting {
             Counting::Sum => self.sum,
+            // (`saturating_add` would give ∞ too: said here, not left to it.)
             Counting::Weak if self.max == INFINITE => INFINITE,
             Counting::Weak => self.max.saturating_add(self.open.saturating_sub(1)),
         }

@@ -6,7 +6,8 @@
 //! the side to move there, at least) and a disproof number δ (how many to
 //! show that it loses), in negamax form: a leaf waiting for a worker has
 //! φ = 1 and δ = its number of moves; a node with children has
-//! φ = min δ(child) and δ = max φ(child) + (children still to show − 1),
+//! φ = min δ(child) and δ = max φ(child) + (children still to show − 1)
+//! (0 when every child is shown),
 //! Ueda et al.'s weak proof numbers ([`Counting::Weak`]; the published
 //! Σ φ(child) is [`Counting::Sum`]); a won node has (0, ∞), a lost one
 //! (∞, 0). The next unit is the **most-proving node**: from the root, go to
@@ -31,8 +32,8 @@
 //! nothing ([`InFlight::Cap`]; `preferred.rs`).
 //!
 //! **Transpositions.** Positions equal under the board's symmetries are one
-//! node, so the tree is a DAG, and δ counts a shared descendant once per
-//! path. We accept that over-count, as most proof-number programs on DAGs
+//! node, so the tree is a DAG, and a shared descendant counts once per path
+//! (in full under [`Counting::Sum`]; weak numbers mostly count it as 1). We accept that over-count, as most proof-number programs on DAGs
 //! do: it only changes which leaf is chosen, never a value. Values are not
 //! taken from the numbers: they come from workers and flow up through the
 //! store's own rules (`store/tree.rs`); φ = 0 or δ = 0 here agrees with them.

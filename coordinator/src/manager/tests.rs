@@ -318,5 +318,15 @@ fn weak_counting_counts_the_biggest_child_once_and_the_others_as_one() {
         tree.decide(NodeId(5), Outcome::Win);
         tree.decide(NodeId(6), Outcome::Win);
         assert!(tree.answered(), "{counting:?}: child 2 is lost for its side to move, so the root is won");
+        assert_eq!(tree.stats().disproof_number, None, "{counting:?}: a won root's δ is infinite");
+
+        // Every child won for its side to move: the root is lost, δ = 0.
+        let mut lost = PnTree::new(NodeId(1), false, &[leaf(1, 0, 2, NodeKind::Frontier)], &[]).with_counting(counting);
+        lost.expand(NodeId(1), &[2, 3].map(|id| leaf(id, 1, 5, NodeKind::Frontier)));
+        lost.decide(NodeId(2), Outcome::Win);
+        assert_eq!(lost.stats().disproof_number, Some(1), "{counting:?}: one child left to show");
+        lost.decide(NodeId(3), Outcome::Win);
+        assert_eq!(lost.stats().disproof_number, Some(0), "{counting:?}");
+        assert_eq!(lost.stats().proof_number, None, "{counting:?}");
     }
 }

@@ -164,7 +164,8 @@ fn some_move(board: &str, line: &str) -> String {
 fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
     use golomb_proto::{PROTOCOL_VERSION, pb};
     let cluster = Cluster::start(None, LEASE_SECONDS);
-    // 7x7, as in the test above: some replies need far more than the budget on any machine.
+    // 7x7 at 0.005 s, as in the test above: some replies need far more than the budget on any
+    // machine (at 0.001 s there, 701 splits and 28 s on one thread: too many for a test).
     let (board, root) = ("7x7", "X:b2,a3,b3,c3,b4");
     let args =
         ["--board", board, "--moves", root, "--goal", "classify", "--split-depth", "1", "--split-after", "0.005"];
@@ -239,7 +240,7 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
     let status = cluster.wait_for_end(job, MINUTES);
     assert_eq!(status["state"], "done", "{status}");
     assert!(count(&status, "units", "split") >= 1, "{status}");
-    check_classify(&cluster.results(job), board, root, |i, value| value == "loss" || i % 10 == 0);
+    check_classify(&cluster.results(job), board, root, |i, value| value == "loss" || i % 20 == 0);
     let log = cluster.coordinator_log();
     let kept: u64 =
         log.lines().filter_map(|line| line.split("children, ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum();
