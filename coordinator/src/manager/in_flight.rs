@@ -72,8 +72,8 @@ pub enum Counting {
     /// Σ φ(child), as proof-number search was published (Allis 1994).
     Sum,
     /// max φ(child) + (children still to show − 1), 0 when every child is
-    /// shown: Ueda, Hashimoto,
-    /// Hashimoto and Iida's weak proof numbers (Computers and Games 2008).
+    /// shown: Ueda, Hashimoto, Hashimoto and Iida's weak proof numbers
+    /// (Computers and Games 2008).
     /// A child that was split and came back with a large φ counts once, not
     /// once per such child, so a node whose children are being decided one
     /// by one keeps looking closer than a sibling not yet started. The

@@ -33,8 +33,9 @@
 //!
 //! **Transpositions.** Positions equal under the board's symmetries are one
 //! node, so the tree is a DAG, and a shared descendant counts once per path
-//! (in full under [`Counting::Sum`]; weak numbers mostly count it as 1). We accept that over-count, as most proof-number programs on DAGs
-//! do: it only changes which leaf is chosen, never a value. Values are not
+//! (in full under [`Counting::Sum`]; weak numbers mostly count it as 1). We
+//! accept that over-count, as most proof-number programs on DAGs do: it
+//! only changes which leaf is chosen, never a value. Values are not
 //! taken from the numbers: they come from workers and flow up through the
 //! store's own rules (`store/tree.rs`); φ = 0 or δ = 0 here agrees with them.
 //!

@@ -35,8 +35,8 @@ impl PnTree {
         match self.policy {
             // A solve flags: beyond the cap, its leaves are as speculative as
             // the ones the cap keeps back (measured with summed numbers: 6x8
-            // at 256 workers, a speedup of 20 against flagging's 32), while a classify has
-            // other openings, all needed, to give the workers instead.
+            // at 256 workers, a speedup of 20 against flagging's 32), while a
+            // classify has other openings, all needed, to give the workers instead.
             InFlight::Cap(k) | InFlight::CapAll(k) if self.caps() => self.capped_leaf(start, k),
             InFlight::Cap(_) | InFlight::CapAll(_) => None,
             InFlight::ByRoot => self.virtual_leaf(start),
