@@ -6,10 +6,9 @@
 //! the side to move there, at least) and a disproof number δ (how many to
 //! show that it loses), in negamax form: a leaf waiting for a worker has
 //! φ = 1 and δ = its number of moves; a node with children has
-//! φ = min δ(child) and δ = max φ(child) + (children still to show − 1)
-//! (0 when every child is shown),
-//! Ueda et al.'s weak proof numbers ([`Counting::Weak`]; the published
-//! Σ φ(child) is [`Counting::Sum`]); a won node has (0, ∞), a lost one
+//! φ = min δ(child) and δ = max φ(child) + (children still to show − 1), or
+//! 0 when every child is shown: Ueda et al.'s weak proof numbers ([`Counting::Weak`];
+//! the published Σ φ(child) is [`Counting::Sum`]); a won node has (0, ∞), a lost one
 //! (∞, 0). The next unit is the **most-proving node**: from the root, go to
 //! the child of least δ until a leaf. For `classify` the root's children
 //! must all be decided: the root goes to a child it has already expanded before
