@@ -11,7 +11,7 @@
 //! searched in all (budget-exhausted units included).
 //! Workers are simulated in turn: W units are out at once, and the oldest
 //! returns first. Nodes count the coordinator's way (`Counting`'s default,
-//! weak numbers since 2026-11-27; the figures in `docs/cluster.md` were
+//! weak numbers since 2026-11-27; the figures in `docs/manager.md` were
 //! taken with sums).
 
 use std::collections::{HashMap, VecDeque};

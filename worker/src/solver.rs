@@ -109,7 +109,7 @@ fn solve_hands<B: Bits>(
 /// within that many: a unit that is nearly done is not split (its children
 /// would each cost a round trip and a search of their own, without the
 /// order the unit's search had learned). On the 7x7 classify at a 0.3 s
-/// budget, see docs/cluster.md.
+/// budget, see docs/manager.md.
 pub const GRACE: f64 = 4.0;
 
 /// Stops a unit's search (`progress.cancel`, with `over` set first) once it

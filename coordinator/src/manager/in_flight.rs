@@ -23,7 +23,7 @@ pub enum InFlight {
     /// flag (no worker idles). A solve flags. The coordinator's policy is
     /// `Cap(4)`, chosen with summed numbers; with weak ones ([`Counting::Weak`],
     /// whose δ is never larger, so fewer nodes look closer to a win) the 7x7
-    /// classify keeps 63% to 84% of its efficiency figures (`docs/cluster.md`).
+    /// classify keeps 63% to 84% of its efficiency figures (`docs/manager.md`).
     Cap(u8),
     /// [`InFlight::Cap`] in a solve too (for measuring it: the scaling bench's `cap-all-K`).
     CapAll(u8),
@@ -78,7 +78,7 @@ pub enum Counting {
     /// once per such child, so a node whose children are being decided one
     /// by one keeps looking closer than a sibling not yet started. The
     /// coordinator's: on the whole 8x8 game, simulated, 256 workers answer
-    /// in 6.2 s where the sum had no answer by 28 s (`docs/cluster.md`).
+    /// in 6.2 s where the sum had no answer by 28 s (`docs/manager.md`).
     #[default]
     Weak,
 }
