@@ -60,7 +60,7 @@ pub struct SearchReport {
     frontier: u64,
     /// Leaves held by workers.
     in_flight: u64,
-    /// Positions per second between the last two samples.
+    /// Positions per second over the last minute of samples (`RATE_WINDOW` in `store/progress.rs`).
     recent_positions_per_second: Option<f64>,
     /// Seconds since the Unix epoch when the sample was taken.
     sampled_at: f64,
@@ -451,7 +451,9 @@ impl<C> JobReport<C> {
         let ended = JobState::from_name(&self.state).is_some_and(JobState::is_finished);
         if let Some(search) = self.search.as_ref().filter(|_| !ended) {
             let age = (crate::store::now() - search.sampled_at).max(0.0);
-            let rate = search.recent_positions_per_second.map_or(String::new(), |r| format!(", {}/s lately", si(r)));
+            let rate = search
+                .recent_positions_per_second
+                .map_or(String::new(), |r| format!(", {}/s over the last minute", si(r)));
             writeln!(
                 out,
                 "search:    {} ago: proof number {}, disproof number {}; {} nodes ({} proved, {} disproved); \

@@ -13,6 +13,18 @@ use super::state::{JobState, Value};
 use super::{Store, StoreError, now};
 use crate::manager::PnStats;
 
+/// Seconds over which a sample's positions per second are measured. The
+/// positions of units in flight come from their workers' heartbeats (every
+/// third of a lease, 10 s by default), so the total moves in steps, and
+/// between two samples 10 s apart the rate read double or nothing (31 M/s
+/// on a machine that searches 15 M/s, then 0); over a minute it is within
+/// one heartbeat's work of the truth.
+pub const RATE_WINDOW: f64 = 60.0;
+
+/// The most samples a job's latest rate is read over: a minute of samples
+/// at one a second, more than the coordinator takes.
+const RATE_SAMPLES: i64 = 64;
+
 /// One sample of a job's progress.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ProgressRow {
@@ -25,7 +37,8 @@ pub struct ProgressRow {
     pub positions: u64,
     /// Root children decided so far.
     pub children_decided: u64,
-    /// Positions per second since the sample before (`None` for the first).
+    /// Positions per second over the [`RATE_WINDOW`] before this sample, or
+    /// since the sample before if that is older (`None` for the first).
     pub positions_per_second: Option<f64>,
 }
 
@@ -57,18 +70,28 @@ fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>
         })?
         .collect::<Result<_, _>>()?;
     rows.reverse();
-    for i in 1..rows.len() {
-        let dt = rows[i].at - rows[i - 1].at;
-        if dt > 0.0 {
-            rows[i].positions_per_second = Some(rows[i].positions.saturating_sub(rows[i - 1].positions) as f64 / dt);
-        }
-    }
+    add_rates(&mut rows);
     Ok(rows)
 }
 
-/// The job's latest sample, with its rate since the one before.
+/// Sets each sample's positions per second (oldest first): against the
+/// oldest sample at most [`RATE_WINDOW`] before it, or the one just before.
+fn add_rates(rows: &mut [ProgressRow]) {
+    let mut from = 0;
+    for i in 1..rows.len() {
+        while from + 1 < i && rows[i].at - rows[from].at > RATE_WINDOW {
+            from += 1;
+        }
+        let dt = rows[i].at - rows[from].at;
+        if dt > 0.0 {
+            rows[i].positions_per_second = Some(rows[i].positions.saturating_sub(rows[from].positions) as f64 / dt);
+        }
+    }
+}
+
+/// The job's latest sample, with its rate over the last [`RATE_WINDOW`].
 fn latest(conn: &Connection, job: i64) -> Result<Option<ProgressRow>, StoreError> {
-    Ok(read_rows(conn, job, 2)?.pop())
+    Ok(read_rows(conn, job, RATE_SAMPLES)?.pop())
 }
 
 /// The job's latest sample as a view of the job in `state`, whose root has
@@ -224,5 +247,25 @@ mod tests {
         assert_eq!((won.proof_number, won.disproof_number), (Some(0), None));
         let cancelled = ended_stats(mid, Outcome::Unknown);
         assert_eq!((cancelled.proof_number, cancelled.disproof_number, cancelled.in_flight), (Some(618), Some(352), 0));
+    }
+
+    /// Heartbeats every 20 s into samples every 10 s: the total moves by
+    /// 200 M every other sample, a true 10 M/s. Sample to sample that reads
+    /// 20 M/s and 0; over the window it reads within a step of 10 M/s.
+    #[test]
+    fn a_rate_is_read_over_a_minute_not_between_two_heartbeat_steps() {
+        let mut rows: Vec<ProgressRow> = (0..=30u64)
+            .map(|i| ProgressRow { at: 1000.0 + 10.0 * i as f64, positions: i / 2 * 200_000_000, ..Default::default() })
+            .collect();
+        add_rates(&mut rows);
+        assert_eq!(rows[0].positions_per_second, None, "nothing before the first sample");
+        assert_eq!(rows[1].positions_per_second, Some(0.0), "10 s in, only the sample before: no step yet");
+        for row in &rows[7..] {
+            let rate = row.positions_per_second.expect("a rate");
+            assert!((8.0e6..=12.0e6).contains(&rate), "at {}: {rate}", row.at);
+        }
+        // Sample to sample, as it was: double or nothing.
+        let steps: Vec<u64> = rows.windows(2).map(|w| (w[1].positions - w[0].positions) / 10).collect();
+        assert!(steps.contains(&0) && steps.contains(&20_000_000));
     }
 }
