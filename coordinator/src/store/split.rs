@@ -291,15 +291,18 @@ fn expand_node(
             },
             other => other.clone(),
         };
-        // The child's unit is done by the worker that decided it: it never waits in the queue.
+        // The child's unit is done by the worker that decided it: it never waits in the queue,
+        // and a unit of it that another worker holds (a transposition) is theirs no more, so
+        // the value is that worker's to answer for (`golomb distrust`) and a late report of
+        // the holder's is refused as from a lease no longer held.
         tx.execute(
             "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, finished = :now,
                     deadline = NULL, progress = 0, error = NULL
-             WHERE node = :node AND state IN (:pending, :cancelled)",
+             WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
             named_params! {
                 ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": best,
                 ":worker": worker.0 as i64, ":now": now(), ":pending": UnitState::Pending,
-                ":cancelled": UnitState::Cancelled,
+                ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
             },
         )?;
         decide(tx, id, d.value, best.as_deref())?;

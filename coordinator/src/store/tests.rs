@@ -10,6 +10,7 @@ use golomb_proto::{JobId, JobSpec, UnitId, UnitResult, WorkerId};
 mod check;
 mod import;
 mod known;
+mod split;
 
 fn spec(goal: Goal) -> JobSpec {
     JobSpec {

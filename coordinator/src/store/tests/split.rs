@@ -1,0 +1,44 @@
+//! Splits: what a unit that ran past its budget brings back, and whose
+//! word it is.
+
+use super::*;
+
+/// A split's decided child that is a transposition of a unit another worker
+/// holds: the unit is done by the worker that decided it (so `golomb
+/// distrust` of that worker takes the value back), and the holder's late
+/// report is refused as from a lease no longer held.
+#[test]
+fn a_decided_child_held_by_another_worker_is_the_deciders_and_distrust_takes_it_back() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let a = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    let b = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert_eq!((a.line.as_str(), b.line.as_str()), ("a", "b"));
+    // a's second child is b's position, reached by another move; a's worker decided it.
+    let children =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("b", 2, &[0, 1], true, &[]))];
+    let decided = [DecidedAt { index: 1, value: Win, best: Some("x".into()) }];
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let cost = SplitCost { positions: 1000, seconds: 0.1 };
+    assert!(store.split_unit(first, &held, &children, &decided, cost, &NoGame).unwrap());
+    let (state, worker): (UnitState, i64) = store
+        .conn
+        .query_row("SELECT state, worker FROM units WHERE id = ?1", [b.unit.0 as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert_eq!((state, worker), (UnitState::Done, first.0 as i64), "done by the worker that decided it");
+    let late = Completion {
+        unit: b.unit,
+        job,
+        worker: second,
+        lease_token: b.lease_token.clone(),
+        reported: UnitResult::Value { value: Loss, best: None, proof: None },
+        positions: 10,
+        seconds: 0.1,
+    };
+    assert!(matches!(store.complete(&late), Err(StoreError::NotHolder(_))), "the holder's lease is gone");
+    let value = |store: &Store| store.results(job).unwrap().1.iter().find(|c| c.node_line == "b").unwrap().value;
+    assert_eq!(value(&store), Win);
+    // Distrusting the worker that decided it takes the value back: b waits again.
+    store.distrust(first).unwrap().unwrap();
+    assert_eq!(value(&store), Unknown);
+}
