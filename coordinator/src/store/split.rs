@@ -274,9 +274,12 @@ fn expand_node(
     for d in decided {
         let Some(leaf) = leaves.get(d.index) else { continue };
         let id = leaf.id;
-        let (open, line): (bool, String) =
-            tx.query_row("SELECT value IS NULL, line FROM nodes WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        if !open {
+        let (stored, line): (Option<Value>, String) =
+            tx.query_row("SELECT value, line FROM nodes WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        if let Some(Value(recorded)) = stored {
+            if recorded != d.value {
+                conflict_on_split(tx, id, worker, d.value, recorded)?;
+            }
             continue;
         }
         // The worker's move is in the split's own child's position; a known node may have another line.
@@ -311,6 +314,33 @@ fn expand_node(
     settle(tx, node)?;
     finish_if_answered(tx, job)?;
     Ok(Grown { leaves, known, kept })
+}
+
+/// Records that `worker`, splitting a unit, reported a child `node` decided
+/// as `value` where the tree holds `recorded`: a conflict on the child's
+/// unit, counted in the job's status (a node with no unit is a position
+/// with no move, lost by the rules, so nothing is recorded for it).
+fn conflict_on_split(
+    tx: &Transaction<'_>,
+    node: NodeId,
+    worker: WorkerId,
+    value: Outcome,
+    recorded: Outcome,
+) -> Result<(), StoreError> {
+    let name = |o| golomb_proto::convert::outcome_name(o).unwrap_or("unknown");
+    tracing::warn!(
+        "worker {worker} reported node {node} decided as a {} where the tree holds a {}: a conflict",
+        name(value),
+        name(recorded)
+    );
+    tx.execute(
+        "INSERT INTO conflicts (unit, worker, value, recorded, at)
+         SELECT id, :worker, :value, :recorded, :at FROM units WHERE node = :node",
+        named_params! {
+            ":node": node, ":worker": worker.0 as i64, ":value": name(value), ":recorded": name(recorded), ":at": now(),
+        },
+    )?;
+    Ok(())
 }
 
 /// What expanding a node made: a manager leaf per child (in the children's

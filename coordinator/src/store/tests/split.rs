@@ -42,3 +42,23 @@ fn a_decided_child_held_by_another_worker_is_the_deciders_and_distrust_takes_it_
     store.distrust(first).unwrap().unwrap();
     assert_eq!(value(&store), Unknown);
 }
+
+/// A split that reports a child decided the other way from the tree's value
+/// is a conflict in the job's status, and the tree keeps its value.
+#[test]
+fn a_decided_child_that_contradicts_the_tree_is_a_conflict() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let a = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    let b = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert!(!done(&mut store, second, b.unit, Win));
+    let children =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("b", 2, &[0, 1], true, &[]))];
+    let decided = [DecidedAt { index: 1, value: Loss, best: None }];
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let cost = SplitCost { positions: 1000, seconds: 0.1 };
+    assert!(store.split_unit(first, &held, &children, &decided, cost, &NoGame).unwrap());
+    assert_eq!(store.job(job).unwrap().conflicts, 1);
+    let b_value = store.results(job).unwrap().1.iter().find(|c| c.node_line == "b").unwrap().value;
+    assert_eq!(b_value, Win, "the tree keeps its value");
+}
