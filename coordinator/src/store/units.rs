@@ -368,8 +368,11 @@ impl Store {
             .optional()?
             .filter(|u| u.job as u64 == c.job.0)
             .ok_or(StoreError::NoUnit(c.unit))?;
-        // Only the worker holding the unit's last lease, with that lease's token, reports on it.
-        let holds = unit.worker == Some(c.worker.0 as i64) && unit.lease_token.as_deref() == Some(&c.lease_token);
+        // Only the worker holding the unit's last lease, with that lease's token, reports on it;
+        // a unit it gave back to be split is no longer its (its node's children answer for it).
+        let holds = unit.worker == Some(c.worker.0 as i64)
+            && unit.lease_token.as_deref() == Some(&c.lease_token)
+            && unit.state != UnitState::Split;
         if !holds {
             return Err(StoreError::NotHolder(c.unit));
         }

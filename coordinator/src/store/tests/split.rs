@@ -62,3 +62,31 @@ fn a_decided_child_that_contradicts_the_tree_is_a_conflict() {
     let b_value = store.results(job).unwrap().1.iter().find(|c| c.node_line == "b").unwrap().value;
     assert_eq!(b_value, Win, "the tree keeps its value");
 }
+
+/// A unit given back to be split is no longer its worker's: a report of it
+/// afterwards is refused, and the split stands.
+#[test]
+fn a_report_after_its_unit_was_split_is_refused() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let a = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let children =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let cost = SplitCost { positions: 1000, seconds: 0.1 };
+    assert!(store.split_unit(first, &held, &children, &[], cost, &NoGame).unwrap());
+    let late = Completion {
+        unit: a.unit,
+        job,
+        worker: first,
+        lease_token: a.lease_token.clone(),
+        reported: UnitResult::Value { value: Win, best: Some("x".into()), proof: None },
+        positions: 10,
+        seconds: 0.1,
+    };
+    assert!(matches!(store.complete(&late), Err(StoreError::NotHolder(_))));
+    let state: UnitState =
+        store.conn.query_row("SELECT state FROM units WHERE id = ?1", [a.unit.0 as i64], |r| r.get(0)).unwrap();
+    assert_eq!(state, UnitState::Split);
+    let a_value = store.results(job).unwrap().1.iter().find(|c| c.node_line == "a").unwrap().value;
+    assert_eq!(a_value, Unknown, "its children answer for it");
+}
