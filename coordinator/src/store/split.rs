@@ -190,7 +190,8 @@ impl Store {
     /// split without being handed out (its work was counted on the unit the
     /// line started from), its children are added, and the ones that worker
     /// `decided` are kept as for a split. `false` if the node is no longer
-    /// waiting (leased, decided or expanded meanwhile): the line stops there.
+    /// waiting (leased, decided or expanded meanwhile), or the worker was
+    /// distrusted since its report (`golomb distrust`): the line stops there.
     pub fn expand_line_node(
         &mut self,
         worker: WorkerId,
@@ -206,7 +207,8 @@ impl Store {
                     positions = 0, seconds = 0, progress = 0
              WHERE node = :node AND state = :pending
                AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.parent = :node)
-               AND (SELECT value FROM nodes WHERE id = :node) IS NULL",
+               AND (SELECT value FROM nodes WHERE id = :node) IS NULL
+               AND NOT (SELECT distrusted FROM workers WHERE id = :worker)",
             named_params! {
                 ":node": node, ":split": UnitState::Split, ":worker": worker.0 as i64, ":now": now(),
                 ":pending": UnitState::Pending,

@@ -90,3 +90,25 @@ fn a_report_after_its_unit_was_split_is_refused() {
     let a_value = store.results(job).unwrap().1.iter().find(|c| c.node_line == "a").unwrap().value;
     assert_eq!(a_value, Unknown, "its children answer for it");
 }
+
+/// A line below a split is expanded step by step after the split; a worker
+/// distrusted in between gets no more of its steps kept.
+#[test]
+fn a_line_stops_where_its_worker_was_distrusted() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    let a = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let children =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let cost = SplitCost { positions: 1000, seconds: 0.1 };
+    assert!(store.split_unit(first, &held, &children, &[], cost, &NoGame).unwrap());
+    let a1 = store.job_tree(job).unwrap().nodes.into_iter().find(|(_, n)| n.line == "a1").unwrap().0;
+    let below = vec![("m3".into(), node("a1x", 3, &[0, 0, 0], true, &[]))];
+    let decided = [DecidedAt { index: 0, value: Win, best: Some("y".into()) }];
+    store.distrust(first).unwrap().unwrap();
+    assert!(!store.expand_line_node(first, job, a1, &below, &decided, &NoGame).unwrap(), "nothing of it kept");
+    assert!(store.job_tree(job).unwrap().nodes.values().all(|n| n.line != "a1x"));
+    // Another worker's line there is kept as before.
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    assert!(store.expand_line_node(second, job, a1, &below, &decided, &NoGame).unwrap());
+}
