@@ -31,12 +31,11 @@
 //! nothing ([`InFlight::Cap`]; `preferred.rs`).
 //!
 //! **Transpositions.** Positions equal under the board's symmetries are one
-//! node, so the tree is a DAG, and a shared descendant counts once per path
-//! (in full under [`Counting::Sum`]; weak numbers mostly count it as 1). We
-//! accept that over-count, as most proof-number programs on DAGs do: it
-//! only changes which leaf is chosen, never a value. Values are not
-//! taken from the numbers: they come from workers and flow up through the
-//! store's own rules (`store/tree.rs`); φ = 0 or δ = 0 here agrees with them.
+//! node, so the tree is a DAG, and a shared descendant counts once per path (in full under
+//! [`Counting::Sum`]; weak numbers mostly count it as 1). We accept that over-count, as
+//! most proof-number programs on DAGs do: it only changes which leaf is chosen, never a
+//! value. Values are not taken from the numbers: they come from workers and flow up through
+//! the store's own rules (`store/tree.rs`); φ = 0 or δ = 0 here agrees with them.
 //!
 //! Nodes are kept in a vector indexed densely, with their store ids in a
 //! map; every change (a lease, a value, an expansion, a lease given back)
@@ -485,10 +484,11 @@ impl PnTree {
             let known = self.index.contains_key(&leaf.id);
             let c = self.insert(leaf);
             if known {
-                // A split that reaches a known node may have revived its unit: take the store's word.
+                // A split that reaches a known node may have revived its unit (a failed one too): take the store's word.
                 let node = &mut self.nodes[c as usize];
-                if node.kind == NodeKind::Frontier && node.busy != leaf.busy {
-                    node.busy = leaf.busy;
+                let unstuck = node.kind == NodeKind::Stuck && leaf.kind == NodeKind::Frontier;
+                if unstuck || (node.kind == NodeKind::Frontier && node.busy != leaf.busy) {
+                    (node.kind, node.busy) = (NodeKind::Frontier, leaf.busy);
                     self.update_from(c);
                 }
             } else {

@@ -164,9 +164,19 @@ pub(super) fn revive(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreErro
     if changed == 0 {
         return Ok(());
     }
+    // A unit that failed while its node was not needed (a failed job's late
+    // results can prune it, and `retry` then leaves it) goes back to the
+    // queue with fresh attempts, as `retry` would have put it; left failed,
+    // its node could never be decided and the job would run for ever.
     tx.execute(
-        "UPDATE units SET state = :pending, worker = NULL WHERE node = :node AND state = :cancelled",
-        named_params! { ":node": node, ":pending": UnitState::Pending, ":cancelled": UnitState::Cancelled },
+        "UPDATE units SET state = :pending, worker = NULL,
+                attempts = CASE WHEN state = :failed THEN 0 ELSE attempts END,
+                error = CASE WHEN state = :failed THEN NULL ELSE error END
+         WHERE node = :node AND state IN (:cancelled, :failed)",
+        named_params! {
+            ":node": node, ":pending": UnitState::Pending, ":cancelled": UnitState::Cancelled,
+            ":failed": UnitState::Failed,
+        },
     )?;
     let children: Vec<NodeId> = tx
         .prepare_cached("SELECT child FROM edges WHERE parent = ?1")?

@@ -112,3 +112,41 @@ fn a_line_stops_where_its_worker_was_distrusted() {
     let second = store.register_worker("w2", "h", 2).unwrap();
     assert!(store.expand_line_node(second, job, a1, &below, &decided, &NoGame).unwrap());
 }
+
+/// A node pruned with a failed unit (a failed job's late results can leave
+/// one, and `retry` passes it by) and needed again through a transposition
+/// goes back to the queue with fresh attempts, instead of leaving the job
+/// waiting for it for ever.
+#[test]
+fn a_failed_unit_of_a_pruned_node_needed_again_goes_back_to_the_queue() {
+    let (mut store, job, first, _dir) = flat(Goal::Solve);
+    // The state the scenario leaves: c pruned, its unit failed (before the
+    // manager's tree is loaded, so that it holds c as stuck).
+    store.conn.execute("UPDATE nodes SET live = 0 WHERE line = 'c'", []).unwrap();
+    store
+        .conn
+        .execute(
+            "UPDATE units SET state = 'failed', attempts = 3, error = 'boom'
+             WHERE node = (SELECT id FROM nodes WHERE line = 'c')",
+            [],
+        )
+        .unwrap();
+    let leased = store.lease(first, 3, 60.0).unwrap();
+    assert_eq!(leased.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a", "b"], "c is stuck");
+    let a = leased[0].clone();
+    let children =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("c", 2, &[0, 1], true, &[]))];
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let cost = SplitCost { positions: 1000, seconds: 0.1 };
+    assert!(store.split_unit(first, &held, &children, &[], cost, &NoGame).unwrap());
+    let (state, attempts): (UnitState, i64) = store
+        .conn
+        .query_row("SELECT state, attempts FROM units WHERE node = (SELECT id FROM nodes WHERE line = 'c')", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((state, attempts), (UnitState::Pending, 0));
+    let lines: Vec<String> = store.lease(first, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
+    assert!(lines.contains(&"c".to_string()), "{lines:?}");
+    assert_eq!(store.job(job).unwrap().state, JobState::Running);
+}
