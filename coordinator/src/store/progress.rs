@@ -37,7 +37,7 @@ pub struct ProgressRow {
     pub positions: u64,
     /// Root children decided so far.
     pub children_decided: u64,
-    /// Positions per second over the [`RATE_WINDOW`] before this sample, or
+    /// Positions per second over the minute (`RATE_WINDOW`) before this sample, or
     /// since the sample before if that is older (`None` for the first).
     pub positions_per_second: Option<f64>,
 }
