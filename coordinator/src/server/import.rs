@@ -211,8 +211,9 @@ fn entries(spec: &JobSpec, file: &ExportFile) -> Result<Vec<ImportEntry>, Import
                 value: node.value,
                 best,
                 unit: node.unit,
-                positions: node.positions,
-                seconds: if node.seconds.is_finite() { node.seconds.max(0.0) } else { 0.0 },
+                // Bounded as a worker's reports are: a tampered file's numbers cannot overflow the job's sums.
+                positions: node.positions.min(super::work::MAX_POSITIONS),
+                seconds: if node.seconds.is_finite() { node.seconds.clamp(0.0, 1e9) } else { 0.0 },
                 proof,
             });
         }

@@ -15,9 +15,10 @@ use tonic::{Request, Response, Status};
 use super::{Shared, arbitrate, plan};
 use crate::store::{Completion, HeartbeatUnit, HeldUnit, SplitCost};
 
-/// The most positions one report may claim (2^53): sums over millions of
-/// units stay exact and within SQLite's integers, whatever a peer sends.
-const MAX_POSITIONS: u64 = 1 << 53;
+/// The most positions one report or heartbeat may claim (2^53): honest sums
+/// over millions of units stay exact, and the store adds positions up with
+/// `TOTAL` (a float), so no number of lies overflows SQLite's integers.
+pub(super) const MAX_POSITIONS: u64 = 1 << 53;
 
 /// The largest score difference a hands game can have: a piece set has at most 64 pieces.
 const MAX_SCORE: u32 = 64;
@@ -40,6 +41,19 @@ fn checked_text(field: &str, text: &str, max: usize) -> Result<(), Status> {
         return Err(Status::invalid_argument(format!("{field}: control characters are not allowed")));
     }
     Ok(())
+}
+
+/// The most bytes of a worker's failure text kept (it becomes the job's error).
+const MAX_ERROR: usize = 2000;
+
+/// `text` with control characters as spaces, cut to at most `max` bytes (at a character).
+fn printable(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if out.len() > max {
+        let cut = (0..=max).rev().find(|&i| out.is_char_boundary(i)).unwrap_or(0);
+        out.truncate(cut);
+    }
+    out
 }
 
 /// A wire `oneof` that is missing or malformed: bad input, refused with the field's name.
@@ -206,11 +220,11 @@ impl pb::work_server::Work for WorkService {
             .map(|u| HeartbeatUnit {
                 unit: UnitId(u.unit_id),
                 lease_token: u.lease_token.clone(),
-                positions: u.positions,
+                positions: u.positions.min(MAX_POSITIONS),
             })
             .collect();
         let lease = self.0.config.lease_seconds;
-        let busy = r.busy.clamp(0.0, 1.0);
+        let busy = if r.busy.is_finite() { r.busy.clamp(0.0, 1.0) } else { 0.0 };
         let worker = WorkerId(r.worker_id);
         let (stop_units, drain) =
             self.0.store(move |s| Ok((s.heartbeat(worker, &units, busy, lease)?, s.worker_draining(worker)?))).await?;
@@ -230,6 +244,22 @@ impl pb::work_server::Work for WorkService {
         let has_move =
             matches!(reported, UnitResult::Value { best: Some(_), .. } | UnitResult::Score { best: Some(_), .. });
         let has_tree = matches!(reported, UnitResult::Value { proof: Some(_), .. });
+        if has_move || has_tree {
+            // The holder first: checking a move or a tree costs, and is the holder's to ask for.
+            let (worker, token) = (WorkerId(r.worker_id), r.lease_token.clone());
+            self.0.store(move |s| s.check_holder(unit, job, worker, &token)).await?;
+        }
+        // A failure's text becomes the job's error: kept short and printable.
+        if let UnitResult::Failure(error) = &mut reported {
+            *error = printable(error, MAX_ERROR);
+        }
+        if let UnitResult::Count { solutions, fixed } = reported
+            && solutions.max(fixed) > MAX_POSITIONS
+        {
+            return Err(Status::invalid_argument(format!(
+                "result.tiling_count: {solutions} solutions, {fixed} fixed: at most {MAX_POSITIONS} for one unit"
+            )));
+        }
         let read = move |s: &mut crate::store::Store| s.unit_position(unit, job);
         let position = if has_move {
             Some(self.0.store(read).await?)
@@ -324,9 +354,11 @@ impl pb::work_server::Work for WorkService {
             let Some(target) = self.0.store(move |s| s.unit_to_split(worker, &key)).await? else {
                 continue;
             };
-            if target.spec.kind() == Kind::HandsScore {
-                // A hands job is cut at depth 0 or 1 only, and its units are never split:
-                // splitting one would replay it under Golomb's rules. A plain give-back.
+            if target.spec.kind() != Kind::GameValue {
+                // Only a game's units are split. A hands job is cut at depth 0 or 1 only:
+                // splitting one of its units would replay it under Golomb's rules. A tiling
+                // count's unit is a share of the tiler's search, not a position with moves:
+                // split, it would never be done and its job never end. A plain give-back.
                 let back = [held];
                 self.0.store(move |s| s.give_back(worker, &back)).await?;
                 continue;
@@ -413,5 +445,19 @@ impl WorkService {
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_text_is_kept_short_and_printable() {
+        assert_eq!(printable("bad\nposition\u{7}", 100), "bad position ");
+        let long = "é".repeat(2000);
+        let kept = printable(&long, MAX_ERROR);
+        assert!(kept.len() <= MAX_ERROR && kept.len() >= MAX_ERROR - 1, "{}", kept.len());
+        assert!(kept.chars().all(|c| c == 'é'), "cut at a character");
     }
 }

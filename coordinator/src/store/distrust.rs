@@ -67,7 +67,7 @@ impl Store {
             .prepare(
                 "UPDATE units SET state = :pending, worker = NULL, value = NULL, best = NULL, solutions = NULL,
                         fixed = NULL, score = NULL, positions = 0, seconds = 0, progress = 0, finished = NULL,
-                        error = NULL, deadline = NULL, known_job = NULL
+                        error = NULL, deadline = NULL, known_job = NULL, lease_token = NULL
                  WHERE state = :done AND (worker = :w OR known_job IS NOT NULL) RETURNING node",
             )?
             .query_map(named_params! { ":w": w, ":pending": UnitState::Pending, ":done": UnitState::Done }, |r| {

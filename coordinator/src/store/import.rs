@@ -226,7 +226,7 @@ impl Walk<'_, '_> {
             *last += 1;
         }
         Ok(self.tx.query_row(
-            "SELECT COALESCE(SUM(positions), 0), COALESCE(SUM(seconds), 0.0) FROM units
+            "SELECT CAST(TOTAL(positions) AS INTEGER), COALESCE(SUM(seconds), 0.0) FROM units
              WHERE job = :job AND rank >= :rank AND (:past IS NULL OR rank < :past)",
             named_params! { ":job": self.job, ":rank": rank, ":past": (!past.is_empty()).then_some(past) },
             |r| Ok((r.get(0)?, r.get(1)?)),

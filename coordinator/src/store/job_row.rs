@@ -192,7 +192,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
     let (positions, workers, stale_leases, solutions, fixed): (i64, i64, i64, i64, i64) = tx.query_row(
         // Workers: the online ones holding its units; a crashed worker's lease outlives it.
         // Waiting units have searched nothing that still counts: they are left out (by the index).
-        "SELECT COALESCE(SUM(u.positions + u.progress), 0),
+        "SELECT CAST(TOTAL(u.positions + u.progress) AS INTEGER),
                 COUNT(DISTINCT CASE WHEN u.state = :leased AND w.last_seen >= :online THEN u.worker END),
                 COALESCE(SUM(u.state = :leased AND (w.last_seen IS NULL OR w.last_seen < :online)), 0),
                 COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0)

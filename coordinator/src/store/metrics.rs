@@ -72,7 +72,7 @@ impl Store {
                 let (goal, count) = row?;
                 m.completed_by_goal.insert(goal, count);
             }
-            let mut stmt = tx.prepare("SELECT state, COUNT(*), COALESCE(SUM(positions), 0), COALESCE(SUM(progress), 0) FROM units GROUP BY state")?;
+            let mut stmt = tx.prepare("SELECT state, COUNT(*), CAST(TOTAL(positions) AS INTEGER), CAST(TOTAL(progress) AS INTEGER) FROM units GROUP BY state")?;
             for row in stmt.query_map([], |r| {
                 Ok((r.get::<_, UnitState>(0)?, r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))
             })? {

@@ -140,7 +140,7 @@ fn write_sample(conn: &Connection, job: i64, stats: &PnStats) -> Result<(), Stor
     };
     let stats = &stats;
     let (positions, decided): (i64, i64) = conn.query_row(
-        "SELECT (SELECT COALESCE(SUM(positions + progress), 0) FROM units
+        "SELECT (SELECT CAST(TOTAL(positions + progress) AS INTEGER) FROM units
                  WHERE state IN ('leased', 'done', 'failed', 'cancelled', 'split') AND job = :job),
                 (SELECT COUNT(n.value) FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
                  WHERE j.id = :job)",

@@ -158,7 +158,7 @@ impl Store {
         let total = matching.len() as u64;
         let limit = if page.limit == 0 { usize::MAX } else { page.limit as usize };
         let mut sums = tx.prepare_cached(
-            "SELECT COALESCE(SUM(positions + progress), 0), COALESCE(SUM(seconds), 0) FROM units
+            "SELECT CAST(TOTAL(positions + progress) AS INTEGER), COALESCE(SUM(seconds), 0) FROM units
              WHERE job = :job AND rank >= :low AND rank < :high",
         )?;
         let mut children = Vec::new();

@@ -11,6 +11,7 @@ mod check;
 mod import;
 mod known;
 mod split;
+mod sums;
 
 fn spec(goal: Goal) -> JobSpec {
     JobSpec {

@@ -333,6 +333,26 @@ impl Store {
         Ok(stop)
     }
 
+    /// Whether `worker` holds `unit` of `job` under the lease `token`, as
+    /// [`Store::complete`] will require: asked before a report's costly
+    /// checks (its move, its proof tree), so that no one but the holder can
+    /// make the coordinator check trees.
+    pub fn check_holder(&self, unit: UnitId, job: JobId, worker: WorkerId, token: &str) -> Result<(), StoreError> {
+        let row: Option<(i64, Option<i64>, Option<String>, UnitState)> = self
+            .conn
+            .query_row("SELECT job, worker, lease_token, state FROM units WHERE id = ?1", [unit.0 as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()?;
+        let Some((_, holder, lease_token, state)) = row.filter(|r| r.0 as u64 == job.0) else {
+            return Err(StoreError::NoUnit(unit));
+        };
+        if holder != Some(worker.0 as i64) || lease_token.as_deref() != Some(token) || state == UnitState::Split {
+            return Err(StoreError::NotHolder(unit));
+        }
+        Ok(())
+    }
+
     /// Records a worker's report on a unit: a value, a count or a failure.
     /// A first result decides the unit (and its node, which flows up); a
     /// repeated one must agree, and one that disagrees is kept in

@@ -91,7 +91,7 @@ impl Store {
             "SELECT w.id, w.name, w.host, w.threads, w.last_seen, w.busy, w.draining,
                     (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :leased),
                     (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :done AND u.positions > 0),
-                    (SELECT COALESCE(SUM(positions), 0) FROM units u WHERE u.worker = w.id AND u.state = :done),
+                    (SELECT CAST(TOTAL(positions) AS INTEGER) FROM units u WHERE u.worker = w.id AND u.state = :done),
                     (SELECT COALESCE(SUM(seconds), 0) FROM units u WHERE u.worker = w.id AND u.state = :done)
              FROM workers w ORDER BY w.id",
         )?;

@@ -19,6 +19,7 @@ use golomb_tests::{
 };
 use serde_json::Value;
 
+mod bounds;
 mod lying;
 mod messages;
 mod registration;

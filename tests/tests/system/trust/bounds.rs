@@ -1,0 +1,78 @@
+//! A lease holder's numbers out of range (a review's findings): a tiling
+//! count's unit asked to be split, a count no unit can reach, progress
+//! beyond any machine's, and a failure text as long as a message allows.
+//! Each is refused or bounded, and the job's status still answers.
+
+use std::time::Duration;
+
+use golomb_proto::pb;
+use golomb_tests::{Cluster, count};
+
+use super::{register, runtime};
+
+#[test]
+fn a_count_unit_is_never_split_and_out_of_range_numbers_are_bounded() {
+    let cluster = Cluster::start(None, 60.0);
+    let job = cluster.submit(&["--board", "6x10", "--goal", "count", "--split-depth", "2"]);
+    let pending = count(&cluster.status(job), "units", "pending");
+    runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        let me = register(&mut client, "bounds").await;
+        let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 3 }).await.unwrap().into_inner().units;
+        assert_eq!(units.len(), 3, "{units:?}");
+        // 1. A count's unit is a share of the tiler's search: given back, never split.
+        let split = pb::GiveBackRequest {
+            worker_id: me,
+            unit_ids: vec![units[0].unit_id],
+            lease_tokens: vec![units[0].lease_token.clone()],
+            split: true,
+            ..Default::default()
+        };
+        client.give_back(split).await.unwrap();
+        // 2. Progress no machine makes, on the two units still held: bounded, the sums hold.
+        let heartbeat = pb::HeartbeatRequest {
+            worker_id: me,
+            units: units[1..]
+                .iter()
+                .map(|u| pb::UnitProgress {
+                    unit_id: u.unit_id,
+                    positions: u64::MAX,
+                    lease_token: u.lease_token.clone(),
+                })
+                .collect(),
+            busy: f64::NAN,
+        };
+        let stop = client.heartbeat(heartbeat).await.unwrap().into_inner().stop_units;
+        assert!(stop.is_empty(), "both leases held: {stop:?}");
+        // 3. A count no unit can reach is refused, naming the field.
+        let complete = |unit: &pb::Unit, result| pb::CompleteRequest {
+            worker_id: me,
+            unit_id: unit.unit_id,
+            job_id: unit.job_id,
+            lease_token: unit.lease_token.clone(),
+            result: Some(result),
+            ..Default::default()
+        };
+        let huge = pb::complete_request::Result::TilingCount(pb::TilingCount { solutions: u64::MAX, fixed: 1 });
+        let refused = client.complete(complete(&units[1], huge)).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().contains("result.tiling_count"), "{refused:?}");
+        // 4. A failure text of a megabyte with control characters is kept short and printable.
+        let text = "boom\n\u{7}".repeat(200_000);
+        client.complete(complete(&units[2], pb::complete_request::Result::Error(text))).await.unwrap();
+    });
+    let status = cluster.status(job);
+    assert_eq!(count(&status, "units", "split"), 0, "{status}");
+    assert_eq!(count(&status, "units", "pending"), pending - 1, "one given back, two still leased: {status}");
+    assert_eq!(count(&status, "units", "failed"), 0, "the failure is its first attempt: {status}");
+    // The unit still leased counts its progress, bounded at 2^53 (the failed one waits again).
+    assert_eq!(status["positions"].as_u64(), Some(1 << 53), "{status}");
+    // Everything that reads the sums still answers: the job list, the workers, the results.
+    let jobs = cluster.json(&["status"]);
+    assert!(jobs.to_string().contains("count"), "{jobs}");
+    let workers = cluster.json(&["workers"]);
+    assert!(workers.to_string().contains("bounds"), "{workers}");
+    std::thread::sleep(Duration::from_millis(100));
+    let results = cluster.json(&["results", &job.to_string()]);
+    assert!(results.is_object(), "{results}");
+}
