@@ -363,6 +363,8 @@ pub fn line_steps(target: &SplitTarget, path: &[pb::PathStep]) -> Result<Vec<Lin
         let mut line = target.line.clone();
         let mut steps = Vec::with_capacity(path.len());
         for (i, step) in path.iter().enumerate() {
+            // One move a step (a line of several, or none, would skip the depth bound).
+            g.parse_move(&step.r#move).map_err(|e| format!("path[{i}].move: {e}"))?;
             let (next, _) = g.play_line(pos, &step.r#move).map_err(|e| format!("path[{i}].move: {e}"))?;
             if g.count_moves(&next) == 0 {
                 return Err(format!("path[{i}].move: the position after it has no moves: nothing is below it"));
@@ -370,6 +372,7 @@ pub fn line_steps(target: &SplitTarget, path: &[pb::PathStep]) -> Result<Vec<Lin
             pos = next;
             for (j, d) in step.decided.iter().enumerate() {
                 let field = format!("path[{i}].decided[{j}]");
+                g.parse_move(&d.r#move).map_err(|e| format!("{field}.move: {e}"))?;
                 let (child, _) = g.play_line(pos, &d.r#move).map_err(|e| format!("{field}.move: {e}"))?;
                 match convert::outcome(d.value) {
                     golomb_engine::solve::Outcome::Unknown => {
@@ -474,7 +477,7 @@ mod tests {
     use golomb_engine::{Bitboard, Board, Game, GameSpec, PieceSet, Position};
     use golomb_proto::JobSpec;
 
-    use super::{Engine, TreeGame, check_tree};
+    use super::{Engine, TreeGame, check_tree, line_steps};
 
     /// A worker's tree of one position, imported where this database keeps
     /// the position's mirror image, is mapped onto the image and holds there.
@@ -528,6 +531,35 @@ mod tests {
         });
         if let Some(other) = other {
             assert!(Engine.map_tree(&spec, &opening, &other, &json).is_err());
+        }
+    }
+
+    /// A line's step is one move: an empty one, or two joined, is refused
+    /// before anything is applied, naming the step.
+    #[test]
+    fn a_line_step_of_no_move_or_two_is_refused() {
+        let spec = JobSpec {
+            game: GameSpec::new("6x5", "", "pentominoes"),
+            moves: String::new(),
+            goal: Goal::Solve,
+            each: Each::Exactly,
+            split_depth: 1,
+            split_after_seconds: 0.0,
+            hands: None,
+        };
+        let g: Game<Bitboard> = Game::new(Board::new(6, 5).unwrap(), PieceSet::of_order(5)).unwrap();
+        let (first, second) = {
+            let moves = g.legal_moves(&Position::empty());
+            let a = moves[0];
+            let (after, _) = g.play_line(Position::empty(), &g.move_name(a)).unwrap();
+            (g.move_name(a), g.move_name(g.legal_moves(&after)[0]))
+        };
+        let target = crate::store::SplitTarget { spec, line: String::new(), rank: Vec::new(), depth: 0 };
+        let step = |mv: &str| golomb_proto::pb::PathStep { r#move: mv.to_string(), ..Default::default() };
+        assert!(line_steps(&target, &[step(&first)]).is_ok());
+        for bad in [String::new(), format!("{first};{second}")] {
+            let err = line_steps(&target, &[step(&bad)]).unwrap_err();
+            assert!(err.starts_with("path[0].move"), "{bad}: {err}");
         }
     }
 }
