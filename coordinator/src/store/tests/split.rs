@@ -3,6 +3,36 @@
 
 use super::*;
 
+/// Splits `unit` (held by `worker`, at line "a") into "a1" and the position
+/// `other` (a new "a2", or a node the tree has, reached by another move),
+/// keeping what `decided` says of them.
+fn split_a(store: &mut Store, worker: WorkerId, unit: &LeasedUnit, other: &str, decided: &[DecidedAt]) -> bool {
+    let children =
+        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node(other, 2, &[0, 1], true, &[]))];
+    let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+    let cost = SplitCost { positions: 1000, seconds: 0.1 };
+    store.split_unit(worker, &held, &children, decided, cost, &NoGame).unwrap()
+}
+
+/// `worker`'s report of `unit` (under the lease it was leased with) as `value`.
+fn report(unit: &LeasedUnit, worker: WorkerId, value: Outcome) -> Completion {
+    let best = (value == Win).then(|| "x".to_string());
+    Completion {
+        unit: unit.unit,
+        job: unit.job,
+        worker,
+        lease_token: unit.lease_token.clone(),
+        reported: UnitResult::Value { value, best, proof: None },
+        positions: 10,
+        seconds: 0.1,
+    }
+}
+
+/// The value of the root's child at `line`.
+fn child_value(store: &Store, job: JobId, line: &str) -> Outcome {
+    store.results(job).unwrap().1.iter().find(|c| c.node_line == line).unwrap().value
+}
+
 /// A split's decided child that is a transposition of a unit another worker
 /// holds: the unit is done by the worker that decided it (so `golomb
 /// distrust` of that worker takes the value back), and the holder's late
@@ -15,32 +45,18 @@ fn a_decided_child_held_by_another_worker_is_the_deciders_and_distrust_takes_it_
     let b = store.lease(second, 1, 60.0).unwrap().remove(0);
     assert_eq!((a.line.as_str(), b.line.as_str()), ("a", "b"));
     // a's second child is b's position, reached by another move; a's worker decided it.
-    let children =
-        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("b", 2, &[0, 1], true, &[]))];
-    let decided = [DecidedAt { index: 1, value: Win, best: Some("x".into()) }];
-    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
-    let cost = SplitCost { positions: 1000, seconds: 0.1 };
-    assert!(store.split_unit(first, &held, &children, &decided, cost, &NoGame).unwrap());
+    assert!(split_a(&mut store, first, &a, "b", &[DecidedAt { index: 1, value: Win, best: Some("x".into()) }]));
     let (state, worker): (UnitState, i64) = store
         .conn
         .query_row("SELECT state, worker FROM units WHERE id = ?1", [b.unit.0 as i64], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert_eq!((state, worker), (UnitState::Done, first.0 as i64), "done by the worker that decided it");
-    let late = Completion {
-        unit: b.unit,
-        job,
-        worker: second,
-        lease_token: b.lease_token.clone(),
-        reported: UnitResult::Value { value: Loss, best: None, proof: None },
-        positions: 10,
-        seconds: 0.1,
-    };
+    let late = report(&b, second, Loss);
     assert!(matches!(store.complete(&late), Err(StoreError::NotHolder(_))), "the holder's lease is gone");
-    let value = |store: &Store| store.results(job).unwrap().1.iter().find(|c| c.node_line == "b").unwrap().value;
-    assert_eq!(value(&store), Win);
+    assert_eq!(child_value(&store, job, "b"), Win);
     // Distrusting the worker that decided it takes the value back: b waits again.
     store.distrust(first).unwrap().unwrap();
-    assert_eq!(value(&store), Unknown);
+    assert_eq!(child_value(&store, job, "b"), Unknown);
 }
 
 /// A split that reports a child decided the other way from the tree's value
@@ -52,15 +68,9 @@ fn a_decided_child_that_contradicts_the_tree_is_a_conflict() {
     let second = store.register_worker("w2", "h", 2).unwrap();
     let b = store.lease(second, 1, 60.0).unwrap().remove(0);
     assert!(!done(&mut store, second, b.unit, Win));
-    let children =
-        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("b", 2, &[0, 1], true, &[]))];
-    let decided = [DecidedAt { index: 1, value: Loss, best: None }];
-    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
-    let cost = SplitCost { positions: 1000, seconds: 0.1 };
-    assert!(store.split_unit(first, &held, &children, &decided, cost, &NoGame).unwrap());
+    assert!(split_a(&mut store, first, &a, "b", &[DecidedAt { index: 1, value: Loss, best: None }]));
     assert_eq!(store.job(job).unwrap().conflicts, 1);
-    let b_value = store.results(job).unwrap().1.iter().find(|c| c.node_line == "b").unwrap().value;
-    assert_eq!(b_value, Win, "the tree keeps its value");
+    assert_eq!(child_value(&store, job, "b"), Win, "the tree keeps its value");
 }
 
 /// A unit given back to be split is no longer its worker's: a report of it
@@ -69,26 +79,12 @@ fn a_decided_child_that_contradicts_the_tree_is_a_conflict() {
 fn a_report_after_its_unit_was_split_is_refused() {
     let (mut store, job, first, _dir) = flat(Goal::Classify);
     let a = store.lease(first, 1, 60.0).unwrap().remove(0);
-    let children =
-        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
-    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
-    let cost = SplitCost { positions: 1000, seconds: 0.1 };
-    assert!(store.split_unit(first, &held, &children, &[], cost, &NoGame).unwrap());
-    let late = Completion {
-        unit: a.unit,
-        job,
-        worker: first,
-        lease_token: a.lease_token.clone(),
-        reported: UnitResult::Value { value: Win, best: Some("x".into()), proof: None },
-        positions: 10,
-        seconds: 0.1,
-    };
-    assert!(matches!(store.complete(&late), Err(StoreError::NotHolder(_))));
+    assert!(split_a(&mut store, first, &a, "a2", &[]));
+    assert!(matches!(store.complete(&report(&a, first, Win)), Err(StoreError::NotHolder(_))));
     let state: UnitState =
         store.conn.query_row("SELECT state FROM units WHERE id = ?1", [a.unit.0 as i64], |r| r.get(0)).unwrap();
     assert_eq!(state, UnitState::Split);
-    let a_value = store.results(job).unwrap().1.iter().find(|c| c.node_line == "a").unwrap().value;
-    assert_eq!(a_value, Unknown, "its children answer for it");
+    assert_eq!(child_value(&store, job, "a"), Unknown, "its children answer for it");
 }
 
 /// A line below a split is expanded step by step after the split; a worker
@@ -97,11 +93,7 @@ fn a_report_after_its_unit_was_split_is_refused() {
 fn a_line_stops_where_its_worker_was_distrusted() {
     let (mut store, job, first, _dir) = flat(Goal::Classify);
     let a = store.lease(first, 1, 60.0).unwrap().remove(0);
-    let children =
-        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
-    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
-    let cost = SplitCost { positions: 1000, seconds: 0.1 };
-    assert!(store.split_unit(first, &held, &children, &[], cost, &NoGame).unwrap());
+    assert!(split_a(&mut store, first, &a, "a2", &[]));
     let a1 = store.job_tree(job).unwrap().nodes.into_iter().find(|(_, n)| n.line == "a1").unwrap().0;
     let below = vec![("m3".into(), node("a1x", 3, &[0, 0, 0], true, &[]))];
     let decided = [DecidedAt { index: 0, value: Win, best: Some("y".into()) }];
@@ -134,11 +126,7 @@ fn a_failed_unit_of_a_pruned_node_needed_again_goes_back_to_the_queue() {
     let leased = store.lease(first, 3, 60.0).unwrap();
     assert_eq!(leased.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a", "b"], "c is stuck");
     let a = leased[0].clone();
-    let children =
-        vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("c", 2, &[0, 1], true, &[]))];
-    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
-    let cost = SplitCost { positions: 1000, seconds: 0.1 };
-    assert!(store.split_unit(first, &held, &children, &[], cost, &NoGame).unwrap());
+    assert!(split_a(&mut store, first, &a, "c", &[]));
     let (state, attempts): (UnitState, i64) = store
         .conn
         .query_row("SELECT state, attempts FROM units WHERE node = (SELECT id FROM nodes WHERE line = 'c')", [], |r| {
