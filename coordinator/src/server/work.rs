@@ -43,6 +43,11 @@ fn checked_text(field: &str, text: &str, max: usize) -> Result<(), Status> {
     Ok(())
 }
 
+/// The most units one heartbeat may name: a worker holds one unit and one
+/// queued; a few thousand leave room for any worker and bound the work of one
+/// write transaction.
+const MAX_HEARTBEAT_UNITS: usize = 4096;
+
 /// The most bytes of a worker's failure text kept (it becomes the job's error).
 const MAX_ERROR: usize = 2000;
 
@@ -214,6 +219,12 @@ impl pb::work_server::Work for WorkService {
         request: Request<pb::HeartbeatRequest>,
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
         let r = request.into_inner();
+        if r.units.len() > MAX_HEARTBEAT_UNITS {
+            return Err(Status::invalid_argument(format!(
+                "units: {} in one heartbeat, at most {MAX_HEARTBEAT_UNITS}",
+                r.units.len()
+            )));
+        }
         let units: Vec<HeartbeatUnit> = r
             .units
             .iter()

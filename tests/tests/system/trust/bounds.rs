@@ -42,8 +42,14 @@ fn a_count_unit_is_never_split_and_out_of_range_numbers_are_bounded() {
                 .collect(),
             busy: f64::NAN,
         };
-        let stop = client.heartbeat(heartbeat).await.unwrap().into_inner().stop_units;
+        let stop = client.heartbeat(heartbeat.clone()).await.unwrap().into_inner().stop_units;
         assert!(stop.is_empty(), "both leases held: {stop:?}");
+        // A heartbeat naming more units than any worker holds is refused, naming the field.
+        let many = (0..3000).flat_map(|_| heartbeat.units.iter().cloned()).collect();
+        let flood = pb::HeartbeatRequest { units: many, ..heartbeat };
+        let refused = client.heartbeat(flood).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().starts_with("units: 6000 in one heartbeat"), "{refused:?}");
         // 3. A count no unit can reach is refused, naming the field.
         let complete = |unit: &pb::Unit, result| pb::CompleteRequest {
             worker_id: me,
