@@ -102,6 +102,15 @@ fn kind_column(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<Kind> 
     Ok(Kind::of(goal, row.get(index + 1)?))
 }
 
+/// Whether a unit whose last lease went to `holder` under `lease_token`, now
+/// in `state`, is `worker`'s to report on under `token`: only the worker
+/// holding the unit's last lease, with that lease's token, reports on it, and
+/// a unit it gave back to be split is no longer its (its node's children
+/// answer for it).
+fn holds(holder: Option<i64>, lease_token: Option<&str>, state: UnitState, worker: WorkerId, token: &str) -> bool {
+    holder == Some(worker.0 as i64) && lease_token == Some(token) && state != UnitState::Split
+}
+
 /// Records a disagreeing result next to the recorded one.
 fn record_conflict(tx: &Transaction<'_>, c: &Completion, value: &str, recorded: &str) -> Result<(), StoreError> {
     tx.execute(
@@ -347,7 +356,7 @@ impl Store {
         let Some((_, holder, lease_token, state)) = row.filter(|r| r.0 as u64 == job.0) else {
             return Err(StoreError::NoUnit(unit));
         };
-        if holder != Some(worker.0 as i64) || lease_token.as_deref() != Some(token) || state == UnitState::Split {
+        if !holds(holder, lease_token.as_deref(), state, worker, token) {
             return Err(StoreError::NotHolder(unit));
         }
         Ok(())
@@ -388,12 +397,7 @@ impl Store {
             .optional()?
             .filter(|u| u.job as u64 == c.job.0)
             .ok_or(StoreError::NoUnit(c.unit))?;
-        // Only the worker holding the unit's last lease, with that lease's token, reports on it;
-        // a unit it gave back to be split is no longer its (its node's children answer for it).
-        let holds = unit.worker == Some(c.worker.0 as i64)
-            && unit.lease_token.as_deref() == Some(&c.lease_token)
-            && unit.state != UnitState::Split;
-        if !holds {
+        if !holds(unit.worker, unit.lease_token.as_deref(), unit.state, c.worker, &c.lease_token) {
             return Err(StoreError::NotHolder(c.unit));
         }
         // A failure fits any unit; a result must be of the unit's kind.
