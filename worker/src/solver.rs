@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use golomb_engine::hands::{self, HandsConfig, HandsGame};
 use golomb_engine::solve::partial::{DecidedChild, decided_children, decided_path};
-use golomb_engine::solve::{Carry, Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::solve::{Carry, Outcome, Progress, RootProbe, SolveConfig, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
 use golomb_engine::{Bits, Player, proof};
@@ -277,7 +277,8 @@ fn solve_game(
     progress: &Progress,
 ) -> UnitOutcome {
     let budget = limits.budget;
-    let config = SolveConfig { carry: Some(carry(moves)), ..SolveConfig::default() };
+    // The coordinator orders a job's units itself: a unit's root is not probed.
+    let config = SolveConfig { carry: Some(carry(moves)), root_probe: RootProbe::Off, ..SolveConfig::default() };
     with_game!(game, g => {
         let pos = match g.play_line(Position::empty(), moves) {
             Ok((pos, _)) => pos,

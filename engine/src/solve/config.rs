@@ -51,6 +51,23 @@ pub struct SolveConfig {
     /// name it leaves it for the searches of its children. `None`: a
     /// history of its own, as a single search has.
     pub carry: Option<Carry>,
+    /// With order `best` and no budget, whether to price the root's first
+    /// moves by solving a few replies of each and search the cheapest first
+    /// ([`probe`](crate::solve::probe)).
+    pub root_probe: RootProbe,
+}
+
+/// Whether a search prices its root's first moves before searching them
+/// ([`probe`](crate::solve::probe)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RootProbe {
+    /// Never: the root searches its moves in the order's sequence.
+    Off,
+    /// Where the first move's samples say the root's moves are costly.
+    #[default]
+    WherePays,
+    /// Always, however cheap the moves (for tests of the reordering).
+    Always,
 }
 
 /// Names under which searches sharing one table pass their history of
@@ -79,6 +96,7 @@ impl Default for SolveConfig {
             position_budget: None,
             time_budget: None,
             carry: None,
+            root_probe: RootProbe::WherePays,
         }
     }
 }

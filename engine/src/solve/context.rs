@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::bitboard::Bits;
 use crate::game::Game;
 use crate::solve::buffers::{Buffers, LocalBuffers, NEAR_TT_MB};
-use crate::solve::config::{MAX_SORTED_MOVES, SolveConfig};
+use crate::solve::config::{MAX_SORTED_MOVES, RootProbe, SolveConfig};
 use crate::solve::history;
 use crate::solve::movelist::MoveList;
 use crate::solve::order::MoveOrder;
@@ -66,6 +66,8 @@ pub struct Context<'a, B> {
     /// Moves played before the root: the history is keyed by the depth from the empty board.
     pub(super) depth: usize,
     pub(super) root_symmetry: Option<RootSymmetry<B>>,
+    /// Whether the root prices its first moves before searching them ([`probe`](crate::solve::probe)).
+    pub(super) root_probe: RootProbe,
 }
 
 /// The board symmetries that map the root's legal moves onto themselves,
@@ -126,6 +128,14 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             }),
             depth: root_depth,
             root_symmetry: if config.order.uses_local_kernel() { RootSymmetry::of(game, root) } else { None },
+            root_probe: if config.order.uses_local_kernel()
+                && config.position_budget.is_none()
+                && config.time_budget.is_none()
+            {
+                config.root_probe
+            } else {
+                RootProbe::Off
+            },
         }
     }
 

@@ -6,7 +6,9 @@
 //! moves are searched first, as they would be in a sequential search. When a
 //! child turns out lost for its mover, the node is won: it records the move
 //! and cancels its scope, and every search below stops at its next poll.
-//! Nodes deeper than `split_plies` run the sequential [`Searcher`].
+//! Nodes deeper than `split_plies` run the sequential [`Searcher`]. A root
+//! that [`probe`] priced searches its cheapest move first, alone, with
+//! every thread on that move's replies.
 //!
 //! Below the root, a node's move order puts first the moves that won at its
 //! siblings, and every winning move found here is noted for the next
@@ -24,10 +26,11 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use crate::bitboard::Bits;
 use crate::solve::history::Hints;
 use crate::solve::movelist::MoveList;
+use crate::solve::probe;
 use crate::solve::search::{Searcher, TopResult};
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
-use crate::solve::{Context, Outcome, Scope, TranspositionTable};
+use crate::solve::{Context, Outcome, RootProbe, Scope, TranspositionTable};
 
 /// Nodes with fewer moves than this are searched sequentially even near the root.
 const PARALLEL_MIN_MOVES: usize = 4;
@@ -92,61 +95,85 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     if let Some(history) = &ctx.history {
         history.promote(&mut moves, ctx.depth + ply, last);
     }
+    let mut probed = false;
     if ply == 0 {
         // Equal root moves under the root's symmetries have equal values.
         moves.retain(|mv| ctx.root_searches(mv));
+        if ctx.root_probe != RootProbe::Off {
+            let probe = probe::reorder(ctx, list, &mut moves, scope);
+            probed = probe.probed_moves > 0;
+            probe_stats.merge(&probe);
+        }
     }
     let node_scope = Scope::below(scope);
     let next = AtomicUsize::new(0);
     let state = Mutex::new(NodeState::<B>::default());
-    rayon::scope(|s| {
-        for _ in 0..ctx.threads {
-            s.spawn(|_| {
-                let mut child = MoveList::with_capacity(list.len());
-                loop {
-                    let index = next.fetch_add(1, Relaxed);
-                    let Some(&(piece, mask)) = moves.get(index) else { break };
-                    if node_scope.is_cancelled() || ctx.limit_reached() {
-                        // This child will not be searched: the node cannot be a loss.
-                        state.lock().unwrap_or_else(|e| e.into_inner()).unknown = true;
-                        break;
-                    }
-                    child.fill_child(list, piece, mask);
-                    let mut result = if child.is_empty() {
-                        TopResult { outcome: Outcome::Loss, best: None, tries: 0, stats: Stats::default() }
-                    } else {
-                        solve_node(ctx, &child, ply + 1, Some((piece, mask)), &node_scope)
-                    };
-                    result.stats.positions += 1;
-                    if ply == 0 {
-                        ctx.root_child_done();
-                        result.stats.positions_per_child.add(result.stats.positions);
-                        if result.outcome == Outcome::Win {
-                            result.stats.third_ply_tries.add(result.tries);
-                        }
-                    }
-                    if result.outcome == Outcome::Loss
-                        && let Some(history) = &ctx.history
-                    {
-                        history.note_win(ctx.depth + ply, last, (piece, mask));
-                    }
-                    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-                    state.stats.merge(&result.stats);
-                    match result.outcome {
-                        Outcome::Loss => {
-                            if state.winner.is_none_or(|(i, _)| index < i) {
-                                state.winner = Some((index, (piece, mask)));
-                            }
-                            node_scope.cancel();
+    // Searches the child after `moves[index]` in `child`; false once the
+    // node is decided or the search stopped.
+    let visit = |index: usize, child: &mut MoveList<B>| -> bool {
+        let (piece, mask) = moves[index];
+        if node_scope.is_cancelled() || ctx.limit_reached() {
+            // This child will not be searched: the node cannot be a loss.
+            state.lock().unwrap_or_else(|e| e.into_inner()).unknown = true;
+            return false;
+        }
+        child.fill_child(list, piece, mask);
+        let mut result = if child.is_empty() {
+            TopResult { outcome: Outcome::Loss, best: None, tries: 0, stats: Stats::default() }
+        } else {
+            solve_node(ctx, child, ply + 1, Some((piece, mask)), &node_scope)
+        };
+        result.stats.positions += 1;
+        if ply == 0 {
+            ctx.root_child_done();
+            result.stats.positions_per_child.add(result.stats.positions);
+            if result.outcome == Outcome::Win {
+                result.stats.third_ply_tries.add(result.tries);
+            }
+        }
+        if result.outcome == Outcome::Loss
+            && let Some(history) = &ctx.history
+        {
+            history.note_win(ctx.depth + ply, last, (piece, mask));
+        }
+        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        state.stats.merge(&result.stats);
+        match result.outcome {
+            Outcome::Loss => {
+                if state.winner.is_none_or(|(i, _)| index < i) {
+                    state.winner = Some((index, (piece, mask)));
+                }
+                node_scope.cancel();
+                false
+            }
+            Outcome::Unknown => {
+                state.unknown = true;
+                true
+            }
+            Outcome::Win => true,
+        }
+    };
+    // A probed root searches its cheapest move first, alone: every thread
+    // then works on its replies (its node is a parallel one too).
+    let going = !probed || {
+        next.store(1, Relaxed);
+        visit(0, &mut MoveList::with_capacity(list.len()))
+    };
+    if going {
+        rayon::scope(|s| {
+            for _ in 0..ctx.threads {
+                s.spawn(|_| {
+                    let mut child = MoveList::with_capacity(list.len());
+                    loop {
+                        let index = next.fetch_add(1, Relaxed);
+                        if index >= moves.len() || !visit(index, &mut child) {
                             break;
                         }
-                        Outcome::Unknown => state.unknown = true,
-                        Outcome::Win => {}
                     }
-                }
-            });
-        }
-    });
+                });
+            }
+        });
+    }
     let state = state.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut stats = state.stats;
     stats.merge(&probe_stats);

@@ -55,6 +55,8 @@ pub struct Searcher<'c, B: Bits> {
     top_tries: u64,
     /// Moves the top node tries first.
     hints: Hints<B>,
+    /// Positions after which this searcher stops with an unknown result.
+    cap: u64,
 }
 
 impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
@@ -75,7 +77,15 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
             win_move: None,
             top_tries: 0,
             hints: Hints::none(),
+            cap: u64::MAX,
         }
+    }
+
+    /// The same searcher, stopping with an unknown result after about
+    /// `cap` positions of its own (checked every [`POLL_INTERVAL`]).
+    pub fn capped(mut self, cap: u64) -> Self {
+        self.cap = cap;
+        self
     }
 
     /// Solves the node whose moves are `top`, trying the `hints` first, and
@@ -106,7 +116,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
     fn should_stop(&mut self) -> bool {
         self.ctx.flush_positions(self.unflushed);
         self.unflushed = 0;
-        self.scope.is_cancelled() || self.ctx.limit_reached()
+        self.scope.is_cancelled() || self.ctx.limit_reached() || self.stats.positions >= self.cap
     }
 
     /// The value of the node at `ply` (its list is non-empty).

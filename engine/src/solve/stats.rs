@@ -64,6 +64,13 @@ pub struct Stats {
     /// table as lost (enhanced transposition cutoffs).
     #[serde(default)]
     pub cutoffs: u64,
+    /// Root moves priced by the root's probe before the search
+    /// ([`probe`](crate::solve::probe)); 0 where it did not pay.
+    #[serde(default)]
+    pub probed_moves: u64,
+    /// Positions the root's probe examined (included in `positions`).
+    #[serde(default)]
+    pub probe_positions: u64,
     /// For each move of the root's children (Orman's second ply), how many
     /// of its own moves (third ply) were tried before a win was found.
     pub third_ply_tries: Histogram,
@@ -80,6 +87,8 @@ impl Stats {
         self.near_probes += other.near_probes;
         self.near_hits += other.near_hits;
         self.cutoffs += other.cutoffs;
+        self.probed_moves += other.probed_moves;
+        self.probe_positions += other.probe_positions;
         self.third_ply_tries.merge(&other.third_ply_tries);
         self.positions_per_child.merge(&other.positions_per_child);
     }

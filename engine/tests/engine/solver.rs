@@ -3,7 +3,7 @@
 //! symmetric positions; every move order.
 
 use golomb_engine::solve::order::MoveOrder;
-use golomb_engine::solve::{Outcome, Progress, SolveConfig, TranspositionTable, solve};
+use golomb_engine::solve::{Outcome, Progress, RootProbe, SolveConfig, TranspositionTable, solve};
 use golomb_engine::{Bitboard, Bits, Board, Game, PieceSet, Position};
 use proptest::prelude::*;
 
@@ -75,6 +75,17 @@ proptest! {
             ..SolveConfig::default()
         };
         prop_assert_eq!(solve_config(&game, &pos, config, 1), expected);
+    }
+
+    /// Pricing the root's first moves (at every root, however cheap) only
+    /// reorders them: the value is the brute force's on one thread and on
+    /// three, and a reported winning move wins.
+    #[test]
+    fn probed_roots_get_the_brute_force_value((w, h, order, choices) in position(), threads in 1usize..=3) {
+        let (game, pos) = setup::<Bitboard>(w, h, order, &choices);
+        let expected = outcome_of(brute_force_wins(&game, &mut pos.clone()));
+        let config = SolveConfig { root_probe: RootProbe::Always, ..SolveConfig::default() };
+        prop_assert_eq!(solve_config(&game, &pos, config, threads), expected);
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub struct SolveArgs {
     /// moves that won at sibling nodes first (order best; for Orman's Table 1).
     #[arg(long)]
     pub no_history: bool,
+    /// Search the root's moves in the order's sequence, without first
+    /// pricing the first ones by solving a few replies of each (order best).
+    #[arg(long)]
+    pub no_probe: bool,
     /// Stop after about this many positions (the answer is then "unknown").
     #[arg(long)]
     pub max_positions: Option<u64>,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use golomb_engine::solve::order::MoveOrder;
 use golomb_engine::solve::stats::{Histogram, Stats};
 use golomb_engine::solve::tt::TtCheck;
-use golomb_engine::solve::{Outcome, Progress, SolveConfig, SolveReport, TranspositionTable, solve};
+use golomb_engine::solve::{Outcome, Progress, RootProbe, SolveConfig, SolveReport, TranspositionTable, solve};
 use golomb_engine::{Bits, Game, Player, Position, proof, with_game};
 use serde::Serialize;
 
@@ -76,6 +76,13 @@ impl Report for SolveOutput {
                 golomb_engine::solve::search::NEAR_MAX
             )?;
         }
+        if s.probed_moves > 0 {
+            writeln!(
+                out,
+                "probe:        {} positions pricing the root's first {} moves by a few replies each, searched cheapest first",
+                s.probe_positions, s.probed_moves
+            )?;
+        }
         write_histogram(
             out,
             "moves tried by each reply's answerer before a win (Orman's Table 1)",
@@ -137,6 +144,7 @@ fn solve_in<B: Bits + TtCheck>(game: &Game<B>, args: &SolveArgs, tt_mb: usize) -
         position_budget: args.max_positions,
         time_budget: args.max_seconds.map(Duration::from_secs_f64),
         carry: None,
+        root_probe: if args.no_probe { RootProbe::Off } else { RootProbe::WherePays },
     };
     let pool = thread_pool(args.threads)?;
     let mut proof_file = OutputFile::create_if(args.proof.as_ref())?;
