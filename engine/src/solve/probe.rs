@@ -40,7 +40,7 @@ use crate::solve::{Context, Outcome, RootProbe, Scope};
 pub const PROBE_MOVES: usize = 40;
 
 /// Replies solved to price one root move at most, spread evenly over its
-/// list ([`sample_index`]).
+/// list (each new sample halves the gaps the earlier ones left).
 pub const PROBE_SAMPLES: usize = 8;
 
 /// Replies that price each of the [`PROBE_MOVES`] first; the first move's
