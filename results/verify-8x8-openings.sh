@@ -22,7 +22,10 @@
 # file not yet tried. VERIFY_FIRST (openings in the notation, separated by
 # spaces) puts those openings before all others. golomb must be on PATH.
 set -euo pipefail
+# golomb is looked up on PATH after the cd below: give PATH an absolute directory.
+command -v golomb > /dev/null || { echo "golomb is not on PATH" >&2; exit 1; }
 cd "$(dirname "$0")"
+command -v golomb > /dev/null || { echo "golomb is not on PATH from $(pwd) (a relative PATH entry?)" >&2; exit 1; }
 max="${1:-1000}"
 timeout_s="${VERIFY_TIMEOUT:-1800}"
 table=pentominoes-8x8-openings.csv
@@ -87,7 +90,16 @@ check_one() {
     code=$?
     # Stopped by a signal (the loop itself interrupted): no verdict.
     [ "$code" -gt 128 ] && { echo "  interrupted ($code): no verdict recorded for $opening" >&2; exit 255; }
-    verdict=$([ "$code" -eq 124 ] && echo timeout || echo failed)
+    if [ "$code" -eq 124 ]; then
+      verdict=timeout
+    elif printf '%s' "${report:-}" | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin).get("verified") is not False)' 2>/dev/null; then
+      # The checker's own report says the proof does not hold.
+      verdict=failed
+    else
+      # No report (golomb missing, a bad file, a crash): that is no verdict on the proof.
+      echo "  golomb verify exited $code without a report: no verdict recorded for $opening" >&2
+      exit 255
+    fi
   fi
   fields=$(printf '%s' "${report:-}" | python3 -c "$summary")
   [ "$verdict" = verified ] || fields=",,$(( $(date +%s) - started ))"
