@@ -79,8 +79,9 @@ impl Price {
 
 /// Reorders the first [`PROBE_MOVES`] of the root's `moves` (the root's
 /// moves are `root`) cheapest first, refuted ones last of all, and returns
-/// what the samples cost. Leaves `moves` as they are where probing does
-/// not pay.
+/// what the samples cost, with the moves priced ([`Stats::probed_moves`],
+/// 0 where `moves` were left as they are: probing did not pay, or the
+/// search was stopped meanwhile).
 pub(super) fn reorder<'c, B: Bits + TtCheck>(
     ctx: &'c Context<'c, B>,
     root: &MoveList<B>,
@@ -88,27 +89,39 @@ pub(super) fn reorder<'c, B: Bits + TtCheck>(
     scope: &'c Scope<'c>,
 ) -> Stats {
     let mut stats = Stats::default();
+    stats.probed_moves = reorder_priced(ctx, root, moves, scope, &mut stats) as u64;
+    stats.probe_positions = stats.positions;
+    stats
+}
+
+/// [`reorder`]'s work: the number of moves it reordered (0 where it left
+/// them as they are), the samples' work added to `stats`.
+fn reorder_priced<'c, B: Bits + TtCheck>(
+    ctx: &'c Context<'c, B>,
+    root: &MoveList<B>,
+    moves: &mut Vec<(u8, B)>,
+    scope: &'c Scope<'c>,
+    stats: &mut Stats,
+) -> usize {
     let probed = moves.len().min(PROBE_MOVES);
     if probed < 2 {
-        return stats;
+        return 0;
     }
     let mut priced: Vec<(Price, (u8, B))> = moves[..probed].iter().map(|&mv| (Price::default(), mv)).collect();
     let gate = &mut priced[0];
-    price(ctx, root, gate, 0..FIRST_SAMPLES, scope, &mut stats);
+    price(ctx, root, gate, 0..FIRST_SAMPLES, scope, stats);
     // A refuted first move says nothing of the others' cost: the cost of its samples does.
     let paying = gate.0.cost / gate.0.samples.max(1) >= PROBE_MIN_MEAN;
     if ctx.root_probe == RootProbe::WherePays && !paying {
-        stats.probe_positions = stats.positions;
-        return stats;
+        return 0;
     }
-    price_all(ctx, root, &mut priced[1..], 0..FIRST_SAMPLES, scope, &mut stats);
+    price_all(ctx, root, &mut priced[1..], 0..FIRST_SAMPLES, scope, stats);
     priced.sort_by_key(|(p, _)| p.estimate());
     let finalists = FINALISTS.min(priced.len());
-    price_all(ctx, root, &mut priced[..finalists], FIRST_SAMPLES..PROBE_SAMPLES, scope, &mut stats);
-    stats.probe_positions = stats.positions;
+    price_all(ctx, root, &mut priced[..finalists], FIRST_SAMPLES..PROBE_SAMPLES, scope, stats);
     if scope.is_cancelled() || ctx.limit_reached() {
         // Cut short by the search's own stop: the prices mean nothing.
-        return stats;
+        return 0;
     }
     // Stable: equal prices keep their order.
     priced[..finalists].sort_by_key(|(p, _)| p.estimate());
@@ -118,8 +131,7 @@ pub(super) fn reorder<'c, B: Bits + TtCheck>(
     moves.extend(open.into_iter().map(|(_, mv)| mv));
     moves.extend(tail);
     moves.extend(refuted.into_iter().map(|(_, mv)| mv));
-    stats.probed_moves = probed as u64;
-    stats
+    probed
 }
 
 /// Solves the samples `which` of every move in `priced` that is not
