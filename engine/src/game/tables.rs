@@ -43,6 +43,8 @@ pub struct Game<B> {
     board: Board,
     pieces: PieceSet,
     placements: Vec<Placement<B>>,
+    /// Each placement's cells, by id: the move generator's dense copy of `placements`.
+    masks: Vec<B>,
     piece_ranges: Vec<Range<PlacementId>>,
     by_cell: Vec<Vec<PlacementId>>,
     /// `symmetric[s][p]`: the image of placement `p` under board symmetry `s`.
@@ -102,7 +104,8 @@ impl<B: Bits> Game<B> {
                     .collect()
             })
             .collect();
-        Ok(Game { board, pieces, placements, piece_ranges, by_cell, symmetric, playable })
+        let masks = placements.iter().map(|p| p.mask).collect();
+        Ok(Game { board, pieces, placements, masks, piece_ranges, by_cell, symmetric, playable })
     }
 
     /// The board.
@@ -121,6 +124,11 @@ impl<B: Bits> Game<B> {
     #[inline]
     pub fn placement(&self, id: PlacementId) -> &Placement<B> {
         &self.placements[id as usize]
+    }
+    /// The cells of every placement, by id.
+    #[inline]
+    pub fn masks(&self) -> &[B] {
+        &self.masks
     }
     /// The ids of the placements of piece `piece`.
     pub fn placements_of(&self, piece: usize) -> Range<PlacementId> {
