@@ -160,8 +160,9 @@ impl<B: Bits> Game<B> {
     }
 
     /// Fills `out` with the moves of `moves` (the legal moves of some
-    /// position) that stay legal after `played`, one of them, is played:
-    /// the incremental move generator shared by perft and the proof checker.
+    /// position, in any order) that stay legal after `played`, one of them,
+    /// is played, in the same order: the incremental move generator shared
+    /// by perft and the proof checkers.
     #[inline]
     pub fn moves_after(&self, moves: &[PlacementId], played: PlacementId, out: &mut Vec<PlacementId>) {
         let piece = self.placement(played).piece;

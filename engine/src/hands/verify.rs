@@ -1,10 +1,12 @@
 //! The independent checker of hands proofs ([`super::proof`]).
 //!
 //! It shares only the rules ([`HandsGame`]: legal moves and passes along
-//! the trees, the legal moves at each leaf, scores) and the notation with
-//! the solver: not the solver's move lists, no table, no static bounds;
-//! below a leaf its search filters legal placements and applies the pass
-//! rule itself (tested against the plain minimax). It walks both trees, checking that every recorded move
+//! the trees, the legal moves at each leaf, scores), the notation and the
+//! incremental move generator of perft and the common-pile checker
+//! ([`Game::moves_after`]) with the solver: not the solver's move lists,
+//! no table, no static bounds; below a leaf its search filters legal
+//! placements with that generator and applies the pass rule itself
+//! (tested against the plain minimax). It walks both trees, checking that every recorded move
 //! is legal, that a single move stands only where the bound's chooser is to
 //! move and that replies are exactly the legal moves, then solves every leaf
 //! with its own alpha-beta search (each node's legal placements filtered from
@@ -312,7 +314,8 @@ fn bound_holds<B: Bits>(
 
 /// One leaf's alpha-beta search. Each node keeps the legal placements of
 /// both players' unplaced pieces, filtered from its parent's (a placement
-/// stays legal unless it overlaps the move or is of the moved piece), in
+/// stays legal unless it overlaps the move or is of the moved piece:
+/// [`Game::moves_after`]), in
 /// buffers reused from ply to ply; whose turn it is follows the rules' pass
 /// rule: the other player moves if it can, else the same player again, else
 /// the game is over.
@@ -390,18 +393,19 @@ impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
         let other = opponent(mover);
         let other_hand = self.rules.hand(other);
         for &id in &moves {
-            let placement = game.placement(id);
             let (parents, children) = self.legal.split_at_mut(ply + 1);
             let child = &mut children[0];
-            child.clear();
+            game.moves_after(&parents[ply], id, child);
+            // The pieces with a placement left, one run of the child's list
+            // at a time (each piece's placements stay together, in order).
             let (mut other_can, mut mover_can) = (false, false);
-            for &c in &parents[ply] {
-                let p = game.placement(c);
-                if p.piece != placement.piece && p.mask.is_disjoint(placement.mask) {
-                    child.push(c);
-                    other_can |= other_hand >> p.piece & 1 == 1;
-                    mover_can |= hand >> p.piece & 1 == 1;
-                }
+            let mut rest = &child[..];
+            while let Some(&first) = rest.first() {
+                let piece = game.placement(first).piece;
+                other_can |= other_hand >> piece & 1 == 1;
+                mover_can |= hand >> piece & 1 == 1;
+                let run = game.placements_of(piece as usize);
+                rest = &rest[rest.partition_point(|c| run.contains(c))..];
             }
             let value = if !other_can && mover_can {
                 1 + self.alpha_beta(ply + 1, mover, alpha - 1, beta - 1)
