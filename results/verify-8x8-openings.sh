@@ -17,7 +17,7 @@
 # tree, once `golomb prove` brought it, takes minutes. The cheapest go
 # first: files whose shallowest leaf lies deepest (a losing opening's tree
 # re-solves positions four pieces deep, about 20 s for a whole file; a
-# winning opening's, three deep, about 15 minutes; a single leaf is a whole
+# winning opening's, three deep, 2 to 4 minutes on 2 cores; a single leaf is a whole
 # opening), then the smaller; a file that timed out before goes after every
 # file not yet tried. VERIFY_FIRST (openings in the notation, separated by
 # spaces) puts those openings before all others. golomb must be on PATH.
