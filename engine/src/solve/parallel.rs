@@ -188,7 +188,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     if let Some(key) = &key
         && outcome != Outcome::Unknown
     {
-        ctx.tt.store(key, outcome == Outcome::Win, 64 - stats.positions.leading_zeros());
+        ctx.tt.store(key, outcome == Outcome::Win, stats.positions);
     }
     TopResult { outcome, best, tries, stats }
 }
@@ -215,7 +215,7 @@ fn keep_result<B: Bits + TtCheck>(
     if let Some(key) = key
         && outcome != Outcome::Unknown
     {
-        ctx.tt.store(key, outcome == Outcome::Win, 64 - cost.leading_zeros());
+        ctx.tt.store(key, outcome == Outcome::Win, cost);
     }
 }
 

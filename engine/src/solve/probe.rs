@@ -223,6 +223,6 @@ fn price<'c, B: Bits + TtCheck>(
 /// Keeps a sample's value in the table, as the search would have.
 fn store<B: Bits + TtCheck>(ctx: &Context<'_, B>, list: &MoveList<B>, win: bool, cost: u64) {
     if list.len() >= ctx.tt_min_moves {
-        ctx.tt.store(&TtKey::new(list.reach(), list.pieces()), win, 64 - cost.leading_zeros());
+        ctx.tt.store(&TtKey::new(list.reach(), list.pieces()), win, cost);
     }
 }

@@ -145,8 +145,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         if let Some(key) = &key
             && outcome != Outcome::Unknown
         {
-            let work = 64 - (self.stats.positions - before).leading_zeros();
-            self.ctx.tt.store(key, outcome == Outcome::Win, work);
+            self.ctx.tt.store(key, outcome == Outcome::Win, self.stats.positions - before);
         }
         outcome
     }

@@ -259,11 +259,14 @@ impl TranspositionTable {
         None
     }
 
-    /// Stores the value of `key`; `work` is about log2 of the positions it took.
+    /// Stores the value of `key`, which took `positions` to find (or
+    /// probes, for a value found by looking children up): of two entries,
+    /// the one that cost less work goes first. The work kept is the bit
+    /// length of the positions (about their log2).
     #[inline]
-    pub fn store(&self, key: &TtKey, win: bool, work: u32) {
+    pub fn store(&self, key: &TtKey, win: bool, positions: u64) {
         let base = self.bucket(key);
-        let work = work.min(63) as u64;
+        let work = u64::from(u64::BITS - positions.leading_zeros()).min(63);
         let data = OCCUPIED_BIT | work << WORK_SHIFT | if win { WIN_BIT } else { 0 } | key.pieces;
         let kept_data = self.words[base + 1].load(Relaxed);
         let kept_work = (kept_data >> WORK_SHIFT) & 63;
@@ -393,7 +396,7 @@ mod tests {
         let a = TtKey::new(Bitboard(0b1011), 0b101);
         let b = TtKey::new(Bitboard(0b1011), 0b100);
         assert_eq!(tt.probe(&a), None);
-        tt.store(&a, true, 5);
+        tt.store(&a, true, 16);
         assert_eq!(tt.probe(&a), Some(true));
         assert_eq!(tt.probe(&b), None, "same reach, other pieces");
         tt.store(&b, false, 1);

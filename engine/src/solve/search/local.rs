@@ -290,9 +290,8 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
         if let Some(key) = &key
             && outcome != Outcome::Unknown
         {
-            let work = 64 - (self.stats.positions - before).leading_zeros();
             let table = if near { &self.local.near } else { self.ctx.tt };
-            table.store(key, outcome == Outcome::Win, work);
+            table.store(key, outcome == Outcome::Win, self.stats.positions - before);
         }
         outcome
     }
