@@ -456,7 +456,7 @@ mod tests {
         let key = |i: u64| TtKey::new(Bitboard(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)), i % 1000);
         let n = 2_000_000u64;
         for i in 0..n {
-            tt.store(&key(i), i % 3 == 0, (i % 7) as u32);
+            tt.store(&key(i), i % 3 == 0, 1 << (i % 7));
         }
         assert!(tt.bytes_in_use() >= 32 << 20, "grew to {} bytes", tt.bytes_in_use());
         let mut found = 0;
@@ -486,7 +486,7 @@ mod tests {
         assert_eq!(tt.bytes(), 32);
         for i in 0..1000u64 {
             let key = TtKey::new(Bitboard(i * 7919), i % 13);
-            tt.store(&key, i % 3 == 0, (i % 20) as u32);
+            tt.store(&key, i % 3 == 0, 1 << (i % 20));
             assert_eq!(tt.probe(&key), Some(i % 3 == 0));
         }
         for i in 0..1000u64 {

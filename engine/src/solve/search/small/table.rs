@@ -72,7 +72,7 @@ fn extract(edges: usize, mut mask: usize) -> usize {
 pub fn build_table() -> Vec<u8> {
     let within = pairs_within();
     let mut wins = vec![0u8; TABLE_BYTES];
-    for k in 0..=SMALL_MAX {
+    for (k, &base) in BASE.iter().enumerate().take(SMALL_MAX + 1) {
         let pairs = k * k.saturating_sub(1) / 2;
         let all = (1usize << k) - 1;
         for edges in 0..1usize << pairs {
@@ -88,7 +88,7 @@ pub fn build_table() -> Vec<u8> {
                 wins[bit / 8] >> (bit % 8) & 1 == 0
             });
             if won {
-                let bit = BASE[k] + edges;
+                let bit = base + edges;
                 wins[bit / 8] |= 1 << (bit % 8);
             }
         }
