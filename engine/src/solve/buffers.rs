@@ -1,11 +1,12 @@
 //! What one sequential searcher keeps between nodes, reused across subtrees
 //! (`Buffers`): a move list and a sort buffer per ply, and the local
 //! kernel's ([`LocalBuffers`]: sort keys and the last winning moves per ply,
-//! the searcher's own small transposition table, spare [`Universe`]s of
+//! the answers that refuted the top's moves, the searcher's own small transposition table, spare [`Universe`]s of
 //! each width); and the bounds that size them ([`LOCAL_MAX`],
 //! [`NEAR_MAX`], [`NEAR_TT_MB`]).
 
 use crate::bitboard::Bits;
+use crate::solve::like_answers::LikeAnswers;
 use crate::solve::movelist::MoveList;
 use crate::solve::moveset::MoveSet;
 use crate::solve::tt::TranspositionTable;
@@ -59,6 +60,10 @@ pub struct LocalBuffers<B> {
     pub(super) refuters: Vec<[(u64, usize); 2]>,
     /// The stamp of the last universe built.
     pub(super) stamp: u64,
+    /// By ply, the move that led to the node being searched there (as its mask).
+    pub(super) led_by: Vec<B>,
+    /// What refuted the moves of the searcher's top: tried first one ply below it.
+    pub(super) like_answers: LikeAnswers<B>,
     /// The table of the nodes of at most [`NEAR_MAX`] moves.
     pub(super) near: TranspositionTable,
     narrow: Vec<Universe<B, 1>>,
@@ -81,6 +86,8 @@ impl<B: Bits> LocalBuffers<B> {
             killers: vec![[B::EMPTY; KILLERS]; plies],
             refuters: vec![[(0, 0); 2]; plies],
             stamp: 0,
+            led_by: vec![B::EMPTY; plies],
+            like_answers: LikeAnswers::default(),
             near,
             narrow: Vec::new(),
             middle: Vec::new(),

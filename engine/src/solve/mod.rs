@@ -31,6 +31,7 @@ pub mod buffers;
 pub mod config;
 pub mod context;
 pub mod history;
+pub mod like_answers;
 pub mod movelist;
 pub mod moveset;
 pub mod order;

@@ -18,6 +18,12 @@
 //! siblings, whose refutations often work here too) are tried alone: if one
 //! decides the node, the scan is skipped.
 //!
+//! A searched node tries first, one ply below the searcher's top, the
+//! answers that refuted the top's moves most like the one that led to it
+//! ([`LikeAnswers`](crate::solve::like_answers::LikeAnswers)); then the
+//! last [`KILLERS`](crate::solve::buffers::KILLERS) moves that won at its
+//! ply; then the rest, fewest replies first.
+//!
 //! A searched node skips a child equal to one of the last [`TWINS`] children
 //! it found lost for itself: two moves whose conflict rows agree on the
 //! node's moves (a piece with two placements in a pocket that nothing else
@@ -39,7 +45,9 @@
 
 use crate::bitboard::Bits;
 use crate::solve::Outcome;
+use crate::solve::buffers::KILLERS;
 use crate::solve::history::HINTS;
+use crate::solve::like_answers::CANDIDATES;
 use crate::solve::moveset::MoveSet;
 use crate::solve::tt::{TtCheck, TtKey};
 use crate::solve::universe::Universe;
@@ -60,6 +68,12 @@ const SELECTED: usize = 3;
 
 /// A searched node remembers this many children that won for the opponent, to skip their twins.
 const TWINS: usize = 4;
+
+/// The sort rank of the first killer: the top's hints and the like answers rank below it.
+const KILLER_RANK: usize = if HINTS > CANDIDATES { HINTS } else { CANDIDATES };
+
+/// The sort rank of a move that leaves no reply: the killers rank below it.
+const REPLIES_RANK: usize = KILLER_RANK + KILLERS;
 
 impl<B: Bits + TtCheck> Searcher<'_, B> {
     /// The value of the node at `ply` (non-empty, at most [`LOCAL_MAX`] moves), by the local kernel.
@@ -160,7 +174,10 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
                         Some(rank) => rank,
                         None => {
                             let mask = universe.mask(m);
-                            killer.iter().position(|&k| k == mask).map_or(HINTS + replies, |rank| HINTS + rank)
+                            killer
+                                .iter()
+                                .position(|&k| k == mask)
+                                .map_or(REPLIES_RANK + replies, |rank| KILLER_RANK + rank)
                         }
                     } as OrderKey;
                     keys.push(rank << 16 | m as OrderKey);
@@ -195,6 +212,9 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             }
             return Outcome::Loss;
         }
+        if ply == 1 {
+            self.put_like_answers_first(universe, &mut keys);
+        }
         // A node that has to search its children moves to the narrowest set
         // that holds its moves (nodes decided by the scan never pay for it).
         if W > 1 && n <= MoveSet::<1>::CAPACITY {
@@ -207,6 +227,22 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             return self.renumber::<W, 4>(universe, set, keys, ply);
         }
         self.search_children(universe, set, keys, ply)
+    }
+
+    /// Gives the moves of a node one ply below the top that refuted the
+    /// top's moves most like the one that led to it the first sort ranks,
+    /// best first (`keys`: the node's scan, in local order).
+    fn put_like_answers_first<const W: usize>(&self, universe: &Universe<B, W>, keys: &mut [OrderKey]) {
+        let answers = self.local.like_answers.best(self.local.led_by[1]);
+        if answers[0].is_empty() {
+            return;
+        }
+        for key in keys.iter_mut() {
+            let m = (*key & 0xffff) as usize;
+            if let Some(rank) = answers.iter().position(|&a| a == universe.mask(m)) {
+                *key = (rank as OrderKey) << 16 | m as OrderKey;
+            }
+        }
     }
 
     /// Searches the children of the node whose moves are `set` in
@@ -265,10 +301,14 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             }
             self.stats.positions += 1;
             self.unflushed += 1;
+            self.local.led_by[ply + 1] = universe.mask(m);
             match self.local(universe, child, ply + 1) {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
                     self.local.note_killer(ply, universe.placement(m));
+                    if ply == 1 {
+                        self.local.like_answers.note(self.local.led_by[1], universe.mask(m));
+                    }
                     self.local.note_refuter(ply, universe.stamp(), m);
                     outcome = Outcome::Win;
                     break;
