@@ -1,9 +1,9 @@
 //! What one sequential searcher keeps between nodes, reused across subtrees
 //! (`Buffers`): a move list and a sort buffer per ply, and the local
 //! kernel's ([`LocalBuffers`]: sort keys and the last winning moves per ply,
-//! the answers that refuted the top's moves, the searcher's own small transposition table, spare [`Universe`]s of
-//! each width); and the bounds that size them ([`LOCAL_MAX`],
-//! [`NEAR_MAX`], [`NEAR_TT_MB`]).
+//! the answers that refuted the top's moves, the searcher's own small
+//! transposition table, spare [`Universe`]s of each width); and the bounds
+//! that size them ([`LOCAL_MAX`], [`NEAR_MAX`], [`NEAR_TT_MB`]).
 
 use crate::bitboard::Bits;
 use crate::solve::like_answers::LikeAnswers;
@@ -60,8 +60,8 @@ pub struct LocalBuffers<B> {
     pub(super) refuters: Vec<[(u64, usize); 2]>,
     /// The stamp of the last universe built.
     pub(super) stamp: u64,
-    /// By ply, the move that led to the node being searched there (as its mask).
-    pub(super) led_by: Vec<B>,
+    /// The move of the searcher's top being tried (as its mask).
+    pub(super) top_move: B,
     /// What refuted the moves of the searcher's top: tried first one ply below it.
     pub(super) like_answers: LikeAnswers<B>,
     /// The table of the nodes of at most [`NEAR_MAX`] moves.
@@ -86,7 +86,7 @@ impl<B: Bits> LocalBuffers<B> {
             killers: vec![[B::EMPTY; KILLERS]; plies],
             refuters: vec![[(0, 0); 2]; plies],
             stamp: 0,
-            led_by: vec![B::EMPTY; plies],
+            top_move: B::EMPTY,
             like_answers: LikeAnswers::default(),
             near,
             narrow: Vec::new(),
@@ -113,9 +113,21 @@ impl<B: Bits> LocalBuffers<B> {
         note_recent(&mut self.refuters[ply], (stamp, m));
     }
 
-    /// Notes that `placement` won at `ply`.
+    /// Notes that the node at `ply` tries the move `mask`.
+    #[inline]
+    pub(super) fn note_try(&mut self, ply: usize, mask: B) {
+        if ply == 0 {
+            self.top_move = mask;
+        }
+    }
+
+    /// Notes that `placement` won at `ply`: a killer there, and one ply
+    /// below the top also the answer to the top's move.
     pub fn note_killer(&mut self, ply: usize, placement: (u8, B)) {
         note_recent(&mut self.killers[ply], placement.1);
+        if ply == 1 {
+            self.like_answers.note(self.top_move, placement.1);
+        }
     }
 }
 

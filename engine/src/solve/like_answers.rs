@@ -21,9 +21,9 @@
 //! (1.522 G to 1.640 G: a lost root, where every child is refuted and the
 //! answers' look-up is paid at each), the suite's 8x8 L+I case (1 GiB)
 //! 46,333,701 to 41,919,005 (17.68 s to 15.31 s); the 1197 opening (two
-//! threads) 962.7 M positions in 143.0 s to 895.6 M in 138.0 s. A ring of 8, 16, 32,
-//! 64, 128 and 256 pairs (with the summed scores below): 7x7 5.42, 5.19, 4.99, 4.92,
-//! 4.88 and 4.90 M, 8x5 0.591, 0.597, 0.603, 0.614, 0.619 and 0.633 M;
+//! threads) 962.7 M positions in 143.0 s to 895.6 M in 138.0 s. A ring of
+//! 8, 16, 32, 64, 128 and 256 pairs (with the summed scores below): 7x7
+//! 5.42, 5.19, 4.99, 4.92, 4.88 and 4.90 M, 8x5 0.591, 0.597, 0.603, 0.614, 0.619 and 0.633 M;
 //! scoring each answer by the sum of `2^(s k)` over the pairs sharing `k`
 //! cells (s = 1, 3, 5) instead of the most shared: within 1.5% of the
 //! positions, for more work per node. With those scores, the same one and

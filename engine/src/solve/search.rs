@@ -157,7 +157,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         tail[0].fill_child(&head[ply], piece, mask);
         self.stats.positions += 1;
         self.unflushed += 1;
-        self.local.led_by[ply + 1] = mask;
+        self.local.note_try(ply, mask);
         if tail[0].is_empty() { Outcome::Loss } else { self.search(ply + 1) }
     }
 
@@ -176,9 +176,6 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
                         self.win_move = Some((piece, mask));
                         if self.ctx.local_kernel {
                             self.local.note_killer(ply, (piece, mask));
-                            if ply == 1 {
-                                self.local.like_answers.note(self.local.led_by[1], mask);
-                            }
                         }
                         return (Outcome::Win, tries);
                     }

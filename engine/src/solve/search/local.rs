@@ -233,7 +233,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
     /// top's moves most like the one that led to it the first sort ranks,
     /// best first (`keys`: the node's scan, in local order).
     fn put_like_answers_first<const W: usize>(&self, universe: &Universe<B, W>, keys: &mut [OrderKey]) {
-        let answers = self.local.like_answers.best(self.local.led_by[1]);
+        let answers = self.local.like_answers.best(self.local.top_move);
         if answers[0].is_empty() {
             return;
         }
@@ -301,14 +301,11 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             }
             self.stats.positions += 1;
             self.unflushed += 1;
-            self.local.led_by[ply + 1] = universe.mask(m);
+            self.local.note_try(ply, universe.mask(m));
             match self.local(universe, child, ply + 1) {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
                     self.local.note_killer(ply, universe.placement(m));
-                    if ply == 1 {
-                        self.local.like_answers.note(self.local.led_by[1], universe.mask(m));
-                    }
                     self.local.note_refuter(ply, universe.stamp(), m);
                     outcome = Outcome::Win;
                     break;
