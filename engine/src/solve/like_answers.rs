@@ -38,6 +38,17 @@ pub const RING: usize = 64;
 /// How many answers a node tries first.
 pub const CANDIDATES: usize = 4;
 
+/// The fewest moves a node needs for its answers to be looked up: in a
+/// smaller one, the kernel's own order finds the refutation about as soon,
+/// and the look-up costs more than it saves. Measured on 2026-11-28 (one
+/// thread, `--tt-mb 16`), a gate of 0, 16, 32, 48, 64, 96 moves: 8x5
+/// 606,611, 606,565, 606,219, 600,584, 599,070 and 599,632 positions
+/// (1.638 G instructions at 0, 1.591 G at 48, 1.564 G at 64); 7x7 4,878,988
+/// to 4,879,983 and 6x8 1,285,841 to 1,286,464 at every gate (8.869 G and
+/// 2.459 G instructions at 0 and at 64); the suite's 8x8 L+I case (1 GiB)
+/// 41,919,005 and 41,919,083 at 0 and 64.
+pub const MIN_MOVES: usize = 64;
+
 /// The latest moves of a searcher's top with the answers that refuted them.
 #[derive(Debug)]
 pub struct LikeAnswers<B> {

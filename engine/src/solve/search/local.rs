@@ -18,9 +18,10 @@
 //! siblings, whose refutations often work here too) are tried alone: if one
 //! decides the node, the scan is skipped.
 //!
-//! A searched node tries first, one ply below the searcher's top, the
-//! answers that refuted the top's moves most like the one that led to it
-//! ([`LikeAnswers`](crate::solve::like_answers::LikeAnswers)); then the
+//! A searched node one ply below the searcher's top, with at least
+//! [`MIN_MOVES`](crate::solve::like_answers::MIN_MOVES) moves, tries first
+//! the answers that refuted the top's moves most like the one that led to
+//! it ([`LikeAnswers`](crate::solve::like_answers::LikeAnswers)); then the
 //! last [`KILLERS`](crate::solve::buffers::KILLERS) moves that won at its
 //! ply; then the rest, fewest replies first.
 //!
@@ -47,7 +48,7 @@ use crate::bitboard::Bits;
 use crate::solve::Outcome;
 use crate::solve::buffers::KILLERS;
 use crate::solve::history::HINTS;
-use crate::solve::like_answers::CANDIDATES;
+use crate::solve::like_answers::{CANDIDATES, MIN_MOVES as LIKE_MIN_MOVES};
 use crate::solve::moveset::MoveSet;
 use crate::solve::tt::{TtCheck, TtKey};
 use crate::solve::universe::Universe;
@@ -212,7 +213,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             }
             return Outcome::Loss;
         }
-        if ply == 1 {
+        if ply == 1 && n >= LIKE_MIN_MOVES {
             self.put_like_answers_first(universe, &mut keys);
         }
         // A node that has to search its children moves to the narrowest set
