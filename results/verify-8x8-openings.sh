@@ -10,6 +10,11 @@
 #
 #   results/verify-8x8-openings.sh [MAX_FILES]
 #
+# It ends with where the checking stands: how many of the table's current
+# proof files (by SHA-256; a verdict on an older proof of the same opening
+# does not count) are verified, failed, or left (MAX_FILES 0 prints only
+# that).
+#
 # VERIFY_PARALLEL=P checks P files at a time, each on VERIFY_THREADS
 # threads (default: all cores); on 16 cores, 4 files on 4 threads each.
 # VERIFY_TIMEOUT (seconds, default 1800) gives up on one file: a proof that
@@ -112,5 +117,25 @@ export summary out timeout_s threads="${VERIFY_THREADS:-}"
 # VERIFY_PARALLEL files at a time (default 1): on a machine of many cores,
 # several files on a few threads each keep every core busy better than one
 # file on all of them, whose last leaves leave most cores idle.
-printf '%s\n' "$todo" | grep -v '^$' | head -n "$max" \
-  | tr '\t' '\n' | xargs -d '\n' -n 3 -P "${VERIFY_PARALLEL:-1}" bash -c 'check_one "$@"' _
+printf '%s\n' "$todo" | { grep -v '^$' || true; } | head -n "$max" \
+  | tr '\t' '\n' | xargs -r -d '\n' -n 3 -P "${VERIFY_PARALLEL:-1}" bash -c 'check_one "$@"' _
+
+# Where the checking stands, by the table's current proof hashes.
+python3 - "$table" "$out" <<'EOF'
+import csv, sys
+table, done_file = sys.argv[1], sys.argv[2]
+verdicts = {}
+for r in csv.DictReader(open(done_file)):
+    verdicts.setdefault((r["opening"], r["proof_sha256"]), set()).add(r["verdict"])
+count = {}
+for r in csv.DictReader(open(table)):
+    if r["value"] == "unknown" or not r["proof"]:
+        continue
+    got = verdicts.get((r["opening"], r["proof"].split(" sha256:")[1]), set())
+    state = "failed" if "failed" in got else "verified" if "verified" in got else "left"
+    count[(r["value"], state)] = count.get((r["value"], state), 0) + 1
+for value in ("loss", "win"):
+    total = sum(n for (v, _), n in count.items() if v == value)
+    print(f"{value}: {count.get((value, 'verified'), 0)} of {total} current proofs verified, "
+          f"{count.get((value, 'failed'), 0)} failed, {count.get((value, 'left'), 0)} left")
+EOF
