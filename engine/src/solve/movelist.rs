@@ -138,29 +138,70 @@ impl<B: Bits> MoveList<B> {
     /// instead of the square of the moves that [`Self::count_child`] on
     /// every move would cost.
     pub fn reply_counts(&self, rows: &mut Vec<u64>, counts: &mut Vec<u32>) {
-        let words = self.len.div_ceil(64).max(1);
-        let piece_row = |piece: u8| (B::CAPACITY + piece as usize) * words;
-        // The last `words` words accumulate one move's conflicts.
-        let acc = (B::CAPACITY + 64) * words;
+        // Rows of a fixed width, a power of two, so that the inner loops
+        // have no bounds to check and unroll (zero words past the moves
+        // count no conflict).
+        match self.len.div_ceil(64) {
+            0..=1 => self.reply_counts_in::<1>(rows, counts),
+            2 => self.reply_counts_in::<2>(rows, counts),
+            3..=4 => self.reply_counts_in::<4>(rows, counts),
+            5..=8 => self.reply_counts_in::<8>(rows, counts),
+            9..=16 => self.reply_counts_in::<16>(rows, counts),
+            17..=32 => self.reply_counts_in::<32>(rows, counts),
+            33..=64 => self.reply_counts_in::<64>(rows, counts),
+            words => self.reply_counts_wide(words, rows, counts),
+        }
+    }
+
+    /// [`Self::reply_counts`] on rows of `W` words (at least `len / 64`).
+    fn reply_counts_in<const W: usize>(&self, rows: &mut Vec<u64>, counts: &mut Vec<u32>) {
+        self.conflict_rows(W, rows);
+        let row = |start: usize| -> &[u64; W] { rows[start..start + W].try_into().expect("a row is W words") };
+        counts.clear();
+        for (piece, mask) in self.moves() {
+            let mut acc = *row((B::CAPACITY + piece as usize) * W);
+            for cell in mask.cells() {
+                let cells = row(cell * W);
+                for w in 0..W {
+                    acc[w] |= cells[w];
+                }
+            }
+            let conflicts: u32 = acc.iter().map(|w| w.count_ones()).sum();
+            counts.push(self.len as u32 - conflicts);
+        }
+    }
+
+    /// [`Self::reply_counts`] on rows of `words` words, any number (lists
+    /// of over 4096 moves).
+    fn reply_counts_wide(&self, words: usize, rows: &mut Vec<u64>, counts: &mut Vec<u32>) {
+        self.conflict_rows(words, rows);
+        let mut acc = vec![0; words];
+        counts.clear();
+        for (piece, mask) in self.moves() {
+            let piece_row = (B::CAPACITY + piece as usize) * words;
+            acc.copy_from_slice(&rows[piece_row..piece_row + words]);
+            for cell in mask.cells() {
+                for (a, r) in acc.iter_mut().zip(&rows[cell * words..(cell + 1) * words]) {
+                    *a |= r;
+                }
+            }
+            let conflicts: u32 = acc.iter().map(|w| w.count_ones()).sum();
+            counts.push(self.len as u32 - conflicts);
+        }
+    }
+
+    /// Fills `rows` with one row of `words` words per cell, then one per
+    /// piece: the moves (bit `i` for the `i`th in list order) that cover
+    /// the cell, or are placements of the piece.
+    fn conflict_rows(&self, words: usize, rows: &mut Vec<u64>) {
         rows.clear();
-        rows.resize(acc + words, 0);
+        rows.resize((B::CAPACITY + 64) * words, 0);
         for (i, (piece, mask)) in self.moves().enumerate() {
             let (w, bit) = (i / 64, 1u64 << (i % 64));
-            rows[piece_row(piece) + w] |= bit;
+            rows[(B::CAPACITY + piece as usize) * words + w] |= bit;
             for cell in mask.cells() {
                 rows[cell * words + w] |= bit;
             }
-        }
-        counts.clear();
-        for (piece, mask) in self.moves() {
-            rows.copy_within(piece_row(piece)..piece_row(piece) + words, acc);
-            for cell in mask.cells() {
-                for w in 0..words {
-                    rows[acc + w] |= rows[cell * words + w];
-                }
-            }
-            let conflicts: u32 = rows[acc..].iter().map(|w| w.count_ones()).sum();
-            counts.push(self.len as u32 - conflicts);
         }
     }
 
@@ -238,6 +279,35 @@ mod tests {
             assert_eq!(counts, slow);
             assert_eq!((child.reach(), child.pieces()), (fresh.reach(), fresh.pieces()));
             assert_eq!(root.child_key(p.piece, p.mask), (child.reach(), child.pieces()));
+        }
+    }
+
+    #[test]
+    fn reply_counts_agree_with_counting_each_child_at_every_row_width() {
+        use crate::bitboard::WideBitboard;
+        // Hexominoes on 12x12 (over 4096 moves at the root: the rows of any
+        // width), and lists of every fixed width below it.
+        let game = Game::<WideBitboard>::new(Board::new(12, 12).unwrap(), PieceSet::of_order(6)).unwrap();
+        let order: Vec<u8> = (0..35).collect();
+        let root = MoveList::at(&game, &Position::empty(), &order);
+        assert!(root.len() > 64 * 64, "{} moves", root.len());
+        let mut lists = vec![root.clone()];
+        let mut child = MoveList::with_capacity(root.capacity());
+        let (mut rows, mut counts) = (Vec::new(), Vec::new());
+        while lists.last().is_some_and(|last| last.len() > 1) {
+            let last = lists.last().unwrap();
+            let Some((piece, mask)) = last.moves().nth(last.len() / 3) else { break };
+            child.fill_child(last, piece, mask);
+            lists.push(child.clone());
+        }
+        let widths: std::collections::BTreeSet<usize> = lists.iter().map(|l| l.len().div_ceil(64)).collect();
+        assert!(widths.len() >= 7, "row widths {widths:?}");
+        for list in &lists {
+            list.reply_counts(&mut rows, &mut counts);
+            assert_eq!(counts.len(), list.len());
+            for (i, (piece, mask)) in list.moves().enumerate().step_by(list.len() / 50 + 1) {
+                assert_eq!(counts[i] as usize, list.count_child(piece, mask), "move {i} of {}", list.len());
+            }
         }
     }
 }
