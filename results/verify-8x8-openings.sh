@@ -40,38 +40,7 @@ out=pentominoes-8x8-verified.csv
 # Decided openings with their proof file and hash: untried before timed
 # out, then biggest proof file first (a tree is bigger than a leaf, and
 # quicker to check).
-todo=$(python3 - "$table" "$out" <<'EOF'
-import csv, json, os, sys
-table, done_file = sys.argv[1], sys.argv[2]
-
-def shallowest_leaf(path):
-    """Plies from the empty board to the proof's shallowest leaf: the deeper, the cheaper."""
-    tree = json.load(open(path))["tree"]
-    def walk(node, depth):
-        if node.get("value") == "win" and "move" in node:
-            after = node.get("after") or {}
-            replies = after.get("replies")
-            return min(walk(r["after"], depth + 2) for r in replies) if replies else depth + 1
-        if node.get("value") == "loss" and node.get("replies"):
-            return min(walk(r["after"], depth + 1) for r in node["replies"])
-        return depth
-    return walk(tree, 1)
-checked = list(csv.DictReader(open(done_file)))
-done = {(r["opening"], r["proof_sha256"]) for r in checked if r["verdict"] != "timeout"}
-timed_out = {(r["opening"], r["proof_sha256"]) for r in checked if r["verdict"] == "timeout"}
-rows = []
-for r in csv.DictReader(open(table)):
-    if r["value"] == "unknown" or not r["proof"]:
-        continue
-    path, sha = r["proof"].split(" sha256:")
-    if (r["opening"], sha) in done:
-        continue
-    first = r["opening"] not in os.environ.get("VERIFY_FIRST", "").split()
-    rows.append((first, (r["opening"], sha) in timed_out, -shallowest_leaf(path), os.path.getsize(path), r["opening"], path, sha))
-for *_, opening, path, sha in sorted(rows):
-    print(f"{opening}\t{path}\t{sha}")
-EOF
-)
+todo=$(python3 verify_table.py todo "$table" "$out")
 # The checker's JSON report as `leaves,positions,seconds`.
 summary='
 import json, sys
@@ -121,21 +90,4 @@ printf '%s\n' "$todo" | { grep -v '^$' || true; } | head -n "$max" \
   | tr '\t' '\n' | xargs -r -d '\n' -n 3 -P "${VERIFY_PARALLEL:-1}" bash -c 'check_one "$@"' _
 
 # Where the checking stands, by the table's current proof hashes.
-python3 - "$table" "$out" <<'EOF'
-import csv, sys
-table, done_file = sys.argv[1], sys.argv[2]
-verdicts = {}
-for r in csv.DictReader(open(done_file)):
-    verdicts.setdefault((r["opening"], r["proof_sha256"]), set()).add(r["verdict"])
-count = {}
-for r in csv.DictReader(open(table)):
-    if r["value"] == "unknown" or not r["proof"]:
-        continue
-    got = verdicts.get((r["opening"], r["proof"].split(" sha256:")[1]), set())
-    state = "failed" if "failed" in got else "verified" if "verified" in got else "left"
-    count[(r["value"], state)] = count.get((r["value"], state), 0) + 1
-for value in ("loss", "win"):
-    total = sum(n for (v, _), n in count.items() if v == value)
-    print(f"{value}: {count.get((value, 'verified'), 0)} of {total} current proofs verified, "
-          f"{count.get((value, 'failed'), 0)} failed, {count.get((value, 'left'), 0)} left")
-EOF
+python3 verify_table.py standing "$table" "$out"

@@ -153,29 +153,23 @@ impl<B: Bits> MoveList<B> {
         }
     }
 
-    /// [`Self::reply_counts`] on rows of `W` words (at least `len / 64`).
+    /// [`Self::reply_counts`] on rows of `W` words (at least `len / 64`):
+    /// the width is a constant, so the body's loops unroll.
     fn reply_counts_in<const W: usize>(&self, rows: &mut Vec<u64>, counts: &mut Vec<u32>) {
-        self.conflict_rows(W, rows);
-        let row = |start: usize| -> &[u64; W] { rows[start..start + W].try_into().expect("a row is W words") };
-        counts.clear();
-        for (piece, mask) in self.moves() {
-            let mut acc = *row((B::CAPACITY + piece as usize) * W);
-            for cell in mask.cells() {
-                let cells = row(cell * W);
-                for w in 0..W {
-                    acc[w] |= cells[w];
-                }
-            }
-            let conflicts: u32 = acc.iter().map(|w| w.count_ones()).sum();
-            counts.push(self.len as u32 - conflicts);
-        }
+        self.reply_counts_on(&mut [0; W], rows, counts);
     }
 
-    /// [`Self::reply_counts`] on rows of `words` words, any number (lists
-    /// of over 4096 moves).
+    /// [`Self::reply_counts`] on rows of any width (lists of over 4096 moves).
     fn reply_counts_wide(&self, words: usize, rows: &mut Vec<u64>, counts: &mut Vec<u32>) {
+        self.reply_counts_on(&mut vec![0; words], rows, counts);
+    }
+
+    /// [`Self::reply_counts`] on rows as wide as `acc`, the scratch row
+    /// (inlined, so that a fixed width stays a constant).
+    #[inline(always)]
+    fn reply_counts_on(&self, acc: &mut [u64], rows: &mut Vec<u64>, counts: &mut Vec<u32>) {
+        let words = acc.len();
         self.conflict_rows(words, rows);
-        let mut acc = vec![0; words];
         counts.clear();
         for (piece, mask) in self.moves() {
             let piece_row = (B::CAPACITY + piece as usize) * words;

@@ -157,7 +157,9 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         tail[0].fill_child(&head[ply], piece, mask);
         self.stats.positions += 1;
         self.unflushed += 1;
-        self.local.note_try(ply, mask);
+        if ply == 0 {
+            self.local.note_top_move(mask);
+        }
         if tail[0].is_empty() { Outcome::Loss } else { self.search(ply + 1) }
     }
 
