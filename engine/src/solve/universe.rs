@@ -12,16 +12,29 @@ use crate::bitboard::Bits;
 use crate::solve::moveset::MoveSet;
 
 /// The moves of one node, numbered, with their conflict rows.
+///
+/// Move `m` lives at block `m / 64`, slot `m % 64` of each array: a block
+/// per word of [`MoveSet<W>`], so that the arrays' sizes are part of their
+/// types and a move of a set needs no bounds check to be read.
 #[derive(Clone, Debug)]
 pub struct Universe<B, const W: usize> {
-    masks: Vec<B>,
-    pieces: Vec<u8>,
-    conflict: Vec<MoveSet<W>>,
+    masks: Box<[[B; 64]; W]>,
+    pieces: Box<[[u8; 64]; W]>,
+    conflict: Box<[[MoveSet<W>; 64]; W]>,
+    len: usize,
     stamp: u64,
     /// Scratch for building: the moves of each piece (empty between builds).
     by_piece: Vec<MoveSet<W>>,
     /// Scratch for building: the moves covering each cell (empty between builds).
     by_cell: Vec<MoveSet<W>>,
+}
+
+/// Where move `m` lives in a universe's arrays: its block and slot. The
+/// block is taken modulo `W` (a power of two: a mask, no check); a move of
+/// a `MoveSet<W>` is below `64 W`, so that changes nothing.
+#[inline(always)]
+const fn slot<const W: usize>(m: usize) -> (usize, usize) {
+    ((m >> 6) % W, m & 63)
 }
 
 impl<B: Bits, const W: usize> Default for Universe<B, W> {
@@ -33,11 +46,11 @@ impl<B: Bits, const W: usize> Default for Universe<B, W> {
 impl<B: Bits, const W: usize> Universe<B, W> {
     /// An empty universe with room for [`MoveSet::CAPACITY`] moves.
     pub fn new() -> Self {
-        let cap = MoveSet::<W>::CAPACITY;
         Universe {
-            masks: Vec::with_capacity(cap),
-            pieces: Vec::with_capacity(cap),
-            conflict: Vec::with_capacity(cap),
+            masks: Box::new([[B::EMPTY; 64]; W]),
+            pieces: Box::new([[0; 64]; W]),
+            conflict: Box::new([[MoveSet::EMPTY; 64]; W]),
+            len: 0,
             stamp: 0,
             by_piece: vec![MoveSet::EMPTY; 64],
             by_cell: vec![MoveSet::EMPTY; B::CAPACITY],
@@ -49,25 +62,27 @@ impl<B: Bits, const W: usize> Universe<B, W> {
     /// (the searcher gives each build its own).
     pub fn build(&mut self, moves: impl Iterator<Item = (u8, B)>, stamp: u64) {
         self.stamp = stamp;
-        self.masks.clear();
-        self.pieces.clear();
-        self.conflict.clear();
+        self.len = 0;
         let mut reach = B::EMPTY;
         let mut used = 0u64;
         for (i, (piece, mask)) in moves.enumerate() {
-            debug_assert!(i < MoveSet::<W>::CAPACITY);
-            self.masks.push(mask);
-            self.pieces.push(piece);
+            assert!(i < MoveSet::<W>::CAPACITY, "a universe of {W} words holds at most {} moves", 64 * W);
+            let (block, at) = slot::<W>(i);
+            self.masks[block][at] = mask;
+            self.pieces[block][at] = piece;
             self.by_piece[piece as usize].insert(i);
             for cell in mask.cells() {
                 self.by_cell[cell].insert(i);
             }
             reach |= mask;
             used |= 1 << piece;
+            self.len = i + 1;
         }
-        for (&piece, &mask) in self.pieces.iter().zip(&self.masks) {
+        for i in 0..self.len {
+            let (block, at) = slot::<W>(i);
+            let (piece, mask) = (self.pieces[block][at], self.masks[block][at]);
             let row = mask.cells().fold(self.by_piece[piece as usize], |row, cell| row.union(self.by_cell[cell]));
-            self.conflict.push(row);
+            self.conflict[block][at] = row;
         }
         for cell in reach.cells() {
             self.by_cell[cell] = MoveSet::EMPTY;
@@ -87,31 +102,37 @@ impl<B: Bits, const W: usize> Universe<B, W> {
     /// Number of moves.
     #[inline]
     pub fn len(&self) -> usize {
-        self.masks.len()
+        self.len
     }
 
     /// Whether there is no move.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.masks.is_empty()
+        self.len == 0
     }
 
     /// The moves that playing `m` makes illegal, `m` included.
     #[inline]
     pub fn conflict(&self, m: usize) -> MoveSet<W> {
-        self.conflict[m]
+        debug_assert!(m < self.len);
+        let (block, at) = slot::<W>(m);
+        self.conflict[block][at]
     }
 
     /// Move `m` as `(piece, mask)`.
     #[inline]
     pub fn placement(&self, m: usize) -> (u8, B) {
-        (self.pieces[m], self.masks[m])
+        debug_assert!(m < self.len);
+        let (block, at) = slot::<W>(m);
+        (self.pieces[block][at], self.masks[block][at])
     }
 
     /// The cells of move `m`.
     #[inline]
     pub fn mask(&self, m: usize) -> B {
-        self.masks[m]
+        debug_assert!(m < self.len);
+        let (block, at) = slot::<W>(m);
+        self.masks[block][at]
     }
 
     /// The moves of `set` as `(piece, mask)`, in local order.
@@ -126,8 +147,9 @@ impl<B: Bits, const W: usize> Universe<B, W> {
         let mut reach = B::EMPTY;
         let mut pieces = 0u64;
         for m in set.iter() {
-            reach |= self.masks[m];
-            pieces |= 1 << self.pieces[m];
+            let (piece, mask) = self.placement(m);
+            reach |= mask;
+            pieces |= 1 << piece;
         }
         (reach, pieces)
     }
