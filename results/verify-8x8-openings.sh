@@ -37,9 +37,8 @@ table=pentominoes-8x8-openings.csv
 out=pentominoes-8x8-verified.csv
 [ -f "$out" ] || echo "opening,proof_sha256,verdict,leaves,positions,seconds,checked_at" > "$out"
 
-# Decided openings with their proof file and hash: untried before timed
-# out, then biggest proof file first (a tree is bigger than a leaf, and
-# quicker to check).
+# Decided openings with their proof file and hash, in the order above
+# (`verify_table.py todo`).
 todo=$(python3 verify_table.py todo "$table" "$out")
 # The checker's JSON report as `leaves,positions,seconds`.
 summary='

@@ -46,10 +46,10 @@ def shallowest_leaf(path):
 
 
 def todo(table, done_file):
-    """Prints `opening<TAB>path<TAB>sha256` for each proof with no verdict:
-    VERIFY_FIRST's openings first, then untried before timed out, then the
-    deepest shallowest leaf and the biggest file (a tree is bigger than a
-    leaf, and quicker to check)."""
+    """Prints `opening<TAB>path<TAB>sha256` for each proof with no verdict,
+    the cheapest to check first: VERIFY_FIRST's openings, then untried
+    before timed out, then the deepest shallowest leaf (a single leaf is a
+    whole opening), then the smallest file (fewest leaves)."""
     got = verdicts(done_file)
     first = os.environ.get("VERIFY_FIRST", "").split()
     rows = []

@@ -30,8 +30,9 @@ pub struct Universe<B, const W: usize> {
 }
 
 /// Where move `m` lives in a universe's arrays: its block and slot. The
-/// block is taken modulo `W` (a power of two: a mask, no check); a move of
-/// a `MoveSet<W>` is below `64 W`, so that changes nothing.
+/// block is taken modulo `W` (a power of two, as [`Universe::new`]
+/// asserts: a mask, no check); a move of a `MoveSet<W>` is below `64 W`,
+/// so that changes nothing.
 #[inline(always)]
 const fn slot<const W: usize>(m: usize) -> (usize, usize) {
     ((m >> 6) % W, m & 63)
@@ -44,8 +45,10 @@ impl<B: Bits, const W: usize> Default for Universe<B, W> {
 }
 
 impl<B: Bits, const W: usize> Universe<B, W> {
-    /// An empty universe with room for [`MoveSet::CAPACITY`] moves.
+    /// An empty universe with room for [`MoveSet::CAPACITY`] moves (`W`
+    /// must be a power of two).
     pub fn new() -> Self {
+        const { assert!(W.is_power_of_two(), "a universe's width is a power of two") };
         Universe {
             masks: Box::new([[B::EMPTY; 64]; W]),
             pieces: Box::new([[0; 64]; W]),
@@ -59,7 +62,7 @@ impl<B: Bits, const W: usize> Universe<B, W> {
 
     /// Numbers `moves` (`(piece, mask)`, at most [`MoveSet::CAPACITY`]) in
     /// order and computes their conflict rows; `stamp` names this numbering
-    /// (the searcher gives each build its own).
+    /// (the searcher gives each build its own). Panics past the capacity.
     pub fn build(&mut self, moves: impl Iterator<Item = (u8, B)>, stamp: u64) {
         self.stamp = stamp;
         self.len = 0;
@@ -112,6 +115,10 @@ impl<B: Bits, const W: usize> Universe<B, W> {
     }
 
     /// The moves that playing `m` makes illegal, `m` included.
+    ///
+    /// `m` must be below [`Self::len`] (checked in debug builds only: the
+    /// kernel's hot loop reads rows unchecked); past it, a release build
+    /// reads what an earlier build left there.
     #[inline]
     pub fn conflict(&self, m: usize) -> MoveSet<W> {
         debug_assert!(m < self.len);
@@ -119,7 +126,7 @@ impl<B: Bits, const W: usize> Universe<B, W> {
         self.conflict[block][at]
     }
 
-    /// Move `m` as `(piece, mask)`.
+    /// Move `m` (below [`Self::len`], as for [`Self::conflict`]) as `(piece, mask)`.
     #[inline]
     pub fn placement(&self, m: usize) -> (u8, B) {
         debug_assert!(m < self.len);
@@ -127,7 +134,7 @@ impl<B: Bits, const W: usize> Universe<B, W> {
         (self.pieces[block][at], self.masks[block][at])
     }
 
-    /// The cells of move `m`.
+    /// The cells of move `m` (below [`Self::len`], as for [`Self::conflict`]).
     #[inline]
     pub fn mask(&self, m: usize) -> B {
         debug_assert!(m < self.len);
@@ -135,13 +142,13 @@ impl<B: Bits, const W: usize> Universe<B, W> {
         self.masks[block][at]
     }
 
-    /// The moves of `set` as `(piece, mask)`, in local order.
+    /// The moves of `set` (a subset of `0..len`) as `(piece, mask)`, in local order.
     pub fn placements(&self, set: MoveSet<W>) -> impl Iterator<Item = (u8, B)> + '_ {
         set.iter().map(|m| self.placement(m))
     }
 
-    /// The transposition key of the position whose moves are `set`: the
-    /// cells they cover and the pieces they use.
+    /// The transposition key of the position whose moves are `set` (a
+    /// subset of `0..len`): the cells they cover and the pieces they use.
     #[inline]
     pub fn key(&self, set: MoveSet<W>) -> (B, u64) {
         let mut reach = B::EMPTY;
@@ -174,8 +181,10 @@ mod tests {
         let (piece, mask) = root.moves().nth(40).unwrap();
         child.fill_child(&root, piece, mask);
         let mut u = Universe::<Bitboard, 4>::new();
-        for _ in 0..2 {
-            u.build(child.moves(), 1);
+        // A build over a bigger list first: what it leaves must not show.
+        u.build(root.moves().take(4 * 64), 1);
+        for stamp in 2..4 {
+            u.build(child.moves(), stamp);
             assert_eq!(u.len(), child.len());
             let moves: Vec<(u8, Bitboard)> = child.moves().collect();
             for (i, &(pi, mi)) in moves.iter().enumerate() {
