@@ -113,11 +113,14 @@ impl<B: Bits> LocalBuffers<B> {
         note_recent(&mut self.refuters[ply], (stamp, m));
     }
 
-    /// Notes that the searcher's top tries the move `mask` (the like
-    /// answers one ply below are looked up by it).
+    /// Notes that the node at `ply` tries the move `mask`: kept only at the
+    /// searcher's top, whose move the like answers one ply below are looked
+    /// up by.
     #[inline]
-    pub(super) fn note_top_move(&mut self, mask: B) {
-        self.top_move = mask;
+    pub(super) fn note_try(&mut self, ply: usize, mask: B) {
+        if ply == 0 {
+            self.top_move = mask;
+        }
     }
 
     /// Notes that `placement` won at `ply`: a killer there, and one ply

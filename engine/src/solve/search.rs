@@ -157,9 +157,7 @@ impl<'c, B: Bits + TtCheck> Searcher<'c, B> {
         tail[0].fill_child(&head[ply], piece, mask);
         self.stats.positions += 1;
         self.unflushed += 1;
-        if ply == 0 {
-            self.local.note_top_move(mask);
-        }
+        self.local.note_try(ply, mask);
         if tail[0].is_empty() { Outcome::Loss } else { self.search(ply + 1) }
     }
 

@@ -307,9 +307,7 @@ impl<B: Bits + TtCheck> Searcher<'_, B> {
             }
             self.stats.positions += 1;
             self.unflushed += 1;
-            if ply == 0 {
-                self.local.note_top_move(universe.mask(m));
-            }
+            self.local.note_try(ply, universe.mask(m));
             match self.local(universe, child, ply + 1) {
                 Outcome::Loss => {
                     self.win_move = Some(universe.placement(m));
