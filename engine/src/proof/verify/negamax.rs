@@ -31,9 +31,10 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::PUBLISH_EVERY;
+use super::moveset::{self, MoveSet, has};
+use crate::game::Game;
 use crate::game::bitboard::Bits;
 use crate::game::position::Position;
-use crate::game::{Game, PlacementId};
 use crate::solve::Outcome;
 
 /// Which moves the negamax sorts: those after the first `plain` of
@@ -56,19 +57,19 @@ pub(super) fn solve_position<B: Bits>(
     order: Order,
     published: &AtomicU64,
 ) -> (Outcome, u64) {
-    let moves = game.legal_moves(&pos);
+    let moves = MoveSet::new(game, &game.legal_moves(&pos));
     let depth = game.pieces().len() - pos.plies() as usize + 1;
     let mut levels: Vec<Level> = (0..depth)
         .map(|_| Level {
-            replies: vec![Vec::new()],
+            child: vec![0; moves.words()],
             order: Vec::new(),
             killer: [None; 2],
             won: [0; 2],
-            history: Vec::new(),
+            history: vec![0; moves.len()],
         })
         .collect();
     let mut count = Count { positions: 1, published, order };
-    let win = wins(game, &moves, &mut levels, &mut count);
+    let win = wins(&moves, &moves.all(), &mut levels, &mut count);
     // What was not published on the way: wins publishes whole chunks only.
     published.fetch_add(count.positions % PUBLISH_EVERY, Relaxed);
     (if win { Outcome::Win } else { Outcome::Loss }, count.positions)
@@ -132,8 +133,8 @@ const FEW_PLAIN: usize = 2;
 pub(super) const CHECKER: Order = Order { from: ORDER_FROM_MOVES, plain: PLAIN_FIRST, few: FEW_PLAIN, killers: true };
 
 /// One ply's buffers, reused by every position searched at that depth: the
-/// replies after each move, the order the moves are tried in, and the
-/// killer moves.
+/// moves after the move tried, the order the moves are tried in, and the
+/// killer moves. Moves are numbered as in the re-solved position's [`MoveSet`].
 ///
 /// Killer moves measured on 2026-11-25 (`golomb verify`, one leaf file at
 /// a time, old and new binaries in one sitting, load 4 with the 8x8 table's
@@ -144,13 +145,15 @@ pub(super) const CHECKER: Order = Order { from: ORDER_FROM_MOVES, plain: PLAIN_F
 /// fewer again); the hexomino 7x7 and 8x6 proofs, 5.87 M and 3.75 M
 /// positions without, 3.80 M and 2.49 M with two, in the same time.
 struct Level {
-    replies: Vec<Vec<PlacementId>>,
-    order: Vec<u32>,
+    /// The moves legal after the move being tried.
+    child: Vec<u64>,
+    /// The sorted moves and their sort keys (first those that never won here, then replies).
+    order: Vec<(bool, u32, u32)>,
     /// The two moves that last won a position at this ply, tried first where they are legal.
-    killer: [Option<PlacementId>; 2],
+    killer: [Option<u32>; 2],
     /// Positions with many moves at this ply won by a plain move and by a sorted one (halved now and then).
     won: [u32; 2],
-    /// How often each move (by placement id) won at this ply after sorting:
+    /// How often each move won at this ply after sorting:
     /// among the sorted moves, those that ever won here go first.
     ///
     /// Measured on 2026-11-25 beside the adaptive plain moves (as at
@@ -161,86 +164,76 @@ struct Level {
     history: Vec<u16>,
 }
 
-/// Whether the side to move, whose legal moves are `moves`, wins.
+/// Whether the side to move, whose legal moves are `set`, wins.
 ///
 /// The killer moves of the ply come first, where they are legal. Then,
 /// where there are many moves, all but the first few (fewer at a ply where
 /// sorted moves have won more often) are tried those that won at this ply
 /// before first, then fewest replies first (ties in placement order);
 /// otherwise all in placement order. The order changes how soon a win is found, never which value is found.
-fn wins<B: Bits>(game: &Game<B>, moves: &[PlacementId], levels: &mut [Level], count: &mut Count<'_>) -> bool {
+fn wins(moves: &MoveSet, set: &[u64], levels: &mut [Level], count: &mut Count<'_>) -> bool {
     // One level per piece left: a game cannot last longer.
     let (level, rest) = levels.split_first_mut().expect("one level per remaining piece");
-    let Level { replies, order, killer, won, history } = level;
-    let child = replies.first_mut().expect("a level keeps one buffer at least");
-    // The two moves that last won at this ply, if they are legal here (the
-    // lists are in placement order): a refutation often refutes a sibling too.
-    let legal = |k: &Option<PlacementId>| k.filter(|k| count.order.killers && moves.binary_search(k).is_ok());
+    let Level { child, order, killer, won, history } = level;
+    // The two moves that last won at this ply, if they are legal here: a
+    // refutation often refutes a sibling too.
+    let legal = |k: &Option<u32>| k.filter(|&k| count.order.killers && has(set, k as usize));
     let tried = [legal(&killer[0]), legal(&killer[1])];
     for (slot, id) in tried.iter().enumerate() {
         let Some(id) = *id else { continue };
-        game.moves_after(moves, id, child);
         count.one();
-        if child.is_empty() || !wins(game, child, rest, count) {
+        if !moves.after(set, id as usize, child) || !wins(moves, child, rest, count) {
             if slot == 1 {
                 killer.swap(0, 1);
             }
             return true;
         }
     }
-    let tried = |id: PlacementId| tried.contains(&Some(id));
+    let tried = |i: usize| tried.contains(&Some(i as u32));
     // The first moves in placement order, one at a time: where wins are
     // many, one of them wins and the rest is never generated.
     // Where sorted moves have won more often at this ply, fewer of them.
-    let many = moves.len() >= count.order.from;
+    let total = moveset::count(set);
+    let many = total >= count.order.from;
     let prefix = if won[0] >= won[1] { count.order.plain } else { count.order.few };
-    let plain = if many { prefix.min(moves.len()) } else { moves.len() };
-    for &id in moves[..plain].iter().filter(|&&id| !tried(id)) {
-        game.moves_after(moves, id, child);
+    let plain = if many { prefix.min(total) } else { total };
+    for i in moveset::members(set).take(plain).filter(|&i| !tried(i)) {
         count.one();
-        if child.is_empty() || !wins(game, child, rest, count) {
-            killer_won(killer, id);
+        if !moves.after(set, i, child) || !wins(moves, child, rest, count) {
+            killer_won(killer, i as u32);
             if many {
                 count_win(won, 0);
             }
             return true;
         }
     }
-    if plain == moves.len() {
+    if plain == total {
         return false;
     }
     // The rest, fewest replies first.
-    let others = &moves[plain..];
-    if replies.len() < others.len() {
-        replies.resize_with(others.len(), Vec::new);
-    }
     order.clear();
-    for (i, &id) in others.iter().enumerate() {
-        if tried(id) {
-            continue;
-        }
-        game.moves_after(moves, id, &mut replies[i]);
+    for i in moveset::members(set).skip(plain).filter(|&i| !tried(i)) {
+        let replies = moves.count_after(set, i);
         count.one();
-        if replies[i].is_empty() {
-            killer_won(killer, id);
+        if replies == 0 {
+            killer_won(killer, i as u32);
             count_win(won, 1);
             return true;
         }
-        order.push(i as u32);
+        order.push((history[i] == 0, replies as u32, i as u32));
     }
-    let seen = |id: PlacementId| history.get(id as usize).copied().unwrap_or(0);
-    order.sort_by_key(|&i| (seen(others[i as usize]) == 0, replies[i as usize].len()));
-    let found = order.iter().find(|&&i| !wins(game, &replies[i as usize], rest, count));
-    if let Some(&i) = found {
-        let id = others[i as usize] as usize;
-        if history.len() <= id {
-            history.resize(id + 1, 0);
+    // Ties keep placement order: the sort is stable.
+    order.sort_by_key(|&(never_won, replies, _)| (never_won, replies));
+    for &(_, _, i) in order.iter() {
+        moves.after(set, i as usize, child);
+        if !wins(moves, child, rest, count) {
+            history[i as usize] = history[i as usize].saturating_add(1);
+            killer_won(killer, i);
+            count_win(won, 1);
+            return true;
         }
-        history[id] = history[id].saturating_add(1);
-        killer_won(killer, others[i as usize]);
-        count_win(won, 1);
     }
-    found.is_some()
+    false
 }
 
 /// Counts a win at a ply by a plain move (`kind` 0) or a sorted one (1),
@@ -253,7 +246,7 @@ fn count_win(won: &mut [u32; 2], kind: usize) {
 }
 
 /// Records `id` as the latest move that won at a ply, the one before it kept second.
-fn killer_won(killer: &mut [Option<PlacementId>; 2], id: PlacementId) {
+fn killer_won(killer: &mut [Option<u32>; 2], id: u32) {
     if killer[0] != Some(id) {
         killer[1] = killer[0];
         killer[0] = Some(id);
@@ -267,12 +260,20 @@ mod tests {
     use crate::game::board::Board;
     use crate::game::pieces::PieceSet;
 
+    /// The value of `pos` by the rules alone: the side to move wins if some
+    /// legal move leaves a position the other side loses.
+    fn brute_force<B: Bits>(game: &Game<B>, pos: Position<B>) -> Outcome {
+        let win = game.legal_moves(&pos).into_iter().any(|id| brute_force(game, pos.after(game.placement(id))) == Outcome::Loss);
+        if win { Outcome::Win } else { Outcome::Loss }
+    }
+
     /// The checker finds the same value whichever order it tries moves in:
     /// sorted everywhere, sorted nowhere (and no killer moves: the plain
     /// negamax), sorted after 4 plain moves (1 where sorted moves won more)
     /// from 8 moves, killer moves alone, and in its own order, on
     /// positions of small boards reached by fixed pseudo-random lines and on
-    /// every position one move after them, lost ones among them.
+    /// every position one move after them, lost ones among them; and the
+    /// plain negamax's value is the rules' own (a search of every line).
     #[test]
     fn the_order_of_moves_never_changes_a_value() {
         let published = AtomicU64::new(0);
@@ -297,6 +298,7 @@ mod tests {
                 for probe in std::iter::once(pos).chain(after) {
                     let plain = Order { from: usize::MAX, plain: 0, few: 0, killers: false };
                     let nowhere = solve_position(&game, probe, plain, &published).0;
+                    assert_eq!(nowhere, brute_force(&game, probe), "{width}x{height} order {order}, {plies} plies");
                     let others = [
                         ("everywhere", Order { from: 0, plain: 0, few: 0, killers: false }),
                         ("some", Order { from: 8, plain: 4, few: 1, killers: true }),
