@@ -263,7 +263,10 @@ mod tests {
     /// The value of `pos` by the rules alone: the side to move wins if some
     /// legal move leaves a position the other side loses.
     fn brute_force<B: Bits>(game: &Game<B>, pos: Position<B>) -> Outcome {
-        let win = game.legal_moves(&pos).into_iter().any(|id| brute_force(game, pos.after(game.placement(id))) == Outcome::Loss);
+        let win = game
+            .legal_moves(&pos)
+            .into_iter()
+            .any(|id| brute_force(game, pos.after(game.placement(id))) == Outcome::Loss);
         if win { Outcome::Win } else { Outcome::Loss }
     }
 
