@@ -2,8 +2,8 @@
 //!
 //! It shares only the rules ([`HandsGame`]: legal moves and passes along
 //! the trees, the legal moves at each leaf, scores), the notation and the
-//! incremental move generator of perft and the common-pile checker
-//! ([`Game::moves_after`]) with the solver: not the solver's move lists,
+//! incremental move generator of perft ([`Game::moves_after`]) with the
+//! solver: not the solver's move lists,
 //! no table, no static bounds; below a leaf its search filters legal
 //! placements with that generator and applies the pass rule itself
 //! (tested against the plain minimax). It walks both trees, checking that every recorded move

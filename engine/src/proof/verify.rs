@@ -1,9 +1,10 @@
 //! The independent proof checker.
 //!
-//! It shares only the list of a position's legal moves
-//! ([`Game::legal_moves`]) and [`Position`] with the solver. Below each
-//! re-solved position it generates moves its own way (`moveset`: each
-//! move's conflicts as bits, built from the placements' cells and pieces).
+//! It shares only the placement table, the list of a position's legal
+//! moves ([`Game::legal_moves`]) and [`Position`] with the solver. Below
+//! each re-solved position it generates moves its own way (`conflicts`:
+//! each move's conflicts as bits, built from the placements' cells and
+//! pieces, the idea of the solver's universe written again).
 //! It has no transposition table and uses none of the solver's search code. Like
 //! Schroeppel's checker for Orman, it takes the recorded plies as given,
 //! checks that each is legal and complete, and re-solves every position
@@ -32,7 +33,7 @@ use crate::proof::{FORMAT, ProofFile, ProofNode, VERSION};
 use crate::solve::Outcome;
 use crate::solve::stats::Histogram;
 
-mod moveset;
+mod conflicts;
 mod negamax;
 
 /// Why a proof is not accepted: the position (as its move line) and what is wrong there.

@@ -27,11 +27,16 @@
 //! each move's list for the comparison (a buffer per move instead of one)
 //! cost 7% by itself. Comparing hashes of the lists instead: 107.7 M
 //! positions, 7.67 and 7.77 s.
+//!
+//! Both were measured with the list-filtering generator of that day
+//! (`Game::moves_after`), which the checker no longer uses (see
+//! `conflicts`); with sets of bits, a twin is a compare of a few words, so
+//! twins may be worth measuring again.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::PUBLISH_EVERY;
-use super::moveset::{self, MoveSet, has};
+use super::conflicts::{self, Conflicts};
 use crate::game::Game;
 use crate::game::bitboard::Bits;
 use crate::game::position::Position;
@@ -57,7 +62,7 @@ pub(super) fn solve_position<B: Bits>(
     order: Order,
     published: &AtomicU64,
 ) -> (Outcome, u64) {
-    let moves = MoveSet::new(game, &game.legal_moves(&pos));
+    let moves = Conflicts::new(game, &game.legal_moves(&pos));
     let depth = game.pieces().len() - pos.plies() as usize + 1;
     let mut levels: Vec<Level> = (0..depth)
         .map(|_| Level {
@@ -134,7 +139,7 @@ pub(super) const CHECKER: Order = Order { from: ORDER_FROM_MOVES, plain: PLAIN_F
 
 /// One ply's buffers, reused by every position searched at that depth: the
 /// moves after the move tried, the order the moves are tried in, and the
-/// killer moves. Moves are numbered as in the re-solved position's [`MoveSet`].
+/// killer moves. Moves are numbered as in the re-solved position's [`Conflicts`].
 ///
 /// Killer moves measured on 2026-11-25 (`golomb verify`, one leaf file at
 /// a time, old and new binaries in one sitting, load 4 with the 8x8 table's
@@ -171,13 +176,13 @@ struct Level {
 /// sorted moves have won more often) are tried those that won at this ply
 /// before first, then fewest replies first (ties in placement order);
 /// otherwise all in placement order. The order changes how soon a win is found, never which value is found.
-fn wins(moves: &MoveSet, set: &[u64], levels: &mut [Level], count: &mut Count<'_>) -> bool {
+fn wins(moves: &Conflicts, set: &[u64], levels: &mut [Level], count: &mut Count<'_>) -> bool {
     // One level per piece left: a game cannot last longer.
     let (level, rest) = levels.split_first_mut().expect("one level per remaining piece");
     let Level { child, order, killer, won, history } = level;
     // The two moves that last won at this ply, if they are legal here: a
     // refutation often refutes a sibling too.
-    let legal = |k: &Option<u32>| k.filter(|&k| count.order.killers && has(set, k as usize));
+    let legal = |k: &Option<u32>| k.filter(|&k| count.order.killers && conflicts::has(set, k as usize));
     let tried = [legal(&killer[0]), legal(&killer[1])];
     for (slot, id) in tried.iter().enumerate() {
         let Some(id) = *id else { continue };
@@ -193,11 +198,11 @@ fn wins(moves: &MoveSet, set: &[u64], levels: &mut [Level], count: &mut Count<'_
     // The first moves in placement order, one at a time: where wins are
     // many, one of them wins and the rest is never generated.
     // Where sorted moves have won more often at this ply, fewer of them.
-    let total = moveset::count(set);
+    let total = conflicts::count(set);
     let many = total >= count.order.from;
     let prefix = if won[0] >= won[1] { count.order.plain } else { count.order.few };
     let plain = if many { prefix.min(total) } else { total };
-    for i in moveset::members(set).take(plain).filter(|&i| !tried(i)) {
+    for i in conflicts::members(set).take(plain).filter(|&i| !tried(i)) {
         count.one();
         if !moves.after(set, i, child) || !wins(moves, child, rest, count) {
             killer_won(killer, i as u32);
@@ -212,7 +217,7 @@ fn wins(moves: &MoveSet, set: &[u64], levels: &mut [Level], count: &mut Count<'_
     }
     // The rest, fewest replies first.
     order.clear();
-    for i in moveset::members(set).skip(plain).filter(|&i| !tried(i)) {
+    for i in conflicts::members(set).skip(plain).filter(|&i| !tried(i)) {
         let replies = moves.count_after(set, i);
         count.one();
         if replies == 0 {
@@ -256,9 +261,80 @@ fn killer_won(killer: &mut [Option<u32>; 2], id: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::bitboard::Bitboard;
+    use crate::game::bitboard::{Bitboard, WideBitboard};
     use crate::game::board::Board;
     use crate::game::pieces::PieceSet;
+
+    /// The positions each order examines on fixed positions of three
+    /// games, pinned to the counts of the list-filtering checker of
+    /// `3add126` (before sets of bits): the search is the same, position
+    /// for position, not only in its values. A position is reached by
+    /// pseudo-random moves from the empty board; each row is its number of
+    /// plies, value, legal moves, and the positions of the plain order,
+    /// the sorted one, some sorted with killers, and the checker's order.
+    #[test]
+    fn the_positions_examined_are_the_list_checkers() {
+        type Row = (usize, Outcome, usize, [u64; 4]);
+        fn rows<B: Bits>(game: &Game<B>, plies: &[usize], seed: &mut u64) -> Vec<Row> {
+            let published = AtomicU64::new(0);
+            let plain = Order { from: usize::MAX, plain: 0, few: 0, killers: false };
+            let orders = [
+                plain,
+                Order { from: 0, plain: 0, few: 0, killers: false },
+                Order { from: 8, plain: 4, few: 1, killers: true },
+                CHECKER,
+            ];
+            plies
+                .iter()
+                .map(|&n| {
+                    let mut pos = Position::empty();
+                    for _ in 0..n {
+                        let moves = game.legal_moves(&pos);
+                        if moves.is_empty() {
+                            break;
+                        }
+                        *seed ^= *seed << 13;
+                        *seed ^= *seed >> 7;
+                        *seed ^= *seed << 17;
+                        pos.play(game, moves[(*seed % moves.len() as u64) as usize]).unwrap();
+                    }
+                    let positions = orders.map(|order| solve_position(game, pos, order, &published).1);
+                    let value = solve_position(game, pos, CHECKER, &published).0;
+                    (n, value, game.legal_moves(&pos).len(), positions)
+                })
+                .collect()
+        }
+        use Outcome::{Loss, Win};
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut found = Vec::new();
+        let game = Game::<Bitboard>::new(Board::new(6, 6).unwrap(), PieceSet::of_order(5)).unwrap();
+        found.extend(rows(&game, &[1, 1, 2, 2, 2, 3, 3], &mut seed));
+        let game = Game::<Bitboard>::new(Board::new(8, 8).unwrap(), PieceSet::of_order(5)).unwrap();
+        found.extend(rows(&game, &[5, 5, 6, 6, 6, 7], &mut seed));
+        let game = Game::<WideBitboard>::new(Board::new(9, 8).unwrap(), PieceSet::of_order(6)).unwrap();
+        found.extend(rows(&game, &[6, 7, 7, 8, 4], &mut seed));
+        let pinned: Vec<Row> = vec![
+            (1, Win, 378, [1250, 7915, 1236, 1192]),
+            (1, Win, 310, [13052, 4192, 7981, 7761]),
+            (2, Win, 223, [342, 263, 476, 344]),
+            (2, Win, 215, [238, 242, 405, 228]),
+            (2, Win, 326, [2988, 387, 585, 1189]),
+            (3, Win, 145, [36, 167, 34, 36]),
+            (3, Win, 54, [34, 77, 34, 34]),
+            (5, Loss, 126, [23493, 15217, 11572, 14237]),
+            (5, Win, 80, [946, 1561, 1074, 816]),
+            (6, Win, 33, [76, 54, 74, 74]),
+            (6, Win, 27, [24, 36, 22, 22]),
+            (6, Win, 25, [28, 42, 28, 28]),
+            (7, Win, 5, [10, 12, 10, 10]),
+            (6, Win, 42, [34, 68, 34, 34]),
+            (7, Win, 2, [2, 2, 2, 2]),
+            (7, Loss, 5, [11, 11, 11, 11]),
+            (8, Loss, 0, [1, 1, 1, 1]),
+            (4, Win, 1073, [420896, 300657, 191708, 293072]),
+        ];
+        assert_eq!(found, pinned);
+    }
 
     /// The value of `pos` by the rules alone: the side to move wins if some
     /// legal move leaves a position the other side loses.
