@@ -42,7 +42,7 @@
 //!   2.32 and 2.36 s. The time is in the search's branches and calls, not
 //!   in the runs of words.
 
-use crate::game::bitboard::Bits;
+use crate::game::bitboard::{Bitboard, Bits};
 use crate::game::{Game, PlacementId};
 
 /// The legal moves of one position, numbered `0..len` in placement order,
@@ -139,13 +139,7 @@ pub(super) fn count(set: &[u64]) -> usize {
 /// The moves of `set`, lowest (first in placement order) first.
 #[inline]
 pub(super) fn members(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    set.iter().enumerate().flat_map(|(w, &word)| {
-        std::iter::successors((word != 0).then_some(word), |&rest| {
-            let rest = rest & (rest - 1);
-            (rest != 0).then_some(rest)
-        })
-        .map(move |bits| w * 64 + bits.trailing_zeros() as usize)
-    })
+    set.iter().enumerate().flat_map(|(w, &word)| Bitboard(word).cells().map(move |bit| w * 64 + bit))
 }
 
 fn set_bit(set: &mut [u64], i: usize) {
@@ -155,7 +149,7 @@ fn set_bit(set: &mut [u64], i: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::bitboard::{Bitboard, WideBitboard};
+    use crate::game::bitboard::WideBitboard;
     use crate::game::board::{Board, BoardSpec};
     use crate::game::pieces::PieceSet;
     use crate::game::position::Position;
