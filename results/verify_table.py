@@ -30,6 +30,15 @@ def verdicts(done_file):
     return got
 
 
+def verified_rows(done_file):
+    """The last `verified` row on record for each (opening, sha256)."""
+    return {
+        (r["opening"], r["proof_sha256"]): r
+        for r in csv.DictReader(open(done_file))
+        if r["verdict"] == "verified"
+    }
+
+
 def shallowest_leaf(path):
     """Plies from the empty board to the proof's shallowest leaf: the deeper, the cheaper."""
     tree = json.load(open(path))["tree"]
@@ -63,18 +72,29 @@ def todo(table, done_file):
 
 
 def standing(table, done_file):
-    """Prints, for losing and winning openings, how many current proofs are verified, failed and left."""
+    """Prints, for losing and winning openings, how many current proofs are
+    verified, failed and left, and what the verified ones cost the checker:
+    positions, and seconds of wall time as recorded (under whatever else
+    ran beside each check)."""
     got = verdicts(done_file)
+    rows = verified_rows(done_file)
     count = {}
+    cost = {}
     for value, opening, _, sha in decided(table):
         seen = got.get((opening, sha), set())
         state = "failed" if "failed" in seen else "verified" if "verified" in seen else "left"
         count[(value, state)] = count.get((value, state), 0) + 1
+        if state == "verified":
+            r = rows[(opening, sha)]
+            positions, seconds = cost.get(value, (0, 0.0))
+            cost[value] = (positions + int(r["positions"] or 0), seconds + float(r["seconds"] or 0))
     for value in ("loss", "win"):
         total = sum(n for (v, _), n in count.items() if v == value)
+        positions, seconds = cost.get(value, (0, 0.0))
         print(
             f"{value}: {count.get((value, 'verified'), 0)} of {total} current proofs verified, "
-            f"{count.get((value, 'failed'), 0)} failed, {count.get((value, 'left'), 0)} left"
+            f"{count.get((value, 'failed'), 0)} failed, {count.get((value, 'left'), 0)} left; "
+            f"the verified: {positions / 1e9:,.1f} G checker positions, {seconds / 3600:.1f} h of wall time"
         )
 
 
