@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 
-use crate::game::bitboard::{Bitboard, Bits};
+use crate::game::bitboard::{Bitboard, Bits, WideBitboard};
 use crate::game::board::{Board, BoardSpec};
 use crate::game::pieces::PieceSet;
 use crate::game::position::{Player, Position};
@@ -425,4 +425,49 @@ fn proofs_verify_and_tampered_proofs_do_not() {
             assert!(matches!(verify(&game, &chosen), Err(HandsVerifyError::Shape { .. })));
         }
     }
+}
+
+#[test]
+fn the_checkers_positions_are_those_of_its_list_search() {
+    // The checker's search, with its legal moves as sets of bits, examines
+    // the positions its list search (moves filtered from parent to child,
+    // `Game::moves_after`, up to 2026-11-28) examined: the pins are that
+    // search's counts, and the first player's final score difference.
+    // Deals from the start and after a few moves, blocked cells, a neutral
+    // piece with pieces out of play, and hexominoes on the wide bitboard.
+    use super::verify::final_for;
+    fn pin<B: Bits>(rules: &HandsGame<'_, B>, choices: &[usize], expected: (i32, u64)) {
+        let (pos, _) = walk(rules, choices);
+        assert_eq!(final_for(rules, &pos, Player::First), expected, "after {choices:?}");
+        let (score, positions) = expected;
+        assert_eq!(final_for(rules, &pos, Player::Second), (-score, positions), "after {choices:?}");
+    }
+    let cases: [(usize, usize, &[usize], Option<u64>, &[usize], (i32, u64)); 10] = [
+        (6, 5, &[], Some(1), &[], (1, 99_884)),
+        (6, 5, &[], Some(2), &[], (1, 74_530)),
+        (6, 5, &[], Some(3), &[], (1, 86_198)),
+        (6, 6, &[], Some(3), &[0], (0, 53_084)),
+        (6, 6, &[], Some(2), &[5, 7], (1, 667)),
+        (7, 6, &[3, 17], Some(1), &[5], (0, 40_498)),
+        (7, 6, &[3, 17], Some(1), &[5, 11], (2, 2_032)),
+        (8, 8, &[], Some(1), &[40, 3, 99], (0, 1_879_396)),
+        (8, 8, &[], Some(2), &[400, 33, 9, 120], (1, 31_011)),
+        (7, 6, &[], None, &[1], (0, 2_384)),
+    ];
+    for (w, h, blocked, seed, choices, expected) in cases {
+        let game = Game::<Bitboard>::new(board(w, h, blocked), PieceSet::of_order(5)).unwrap();
+        let setup = match seed {
+            Some(seed) => Setup::of_hands(Hands::deal(game.all_pieces(), seed)),
+            None => {
+                let hands = hands_of(&[1, 2, 0, 1, 2, 1, 2, 1, 2, 0, 1, 2], game.pieces().len());
+                let neutral =
+                    game.placements_of(2).find(|&id| HandsGame::new(&game, Setup { hands, neutral: Some(id) }).is_ok());
+                Setup { hands, neutral }
+            }
+        };
+        pin(&HandsGame::new(&game, setup).unwrap(), choices, expected);
+    }
+    let wide = Game::<WideBitboard>::new(Board::new(9, 8).unwrap(), PieceSet::of_order(6)).unwrap();
+    let hands = hands_of(&[1, 2, 1, 2, 1, 2, 0, 0, 1, 2], wide.pieces().len());
+    pin(&HandsGame::new(&wide, Setup::of_hands(hands)).unwrap(), &[7, 300], (0, 580_623));
 }
