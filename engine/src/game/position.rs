@@ -162,7 +162,7 @@ impl<B: Bits> Game<B> {
     /// Fills `out` with the moves of `moves` (the legal moves of some
     /// position, in any order) that stay legal after `played`, one of them,
     /// is played, in the same order: the incremental move generator of
-    /// perft and of the hands checker.
+    /// perft.
     #[inline]
     pub fn moves_after(&self, moves: &[PlacementId], played: PlacementId, out: &mut Vec<PlacementId>) {
         let piece = self.placement(played).piece;
@@ -237,7 +237,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
-        /// The incremental generator of perft and the hands checker agrees with
+        /// The incremental generator of perft agrees with
         /// the full one, on small boards with blocked cells and on a wide
         /// board of hexominoes.
         #[test]

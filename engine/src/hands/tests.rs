@@ -442,7 +442,10 @@ fn the_checkers_positions_are_those_of_its_list_search() {
         let (score, positions) = expected;
         assert_eq!(final_for(rules, &pos, Player::Second), (-score, positions), "after {choices:?}");
     }
-    let cases: [(usize, usize, &[usize], Option<u64>, &[usize], (i32, u64)); 10] = [
+    // Width, height, blocked cells, the deal's seed (none: the neutral
+    // piece's hands), the moves' choices, the pin.
+    type Case = (usize, usize, &'static [usize], Option<u64>, &'static [usize], (i32, u64));
+    let cases: [Case; 10] = [
         (6, 5, &[], Some(1), &[], (1, 99_884)),
         (6, 5, &[], Some(2), &[], (1, 74_530)),
         (6, 5, &[], Some(3), &[], (1, 86_198)),

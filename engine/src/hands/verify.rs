@@ -1,22 +1,30 @@
 //! The independent checker of hands proofs ([`super::proof`]).
 //!
 //! It shares only the rules ([`HandsGame`]: legal moves and passes along
-//! the trees, the legal moves at each leaf, scores), the notation and the
-//! incremental move generator of perft ([`Game::moves_after`]) with the
-//! solver: not the solver's move lists,
-//! no table, no static bounds; below a leaf its search filters legal
-//! placements with that generator and applies the pass rule itself
-//! (tested against the plain minimax). It walks both trees, checking that every recorded move
-//! is legal, that a single move stands only where the bound's chooser is to
-//! move and that replies are exactly the legal moves, then solves every leaf
-//! with its own alpha-beta search (each node's legal placements filtered from
-//! its parent's, the pieces with the fewest placements first) and folds
-//! the values up: the chooser's move passes its child's value on, replies
-//! give the worst for the chooser. The lower tree must give the side to move
-//! at the root at least the claimed score, the upper tree at most. A big
-//! proof can be checked in parts ([`verify_part`]), one per machine or sitting.
+//! the trees, the legal moves at each leaf, scores) and the notation with
+//! the solver: not the solver's move lists, no table, no static bounds.
+//! It walks both trees, checking that every recorded move is legal, that
+//! a single move stands only where the bound's chooser is to move and
+//! that replies are exactly the legal moves, then solves every leaf with
+//! its own alpha-beta search and folds the values up: the chooser's move
+//! passes its child's value on, replies give the worst for the chooser.
+//! The lower tree must give the side to move at the root at least the
+//! claimed score, the upper tree at most. A big proof can be checked in
+//! parts ([`verify_part`]), one per machine or sitting.
+//!
+//! Below a leaf the search keeps the legal placements as sets of bits, the
+//! common-pile checker's `Conflicts` (`proof/verify/conflicts.rs`): each
+//! node's moves are its parent's less those the move rules out. It tries
+//! the pieces with the fewest placements first and applies the pass rule
+//! itself (tested against the plain minimax). The sets replaced lists
+//! filtered from parent to child (`Game::moves_after`) on 2026-11-28: the
+//! same search, position for position
+//! (`the_checkers_positions_are_those_of_its_list_search`), about 1.5
+//! times faster on the Delphi proofs (`docs/measured.md`, "The hands
+//! checker's moves as bits").
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
@@ -26,6 +34,7 @@ use crate::game::bitboard::Bits;
 use crate::game::notation::join_line;
 use crate::game::position::Player;
 use crate::game::{Game, PlacementId};
+use crate::proof::verify::conflicts::{self, Conflicts};
 use crate::proof::verify::{Part, VerifyProgress};
 
 use super::proof::{BoundNode, HandsProofFile, RULES};
@@ -312,40 +321,76 @@ fn bound_holds<B: Bits>(
     (holds, search.positions)
 }
 
-/// One leaf's alpha-beta search. Each node keeps the legal placements of
-/// both players' unplaced pieces, filtered from its parent's (a placement
-/// stays legal unless it overlaps the move or is of the moved piece:
-/// [`Game::moves_after`]), in
-/// buffers reused from ply to ply; whose turn it is follows the rules' pass
+/// One leaf's alpha-beta search, over the leaf's legal moves (both
+/// players') as sets of bits ([`Conflicts`], the common-pile checker's):
+/// a child's moves are its parent's less those the move rules out, and a
+/// piece's moves are one range of the moves' numbers, so how many a piece
+/// has left is a count of bits. Whose turn it is follows the rules' pass
 /// rule: the other player moves if it can, else the same player again, else
 /// the game is over.
-struct Search<'r, 'g, B> {
-    rules: &'r HandsGame<'g, B>,
+struct Search {
     /// Positions examined.
     positions: u64,
-    /// The legal placements at each ply below the leaf.
-    legal: Vec<Vec<PlacementId>>,
+    /// The leaf's legal moves, numbered in placement order, with the moves each rules out.
+    moves: Conflicts,
+    /// For each player (first, second), the pieces of its hand with a legal
+    /// move at the leaf, each with its moves' numbers.
+    pieces: [Vec<(u8, Range<usize>)>; 2],
+    /// For each player, the set of its pieces' moves.
+    hands: [Vec<u64>; 2],
+    /// The legal moves at each ply below the leaf, a set of
+    /// `moves.words()` words per ply.
+    sets: Vec<u64>,
     /// The side to move's moves at each ply, in search order.
-    order: Vec<Vec<PlacementId>>,
-    /// The side to move's runs of placements of one piece at each ply:
-    /// `(placements, piece, start in the legal list)`.
-    runs: Vec<Vec<(usize, u8, usize)>>,
+    order: Vec<Vec<u32>>,
+    /// The side to move's pieces with a legal move at each ply:
+    /// `(moves, piece, the piece's numbers)`.
+    runs: Vec<Vec<(usize, u8, Range<usize>)>>,
     /// The side to move at the leaf.
     to_move: Player,
 }
 
-impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
+/// A player's index in the search's pairs: the first player's 0.
+fn side(player: Player) -> usize {
+    match player {
+        Player::First => 0,
+        Player::Second => 1,
+    }
+}
+
+impl Search {
     /// A search of the position `pos` of `rules`.
-    fn new(rules: &'r HandsGame<'g, B>, pos: &HandsPosition<B>) -> Self {
+    fn new<B: Bits>(rules: &HandsGame<'_, B>, pos: &HandsPosition<B>) -> Self {
+        let game = rules.game();
         let mut root = rules.legal_moves(pos, Player::First);
         root.extend(rules.legal_moves(pos, Player::Second));
-        let plies = rules.game().pieces().len() + 2;
-        let mut legal = vec![Vec::new(); plies];
-        legal[0] = root;
+        root.sort_unstable();
+        let moves = Conflicts::new(game, &root);
+        let words = moves.words();
+        // Each piece's placements are one range of ids, so its moves are
+        // one range of numbers.
+        let mut pieces = [Vec::new(), Vec::new()];
+        let mut hands = [vec![0u64; words], vec![0u64; words]];
+        let mut start = 0;
+        while let Some(&first) = root.get(start) {
+            let piece = game.placement(first).piece;
+            let end = start + root[start..].partition_point(|&id| game.placement(id).piece == piece);
+            let holder = if rules.hand(Player::First) >> piece & 1 == 1 { 0 } else { 1 };
+            pieces[holder].push((piece, start..end));
+            for i in start..end {
+                conflicts::set_bit(&mut hands[holder], i);
+            }
+            start = end;
+        }
+        let plies = game.pieces().len() + 2;
+        let mut sets = vec![0u64; plies * words];
+        sets[..words].copy_from_slice(&moves.all());
         Search {
-            rules,
             positions: 0,
-            legal,
+            moves,
+            pieces,
+            hands,
+            sets,
             order: vec![Vec::new(); plies],
             runs: vec![Vec::new(); plies],
             to_move: pos.side_to_move(),
@@ -360,53 +405,47 @@ impl<'r, 'g, B: Bits> Search<'r, 'g, B> {
     /// The rest of the game's value for `mover` at the node of `ply`,
     /// fail-hard within `alpha..beta`. Moves of the piece with the fewest
     /// legal placements go first (it is the likeliest to be lost to the
-    /// other side), each piece's in reverse placement order.
+    /// other side; ties: the later piece first), each piece's in reverse
+    /// placement order.
     fn alpha_beta(&mut self, ply: usize, mover: Player, mut alpha: i32, beta: i32) -> i32 {
         self.positions += 1;
-        let game = self.rules.game();
-        let hand = self.rules.hand(mover);
-        // The lists keep each piece's placements together, in placement
-        // order: the mover's pieces as runs of the list, fewest placements
-        // first (ties: the later piece first), each run backwards.
+        let words = self.moves.words();
+        let (mine, theirs) = (side(mover), 1 - side(mover));
+        let set = &self.sets[ply * words..][..words];
         let mut runs = std::mem::take(&mut self.runs[ply]);
         runs.clear();
-        for (i, &id) in self.legal[ply].iter().enumerate() {
-            let piece = game.placement(id).piece;
-            if hand >> piece & 1 == 1 {
-                match runs.last_mut() {
-                    Some((len, last, _)) if *last == piece => *len += 1,
-                    _ => runs.push((1, piece, i)),
-                }
+        for (piece, range) in &self.pieces[mine] {
+            let left = conflicts::count_in(set, range.clone());
+            if left > 0 {
+                runs.push((left, *piece, range.clone()));
             }
         }
         if runs.is_empty() {
             self.runs[ply] = runs;
             return 0;
         }
-        runs.sort_unstable_by_key(|&(len, piece, _)| (len, std::cmp::Reverse(piece)));
+        runs.sort_unstable_by_key(|&(left, piece, _)| (left, std::cmp::Reverse(piece)));
         let mut moves = std::mem::take(&mut self.order[ply]);
         moves.clear();
-        for &(len, _, start) in &runs {
-            moves.extend(self.legal[ply][start..start + len].iter().rev());
+        for (_, _, range) in &runs {
+            let from = moves.len();
+            moves.extend(conflicts::members_in(set, range.clone()).map(|i| i as u32));
+            moves[from..].reverse();
         }
         self.runs[ply] = runs;
         let other = opponent(mover);
-        let other_hand = self.rules.hand(other);
-        for &id in &moves {
-            let (parents, children) = self.legal.split_at_mut(ply + 1);
-            let child = &mut children[0];
-            game.moves_after(&parents[ply], id, child);
-            // The pieces with a placement left, one run of the child's list
-            // at a time (each piece's placements stay together, in order).
-            let (mut other_can, mut mover_can) = (false, false);
-            let mut rest = &child[..];
-            while let Some(&first) = rest.first() {
-                let piece = game.placement(first).piece;
-                other_can |= other_hand >> piece & 1 == 1;
-                mover_can |= hand >> piece & 1 == 1;
-                let run = game.placements_of(piece as usize);
-                rest = &rest[rest.partition_point(|c| run.contains(c))..];
-            }
+        for &i in &moves {
+            let (other_can, mover_can) = {
+                let (parents, children) = self.sets.split_at_mut((ply + 1) * words);
+                let child = &mut children[..words];
+                self.moves.after_meeting(
+                    &parents[ply * words..],
+                    i as usize,
+                    child,
+                    &self.hands[theirs],
+                    &self.hands[mine],
+                )
+            };
             let value = if !other_can && mover_can {
                 1 + self.alpha_beta(ply + 1, mover, alpha - 1, beta - 1)
             } else {

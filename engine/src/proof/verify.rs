@@ -33,7 +33,7 @@ use crate::proof::{FORMAT, ProofFile, ProofNode, VERSION};
 use crate::solve::Outcome;
 use crate::solve::stats::Histogram;
 
-mod conflicts;
+pub(crate) mod conflicts;
 mod negamax;
 
 /// Why a proof is not accepted: the position (as its move line) and what is wrong there.

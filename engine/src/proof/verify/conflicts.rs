@@ -16,6 +16,9 @@
 //! it are the set less its row: a few words of AND-NOT where a list of
 //! moves is filtered move by move. The rows are built from the placements'
 //! cells and pieces alone, as the legal moves are: nothing of the solver's.
+//! The hands checker (`hands/verify.rs`) uses the same sets, with both
+//! players' moves in one table: a piece's moves are one range of numbers
+//! ([`count_in`], [`members_in`]).
 //!
 //! Measured on 2026-11-28 against the lists it replaced (`Game::moves_after`,
 //! 95% of the checker's samples), old and new binaries alternated, the
@@ -42,12 +45,14 @@
 //!   2.32 and 2.36 s. The time is in the search's branches and calls, not
 //!   in the runs of words.
 
+use std::ops::Range;
+
 use crate::game::bitboard::{Bitboard, Bits};
 use crate::game::{Game, PlacementId};
 
 /// The legal moves of one position, numbered `0..len` in placement order,
 /// with each move's row of the moves it rules out.
-pub(super) struct Conflicts {
+pub(crate) struct Conflicts {
     /// Words in a set.
     words: usize,
     /// Moves in the position.
@@ -58,7 +63,7 @@ pub(super) struct Conflicts {
 
 impl Conflicts {
     /// The moves `moves` (a position's legal moves, in placement order) as a set.
-    pub(super) fn new<B: Bits>(game: &Game<B>, moves: &[PlacementId]) -> Conflicts {
+    pub(crate) fn new<B: Bits>(game: &Game<B>, moves: &[PlacementId]) -> Conflicts {
         debug_assert!(moves.is_sorted(), "the moves must be in placement order");
         let words = moves.len().div_ceil(64).max(1);
         // The moves covering each cell and the moves of each piece.
@@ -86,17 +91,17 @@ impl Conflicts {
     }
 
     /// Words in each set of these moves.
-    pub(super) fn words(&self) -> usize {
+    pub(crate) fn words(&self) -> usize {
         self.words
     }
 
     /// Moves in the position.
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// The set of every move: the position's own.
-    pub(super) fn all(&self) -> Vec<u64> {
+    pub(crate) fn all(&self) -> Vec<u64> {
         let mut set = vec![0u64; self.words];
         for i in 0..self.len {
             set_bit(&mut set, i);
@@ -106,7 +111,7 @@ impl Conflicts {
 
     /// Writes into `out` the moves of `set` legal after move `i`; returns whether any is.
     #[inline]
-    pub(super) fn after(&self, set: &[u64], i: usize, out: &mut [u64]) -> bool {
+    pub(crate) fn after(&self, set: &[u64], i: usize, out: &mut [u64]) -> bool {
         let row = &self.rows[i * self.words..][..self.words];
         let mut any = 0;
         for ((o, s), r) in out.iter_mut().zip(set).zip(row) {
@@ -116,9 +121,23 @@ impl Conflicts {
         any != 0
     }
 
+    /// Writes into `out` the moves of `set` legal after move `i`; returns
+    /// whether they meet `a` and whether they meet `b`, in the same pass.
+    #[inline]
+    pub(crate) fn after_meeting(&self, set: &[u64], i: usize, out: &mut [u64], a: &[u64], b: &[u64]) -> (bool, bool) {
+        let row = &self.rows[i * self.words..][..self.words];
+        let (mut in_a, mut in_b) = (0, 0);
+        for ((((o, s), r), x), y) in out.iter_mut().zip(set).zip(row).zip(a).zip(b) {
+            *o = s & !r;
+            in_a |= *o & x;
+            in_b |= *o & y;
+        }
+        (in_a != 0, in_b != 0)
+    }
+
     /// How many moves of `set` are legal after move `i`.
     #[inline]
-    pub(super) fn count_after(&self, set: &[u64], i: usize) -> usize {
+    pub(crate) fn count_after(&self, set: &[u64], i: usize) -> usize {
         let row = &self.rows[i * self.words..][..self.words];
         set.iter().zip(row).map(|(s, r)| (s & !r).count_ones() as usize).sum()
     }
@@ -126,23 +145,54 @@ impl Conflicts {
 
 /// Whether move `i` is in `set`.
 #[inline]
-pub(super) fn has(set: &[u64], i: usize) -> bool {
+pub(crate) fn has(set: &[u64], i: usize) -> bool {
     set[i / 64] >> (i % 64) & 1 != 0
 }
 
 /// How many moves `set` holds.
 #[inline]
-pub(super) fn count(set: &[u64]) -> usize {
+pub(crate) fn count(set: &[u64]) -> usize {
     set.iter().map(|w| w.count_ones() as usize).sum()
 }
 
 /// The moves of `set`, lowest (first in placement order) first.
 #[inline]
-pub(super) fn members(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn members(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
     set.iter().enumerate().flat_map(|(w, &word)| Bitboard(word).cells().map(move |bit| w * 64 + bit))
 }
 
-fn set_bit(set: &mut [u64], i: usize) {
+/// The words of `set` that hold the moves `range`, each with its index,
+/// every bit outside `range` cleared.
+#[inline]
+fn words_in(set: &[u64], range: Range<usize>) -> impl Iterator<Item = (usize, u64)> + '_ {
+    let Range { start, end } = range;
+    (start / 64..end.div_ceil(64)).map(move |w| {
+        let mut word = set[w];
+        if w == start / 64 {
+            word &= u64::MAX << (start % 64);
+        }
+        if w == (end - 1) / 64 && end % 64 != 0 {
+            word &= u64::MAX >> (64 - end % 64);
+        }
+        (w, word)
+    })
+}
+
+/// How many moves of `set` lie in `range`.
+#[inline]
+pub(crate) fn count_in(set: &[u64], range: Range<usize>) -> usize {
+    words_in(set, range).map(|(_, word)| word.count_ones() as usize).sum()
+}
+
+/// The moves of `set` in `range`, lowest first.
+#[inline]
+pub(crate) fn members_in(set: &[u64], range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+    words_in(set, range).flat_map(|(w, word)| Bitboard(word).cells().map(move |bit| w * 64 + bit))
+}
+
+/// Puts move `i` into `set`.
+#[inline]
+pub(crate) fn set_bit(set: &mut [u64], i: usize) {
     set[i / 64] |= 1 << (i % 64);
 }
 
@@ -158,12 +208,23 @@ mod tests {
     /// position the set holds exactly its legal moves (`has` says so of
     /// every move of the table), and after each of them (every `stride`th)
     /// the set, its count and `after`'s answer are those of the legal moves
-    /// of the position after it.
+    /// of the position after it, and `after_meeting` gives the same set and
+    /// says rightly whether it meets two others.
     fn sets_match<B: Bits>(game: &Game<B>, root: Position<B>, lines: &[&[usize]], stride: usize) {
         let moves = game.legal_moves(&root);
         let table = Conflicts::new(game, &moves);
         let names = |set: &[u64]| members(set).map(|j| moves[j]).collect::<Vec<PlacementId>>();
         let mut out = vec![0; table.words()];
+        let mut met = vec![0; table.words()];
+        let (mut evens, mut first_half) = (vec![0; table.words()], vec![0; table.words()]);
+        for i in 0..moves.len() {
+            if i % 2 == 0 {
+                set_bit(&mut evens, i);
+            }
+            if i < moves.len() / 2 {
+                set_bit(&mut first_half, i);
+            }
+        }
         for line in lines {
             let (mut pos, mut set) = (root, table.all());
             for &choice in line.iter() {
@@ -179,6 +240,11 @@ mod tests {
                     assert_eq!(names(&out), expected, "after {}", moves[i]);
                     assert_eq!(any, !expected.is_empty());
                     assert_eq!(table.count_after(&set, i), expected.len());
+                    // The same set with two meetings: the even moves, the first half.
+                    let meeting = table.after_meeting(&set, i, &mut met, &evens, &first_half);
+                    assert_eq!(met, out);
+                    let got = (members(&out).any(|j| j % 2 == 0), members(&out).any(|j| j < moves.len() / 2));
+                    assert_eq!(meeting, got, "meetings after {}", moves[i]);
                 }
                 let Some(i) = members(&set).nth(choice % count(&set).max(1)) else { break };
                 table.after(&set.clone(), i, &mut set);
@@ -201,5 +267,23 @@ mod tests {
         sets_match(&game, Position::empty().after(game.placement(first)), &lines, 1);
         let game = Game::<WideBitboard>::new(Board::new(9, 8).unwrap(), PieceSet::of_order(6)).unwrap();
         sets_match(&game, Position::empty(), &lines[1..3], 97);
+    }
+
+    proptest::proptest! {
+        /// A range's count and members are those of the set's members one
+        /// by one: ranges inside a word, across words, on their edges and
+        /// empty.
+        #[test]
+        fn a_ranges_moves_are_the_members_in_it(
+            a in proptest::collection::vec(proptest::prelude::any::<u64>(), 1..4),
+            ends in (0usize..256, 0usize..256),
+        ) {
+            let bits = a.len() * 64;
+            let (start, end) = (ends.0 % (bits + 1), ends.1 % (bits + 1));
+            let range = start.min(end)..start.max(end);
+            let expected: Vec<usize> = members(&a).filter(|i| range.contains(i)).collect();
+            proptest::prop_assert_eq!(members_in(&a, range.clone()).collect::<Vec<_>>(), expected.clone());
+            proptest::prop_assert_eq!(count_in(&a, range), expected.len());
+        }
     }
 }
