@@ -1,7 +1,7 @@
 """The 8x8 opening table's verification state, for verify-8x8-openings.sh.
 
     python3 verify_table.py todo TABLE VERDICTS    # files to check, in order
-    python3 verify_table.py standing TABLE VERDICTS  # counts by current hash
+    python3 verify_table.py standing TABLE VERDICTS  # counts and cost by current hash
 
 TABLE is pentominoes-8x8-openings.csv, VERDICTS pentominoes-8x8-verified.csv.
 A verdict counts for a proof only if it names the proof's current SHA-256:
@@ -80,14 +80,19 @@ def standing(table, done_file):
     rows = verified_rows(done_file)
     count = {}
     cost = {}
+    unmeasured = 0
     for value, opening, _, sha in decided(table):
         seen = got.get((opening, sha), set())
         state = "failed" if "failed" in seen else "verified" if "verified" in seen else "left"
         count[(value, state)] = count.get((value, state), 0) + 1
         if state == "verified":
             r = rows[(opening, sha)]
+            if not (r["positions"] and r["seconds"]):
+                # Verified, but the checker's report was not read: no figures.
+                unmeasured += 1
+                continue
             positions, seconds = cost.get(value, (0, 0.0))
-            cost[value] = (positions + int(r["positions"] or 0), seconds + float(r["seconds"] or 0))
+            cost[value] = (positions + int(r["positions"]), seconds + float(r["seconds"]))
     for value in ("loss", "win"):
         total = sum(n for (v, _), n in count.items() if v == value)
         positions, seconds = cost.get(value, (0, 0.0))
@@ -96,6 +101,8 @@ def standing(table, done_file):
             f"{count.get((value, 'failed'), 0)} failed, {count.get((value, 'left'), 0)} left; "
             f"the verified: {positions / 1e9:,.1f} G checker positions, {seconds / 3600:.1f} h of wall time"
         )
+    if unmeasured:
+        print(f"{unmeasured} verified proofs have no positions or seconds on record: not in the sums")
 
 
 if __name__ == "__main__":

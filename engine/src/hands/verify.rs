@@ -337,7 +337,7 @@ struct Search {
     /// move at the leaf, each with its moves' numbers.
     pieces: [Vec<(u8, Range<usize>)>; 2],
     /// For each player, the set of its pieces' moves.
-    hands: [Vec<u64>; 2],
+    moves_of: [Vec<u64>; 2],
     /// The legal moves at each ply below the leaf, a set of
     /// `moves.words()` words per ply.
     sets: Vec<u64>,
@@ -370,15 +370,16 @@ impl Search {
         // Each piece's placements are one range of ids, so its moves are
         // one range of numbers.
         let mut pieces = [Vec::new(), Vec::new()];
-        let mut hands = [vec![0u64; words], vec![0u64; words]];
+        let mut moves_of = [vec![0u64; words], vec![0u64; words]];
         let mut start = 0;
         while let Some(&first) = root.get(start) {
             let piece = game.placement(first).piece;
             let end = start + root[start..].partition_point(|&id| game.placement(id).piece == piece);
-            let holder = if rules.hand(Player::First) >> piece & 1 == 1 { 0 } else { 1 };
-            pieces[holder].push((piece, start..end));
+            // Only the hands' pieces have legal moves here.
+            let holder = rules.setup().hands.owner(piece as usize).expect("a legal move of a piece in no hand");
+            pieces[side(holder)].push((piece, start..end));
             for i in start..end {
-                conflicts::set_bit(&mut hands[holder], i);
+                conflicts::set_bit(&mut moves_of[side(holder)], i);
             }
             start = end;
         }
@@ -389,7 +390,7 @@ impl Search {
             positions: 0,
             moves,
             pieces,
-            hands,
+            moves_of,
             sets,
             order: vec![Vec::new(); plies],
             runs: vec![Vec::new(); plies],
@@ -442,8 +443,8 @@ impl Search {
                     &parents[ply * words..],
                     i as usize,
                     child,
-                    &self.hands[theirs],
-                    &self.hands[mine],
+                    &self.moves_of[theirs],
+                    &self.moves_of[mine],
                 )
             };
             let value = if !other_can && mover_can {
