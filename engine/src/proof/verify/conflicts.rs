@@ -1,8 +1,8 @@
 //! The checkers' own move generator: the legal moves of one re-solved
 //! position as bits, and, for each, the moves it rules out. Both
-//! independent checkers use it, this one (`negamax.rs`) and the hands
-//! checker (`hands/verify.rs`); a set's bits are move numbers, so
-//! [`members`] walks each word with the bitboards' own iterator.
+//! independent checkers use it, the common-pile one (`negamax.rs`) and
+//! the hands checker (`hands/verify.rs`); a set's bits are move numbers,
+//! so [`members`] walks each word with the bitboards' own iterator.
 //!
 //! The idea is the solver's `Universe` (`solve/universe.rs`), written
 //! again here and sharing no code with it: the checker relies only on the
