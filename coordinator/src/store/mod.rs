@@ -89,6 +89,7 @@ pub use fault::FAULT_WRITES_ENV;
 pub use import::{ImportCounts, ImportEntry};
 pub use job_row::{JobRow, UnitCounts};
 pub use jobs::NewNode;
+pub use known::MIN_POSITIONS;
 pub use lease::{MAX_ANSWERED, MAX_DIVES};
 pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
 pub use problems::{ConflictRow, FailedUnit};

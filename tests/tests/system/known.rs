@@ -6,7 +6,8 @@
 
 use std::time::Duration;
 
-use golomb_tests::{Cluster, count, local_value};
+use golomb_coordinator::store::MIN_POSITIONS;
+use golomb_tests::{Cluster, local_value};
 use serde_json::Value;
 
 const MINUTES: Duration = Duration::from_secs(180);
@@ -28,6 +29,15 @@ fn values(results: &Value) -> Vec<(String, String)> {
     rows
 }
 
+/// The first job's units big enough for the store to keep: its children
+/// searched in their own unit (not merged into a symmetric one) with at
+/// least [`MIN_POSITIONS`] positions.
+fn kept_units(results: &Value) -> u64 {
+    let own = |c: &&Value| c["same_as"].as_str().unwrap_or("").is_empty();
+    let big = |c: &&Value| c["positions"].as_i64().unwrap_or(0) >= MIN_POSITIONS;
+    results["children"].as_array().unwrap().iter().filter(own).filter(big).count() as u64
+}
+
 #[test]
 fn a_job_submitted_again_is_answered_from_the_first_and_a_mirror_image_too() {
     let cluster = Cluster::start(None, 30.0);
@@ -40,15 +50,20 @@ fn a_job_submitted_again_is_answered_from_the_first_and_a_mirror_image_too() {
     assert_eq!(status["known_nodes"], 0, "nothing was known before the first job: {status}");
 
     // The same job again: its units are answered when it is planned, all
-    // but the smallest (cheaper to solve again than to keep).
+    // but the smallest (cheaper to solve again than to keep). Which units
+    // are small varies from run to run: a parallel search's positions do,
+    // and the median unit here is near the threshold.
     let second = cluster.submit(&spec);
     let again = cluster.wait_for_end(second, MINUTES);
     assert_eq!(again["state"], "done");
     let (known, spared) = (again["known_nodes"].as_u64().unwrap(), again["known_positions"].as_u64().unwrap());
-    assert!(known > count(&again, "units", "done") / 2, "most units answered from the store: {again}");
+    let a = cluster.results(first);
+    let kept = kept_units(&a);
+    assert!(kept > 0, "some units of the first job were big enough to keep: {a}");
+    assert_eq!(known, kept, "every unit the first job kept is answered from the store: {again}");
     assert!(spared * 10 >= searched * 9, "at least 90% of the work spared: {spared} of {searched}: {again}");
     assert!(again["positions"].as_u64().unwrap() * 10 <= searched, "under 10% searched again: {again}");
-    let (a, b) = (cluster.results(first), cluster.results(second));
+    let b = cluster.results(second);
     assert_eq!(values(&b), values(&a), "the same values");
     let shown = String::from_utf8_lossy(&cluster.golomb(&["status", &second.to_string()]).stdout).into_owned();
     assert!(
