@@ -276,8 +276,9 @@ fn status_watch_updates_in_place_on_a_terminal_and_by_lines_into_a_pipe() {
     let job = cluster.submit(&LONG_JOB);
     let golomb = golomb_tests::binary("golomb");
     let watch = format!("{} status {job} --watch --coordinator {}", golomb.display(), cluster.url);
+    // Readings come every 2 s: 12 s leaves room for a slow start on a busy machine.
     let mut pty = Command::new("timeout");
-    pty.args(["8", "script", "-qc", &watch, "/dev/null"]);
+    pty.args(["12", "script", "-qc", &watch, "/dev/null"]);
     let out = pty.output().unwrap();
     let screen = text(&out.stdout);
     cluster.golomb(&["cancel", &job.to_string()]);

@@ -162,9 +162,16 @@ fn metrics_agree_with_status() {
     let job = cluster.submit(&["--board", "7x6", "--goal", "classify", "--split-depth", "1"]);
     wait_until(MINUTES, "some units done", || (count(&cluster.status(job), "units", "done") >= 20).then_some(()));
     worker.pause();
-    std::thread::sleep(Duration::from_millis(300));
-    let jobs = cluster.json(&["status"]);
-    let (code, metrics) = get(&cluster, "/metrics");
+    // A result already on its way when the worker stopped may land a little
+    // later: read until `status` is the same before and after `/metrics`.
+    let (jobs, code, metrics) = loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let jobs = cluster.json(&["status"]);
+        let (code, metrics) = get(&cluster, "/metrics");
+        if units(&cluster.json(&["status"]), "done") == units(&jobs, "done") {
+            break (jobs, code, metrics);
+        }
+    };
     assert_eq!(code, 200);
     for state in ["pending", "leased", "done", "failed", "cancelled", "split"] {
         assert_eq!(sample(&metrics, &format!("golomb_units{{state=\"{state}\"}}")), units(&jobs, state), "{state}");
