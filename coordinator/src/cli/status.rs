@@ -51,6 +51,8 @@ struct Sample {
     positions: u64,
     positions_per_second: Option<f64>,
     children_decided: u64,
+    /// The move the search was closest to proving a winning move (solve jobs).
+    leading_move: Option<String>,
 }
 
 /// A job's progress samples, oldest first.
@@ -77,6 +79,7 @@ impl History {
                     positions: s.positions,
                     positions_per_second: s.positions_per_second,
                     children_decided: s.children_decided,
+                    leading_move: s.leading_move.clone(),
                 })
                 .collect(),
         )
@@ -88,12 +91,12 @@ impl History {
         writeln!(
             out,
             "seconds,at,proof_number,disproof_number,nodes,nodes_proved,nodes_disproved,frontier,in_flight,\
-             positions,positions_per_second,children_decided"
+             positions,positions_per_second,children_decided,leading_move"
         )?;
         for s in &self.0 {
             writeln!(
                 out,
-                "{:.1},{:.1},{},{},{},{},{},{},{},{},{},{}",
+                "{:.1},{:.1},{},{},{},{},{},{},{},{},{},{},{}",
                 s.seconds,
                 s.at,
                 opt(s.proof_number),
@@ -105,7 +108,9 @@ impl History {
                 s.in_flight,
                 s.positions,
                 s.positions_per_second.map_or(String::new(), |r| format!("{r:.0}")),
-                s.children_decided
+                s.children_decided,
+                // A move's cells are separated by commas: quoted.
+                s.leading_move.as_ref().map_or(String::new(), |m| format!("\"{m}\""))
             )?;
         }
         Ok(())
@@ -121,7 +126,7 @@ impl Report for History {
         let number = |n: Option<u64>| n.map_or_else(|| "inf".to_string(), |n| n.to_string());
         writeln!(
             out,
-            "{:>9} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}",
+            "{:>9} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}  closest move",
             "seconds",
             "proof",
             "disproof",
@@ -131,12 +136,12 @@ impl Report for History {
             "frontier",
             "in flight",
             "positions",
-            "per s"
+            "per s",
         )?;
         for s in &self.0 {
             writeln!(
                 out,
-                "{:>9.0} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}",
+                "{:>9.0} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}  {}",
                 s.seconds,
                 number(s.proof_number),
                 number(s.disproof_number),
@@ -146,7 +151,8 @@ impl Report for History {
                 s.frontier,
                 s.in_flight,
                 si(s.positions as f64),
-                s.positions_per_second.map_or("-".to_string(), si)
+                s.positions_per_second.map_or("-".to_string(), si),
+                s.leading_move.as_deref().unwrap_or("-")
             )?;
         }
         Ok(())

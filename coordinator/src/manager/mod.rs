@@ -137,6 +137,11 @@ pub struct PnStats {
     pub frontier: u64,
     /// Leaves held by workers.
     pub in_flight: u64,
+    /// For a solve job whose root is undecided: the root's child the search
+    /// is closest to proving a winning move (its disproof number is the
+    /// root's proof number; the first such child). `None` for classify jobs.
+    #[serde(skip)]
+    pub leading: Option<NodeId>,
 }
 
 /// One job's tree, as the manager sees it.
@@ -559,6 +564,15 @@ impl PnTree {
             nodes: self.nodes.len() as u64,
             ..PnStats::default()
         };
+        if !self.classify && !self.decided(self.root) {
+            // φ(root) = min δ(child): the child that gives it.
+            stats.leading = root
+                .children
+                .iter()
+                .map(|&c| &self.nodes[c as usize])
+                .find(|child| child.delta == root.phi)
+                .map(|child| child.id);
+        }
         let root_depth = root.depth;
         for node in &self.nodes {
             let root_moves = (node.depth - root_depth.min(node.depth)) % 2 == 0;

@@ -81,13 +81,17 @@ fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves
     let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
     assert_eq!(tree.stats().proof_number, Some(2), "φ(root) = least δ of the children");
     assert_eq!(tree.stats().disproof_number, Some(3), "δ(root) = the greatest φ + one per other child");
+    assert_eq!(tree.stats().leading, Some(NodeId(3)), "the move closest to a proof: its δ is φ(root)");
     assert_eq!(tree.select(), Some(NodeId(3)));
     assert_eq!(tree.select(), Some(NodeId(4)));
     assert_eq!(tree.select(), Some(NodeId(2)));
     assert_eq!(tree.select(), None);
     assert_eq!(tree.stats().in_flight, 3);
+    tree.decide(NodeId(3), Outcome::Win);
+    assert_eq!(tree.stats().leading, Some(NodeId(4)), "a child won for its mover leads no more");
     tree.decide(NodeId(4), Outcome::Loss);
     assert_eq!(tree.stats().proof_number, Some(0), "a lost child wins the root");
+    assert_eq!(tree.stats().leading, None, "a decided root leads nowhere");
     assert_eq!(tree.stats().frontier, 0, "a decided root needs nothing more");
 }
 
@@ -102,6 +106,7 @@ fn classify_hands_out_every_child_even_after_the_root_is_decided() {
     let second = tree.select().unwrap();
     assert_ne!(first, second);
     assert_eq!(tree.select(), None);
+    assert_eq!(tree.stats().leading, None, "a classify job needs every child");
     tree.decide(second, Outcome::Win);
     assert_eq!(tree.select(), None);
     assert_eq!(tree.stats().frontier, 0);

@@ -62,6 +62,9 @@ pub struct SearchReport {
     in_flight: u64,
     /// Positions per second over the last minute of samples (`RATE_WINDOW` in `store/progress.rs`).
     recent_positions_per_second: Option<f64>,
+    /// For a solve job: the move the search is closest to proving a winning
+    /// move (its disproof number is the root's proof number).
+    leading_move: Option<String>,
     /// Seconds since the Unix epoch when the sample was taken.
     sampled_at: f64,
 }
@@ -78,6 +81,7 @@ impl SearchReport {
             frontier: p.frontier,
             in_flight: p.in_flight,
             recent_positions_per_second: p.positions_per_second,
+            leading_move: p.leading_move.clone(),
             sampled_at: p.at,
         }
     }
@@ -467,6 +471,13 @@ impl<C> JobReport<C> {
                 search.frontier,
                 search.in_flight
             )?;
+            if let Some(leading) = &search.leading_move {
+                writeln!(
+                    out,
+                    "closest:   {leading}, the move nearest a proof that it wins ({} leaves to show at least)",
+                    number(search.proof_number)
+                )?;
+            }
         }
         if self.conflicts > 0 {
             writeln!(

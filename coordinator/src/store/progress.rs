@@ -40,15 +40,19 @@ pub struct ProgressRow {
     /// Positions per second over the minute (`RATE_WINDOW`) before this sample, or
     /// since the sample before if that is older (`None` for the first).
     pub positions_per_second: Option<f64>,
+    /// The move of the root's child the search was closest to proving a
+    /// winning move ([`PnStats::leading`]), in the notation.
+    pub leading_move: Option<String>,
 }
 
 /// Reads rows of `progress` (newest last).
 fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>, StoreError> {
     let mut rows: Vec<ProgressRow> = conn
         .prepare_cached(
-            "SELECT at, proof_number, disproof_number, nodes, nodes_proved, nodes_disproved, frontier, in_flight,
-                    positions, children_decided
-             FROM progress WHERE job = :job ORDER BY at DESC LIMIT :limit",
+            "SELECT p.at, p.proof_number, p.disproof_number, p.nodes, p.nodes_proved, p.nodes_disproved, p.frontier,
+                    p.in_flight, p.positions, p.children_decided, p.leading, n.line
+             FROM progress p LEFT JOIN nodes n ON n.id = p.leading
+             WHERE p.job = :job ORDER BY p.at DESC LIMIT :limit",
         )?
         .query_map(named_params! { ":job": job, ":limit": limit }, |r| {
             let number = |i| r.get::<_, Option<f64>>(i).map(|n| n.map(|n| n as u64));
@@ -62,16 +66,24 @@ fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>
                     nodes_disproved: r.get::<_, i64>(5)? as u64,
                     frontier: r.get::<_, i64>(6)? as u64,
                     in_flight: r.get::<_, i64>(7)? as u64,
+                    leading: r.get(10)?,
                 },
                 positions: r.get::<_, i64>(8)? as u64,
                 children_decided: r.get::<_, i64>(9)? as u64,
                 positions_per_second: None,
+                leading_move: r.get::<_, Option<String>>(11)?.as_deref().and_then(last_move).map(str::to_string),
             })
         })?
         .collect::<Result<_, _>>()?;
     rows.reverse();
     add_rates(&mut rows);
     Ok(rows)
+}
+
+/// The last move of a node's line (moves are separated by `;`): a root
+/// child's own move, whatever moves the job's root was reached by.
+fn last_move(line: &str) -> Option<&str> {
+    line.rsplit(';').next().map(str::trim).filter(|m| !m.is_empty())
 }
 
 /// Sets each sample's positions per second (oldest first): against the
@@ -107,6 +119,7 @@ pub(super) fn latest_for(
     Ok(latest(conn, job)?.map(|mut row| {
         if state.is_finished() {
             row.tree = ended_stats(row.tree, root);
+            row.leading_move = None;
         }
         row
     }))
@@ -118,6 +131,7 @@ pub(super) fn latest_for(
 /// coordinator restart, is only its last sample).
 fn ended_stats(mut stats: PnStats, root: Outcome) -> PnStats {
     stats.in_flight = 0;
+    stats.leading = None;
     match root {
         Outcome::Win => (stats.proof_number, stats.disproof_number) = (Some(0), None),
         Outcome::Loss => (stats.proof_number, stats.disproof_number) = (None, Some(0)),
@@ -150,14 +164,16 @@ fn write_sample(conn: &Connection, job: i64, stats: &PnStats) -> Result<(), Stor
     let number = |n: Option<u64>| n.map(|n| n as f64);
     conn.prepare_cached(
         "INSERT OR REPLACE INTO progress (job, at, proof_number, disproof_number, nodes, nodes_proved,
-                                          nodes_disproved, frontier, in_flight, positions, children_decided)
-         VALUES (:job, :at, :pn, :dn, :nodes, :proved, :disproved, :frontier, :in_flight, :positions, :decided)",
+                                          nodes_disproved, frontier, in_flight, positions, children_decided, leading)
+         VALUES (:job, :at, :pn, :dn, :nodes, :proved, :disproved, :frontier, :in_flight, :positions, :decided,
+                 :leading)",
     )?
     .execute(named_params! {
         ":job": job, ":at": now(), ":pn": number(stats.proof_number), ":dn": number(stats.disproof_number),
         ":nodes": stats.nodes as i64, ":proved": stats.nodes_proved as i64,
         ":disproved": stats.nodes_disproved as i64, ":frontier": stats.frontier as i64,
         ":in_flight": stats.in_flight as i64, ":positions": positions, ":decided": decided,
+        ":leading": stats.leading.map(|n| n.0),
     })?;
     Ok(())
 }

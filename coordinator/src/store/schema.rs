@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -208,6 +208,13 @@ CREATE INDEX proofs_by_worker ON proofs(worker);
 ALTER TABLE units ADD COLUMN wants_proof INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// Version 7 to 8: a game job's progress sample names the root's child
+/// that the search is closest to proving a winning move (`progress.leading`,
+/// a node id; NULL for classify jobs, decided roots and older samples).
+const V7_TO_V8: &str = "
+ALTER TABLE progress ADD COLUMN leading INTEGER;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -272,6 +279,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 7 {
         tx.execute_batch(V6_TO_V7)?;
+    }
+    if version < 8 {
+        tx.execute_batch(V7_TO_V8)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use golomb_tests::{Cluster, check_classify, count, local_value, wait_until};
+use golomb_tests::{Cluster, check_classify, count, http_get, local_value, wait_until};
 use serde_json::Value;
 
 const LEASE_SECONDS: f64 = 4.0;
@@ -252,4 +252,44 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
         log.lines().filter_map(|line| line.split("children, ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum();
     assert!(kept > 0, "some split kept children its worker decided:\n{log}");
     assert!(cluster.verify_proof(job).contains("verified"));
+}
+
+/// A solve job's status names the move its search is closest to proving a
+/// winning move: the root's child whose disproof number is the root's proof
+/// number (here, with no child split or decided, the one with the fewest
+/// replies), in the JSON, the text, the history and the web page.
+#[test]
+fn a_solve_job_names_the_move_closest_to_a_proof() {
+    let cluster = Cluster::start_with(golomb_tests::ServeOptions::new(30.0).args(&["--http", "127.0.0.1:0"]));
+    let worker = cluster.worker("w-closest", 1);
+    let job = cluster.submit(&["--board", "8x8", "--goal", "solve", "--split-depth", "1"]);
+    wait_until(MINUTES, "a unit leased", || (count(&cluster.status(job), "units", "leased") >= 1).then_some(()));
+    // Frozen, the job cannot end; the coordinator still samples it every 10 s.
+    worker.pause();
+    let status = wait_until(MINUTES, "a sample naming the closest move", || {
+        let status = cluster.status(job);
+        status["leading_move"].is_string().then_some(status)
+    });
+    let (leading, phi) = (status["leading_move"].as_str().unwrap(), status["proof_number"].as_u64().unwrap());
+    let results = cluster.results(job);
+    let children = results["children"].as_array().unwrap();
+    let replies = |c: &Value| c["replies"].as_u64().unwrap();
+    let child = children.iter().find(|c| c["move"] == leading).unwrap_or_else(|| panic!("{leading}: {results}"));
+    assert_eq!(replies(child), phi, "its disproof number, its replies, is the root's proof number: {child}");
+    let undecided = children.iter().filter(|c| c["value"].is_null() || c["value"] == "");
+    assert!(undecided.map(replies).all(|r| r >= phi), "no undecided move has fewer replies: {results}");
+
+    let text = String::from_utf8_lossy(&cluster.golomb(&["status", &job.to_string()]).stdout).into_owned();
+    assert!(text.contains(&format!("closest:   {leading}, the move nearest a proof that it wins ({phi} ")), "{text}");
+    let csv = cluster.golomb(&["status", &job.to_string(), "--history", "--csv"]);
+    let csv = String::from_utf8_lossy(&csv.stdout).into_owned();
+    assert!(csv.lines().next().unwrap().ends_with(",leading_move"), "{csv}");
+    assert!(csv.contains(&format!(",\"{leading}\"")), "the move quoted (its cells have commas): {csv}");
+    let (code, page) = http_get(&format!("{}/jobs/{job}", cluster.http.as_deref().unwrap()));
+    assert_eq!(code, 200);
+    assert!(page.contains(&format!("<td>closest</td><td>{leading}, the move nearest")), "{page}");
+    worker.resume();
+    cluster.golomb(&["cancel", &job.to_string()]);
+    let ended = cluster.wait_for_end(job, MINUTES);
+    assert!(ended["leading_move"].is_null(), "an ended job leads nowhere: {ended}");
 }

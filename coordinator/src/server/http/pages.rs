@@ -180,6 +180,15 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     if kind == Some(golomb_proto::Kind::TilingCount) {
         rows.push(("tilings", format!("{} ({} up to symmetry)", s.solutions, s.solutions_up_to_symmetry)));
     }
+    if let Some(search) = &s.progress
+        && let Some(leading) = &search.leading_move
+    {
+        let leaves = search.proof_number.map_or_else(|| "∞".to_string(), |n| n.to_string());
+        rows.push((
+            "closest",
+            format!("{}, the move nearest a proof that it wins ({leaves} leaves to show at least)", escape(leading)),
+        ));
+    }
     if s.known_nodes > 0 {
         rows.push((
             "known",
