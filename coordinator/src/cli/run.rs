@@ -204,8 +204,14 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
         } else {
             "no time estimate".to_string()
         };
+        // A solve job's move nearest a proof (`status` says more).
+        let closest = s
+            .progress
+            .as_ref()
+            .and_then(|p| Some((p.leading_move.as_ref()?, p.proof_number?)))
+            .map_or(String::new(), |(m, leaves)| format!(", closest {m} ({leaves} leaves to go at least)"));
         bar.set_message(format!(
-            "{} children decided, {} positions at {}/s, {value}, {eta}",
+            "{} children decided, {} positions at {}/s, {value}, {eta}{closest}",
             s.children_decided,
             si(s.positions as f64),
             si(s.positions_per_second)
