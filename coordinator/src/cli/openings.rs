@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
+use golomb_engine::notation::last_move;
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::{Goal, position_key};
 use golomb_engine::{Bits, Game, Position, with_game};
@@ -251,7 +252,7 @@ fn row<B: Bits>(game: &Game<B>, root: &Position<B>, class: &Class, node: Option<
         _ => ("unknown", String::new()),
     };
     OpeningRow {
-        opening: node.map_or_else(|| game.move_name(first), |n| n.line.rsplit(';').next().unwrap_or("").to_string()),
+        opening: node.map_or_else(|| game.move_name(first), |n| last_move(&n.line).to_string()),
         class_size: class.moves.len() as u32,
         replies,
         value: value.to_string(),

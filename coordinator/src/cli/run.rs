@@ -208,8 +208,8 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
         let closest = s
             .progress
             .as_ref()
-            .and_then(|p| Some((p.leading_move.as_ref()?, p.proof_number?)))
-            .map_or(String::new(), |(m, leaves)| format!(", closest {m} ({leaves} leaves to go at least)"));
+            .and_then(|p| Some((p.closest_move.as_ref()?, p.proof_number?)))
+            .map_or(String::new(), |(m, leaves)| format!(", closest {m} ({leaves} leaves to show at least)"));
         bar.set_message(format!(
             "{} children decided, {} positions at {}/s, {value}, {eta}{closest}",
             s.children_decided,

@@ -52,7 +52,7 @@ struct Sample {
     positions_per_second: Option<f64>,
     children_decided: u64,
     /// The move the search was closest to proving a winning move (solve jobs).
-    leading_move: Option<String>,
+    closest_move: Option<String>,
 }
 
 /// A job's progress samples, oldest first.
@@ -79,40 +79,49 @@ impl History {
                     positions: s.positions,
                     positions_per_second: s.positions_per_second,
                     children_decided: s.children_decided,
-                    leading_move: s.leading_move.clone(),
+                    closest_move: s.closest_move.clone(),
                 })
                 .collect(),
         )
     }
 
-    /// The samples as CSV (infinite numbers and unknown rates are empty fields).
+    /// The samples as CSV (infinite numbers, unknown rates and no closest move are empty fields).
     fn write_csv(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let opt = |n: Option<u64>| n.map_or(String::new(), |n| n.to_string());
-        writeln!(
-            out,
-            "seconds,at,proof_number,disproof_number,nodes,nodes_proved,nodes_disproved,frontier,in_flight,\
-             positions,positions_per_second,children_decided,leading_move"
-        )?;
+        let mut csv = csv::Writer::from_writer(out);
+        csv.write_record([
+            "seconds",
+            "at",
+            "proof_number",
+            "disproof_number",
+            "nodes",
+            "nodes_proved",
+            "nodes_disproved",
+            "frontier",
+            "in_flight",
+            "positions",
+            "positions_per_second",
+            "children_decided",
+            "closest_move",
+        ])?;
         for s in &self.0 {
-            writeln!(
-                out,
-                "{:.1},{:.1},{},{},{},{},{},{},{},{},{},{},{}",
-                s.seconds,
-                s.at,
+            csv.write_record([
+                format!("{:.1}", s.seconds),
+                format!("{:.1}", s.at),
                 opt(s.proof_number),
                 opt(s.disproof_number),
-                s.nodes,
-                s.nodes_proved,
-                s.nodes_disproved,
-                s.frontier,
-                s.in_flight,
-                s.positions,
+                s.nodes.to_string(),
+                s.nodes_proved.to_string(),
+                s.nodes_disproved.to_string(),
+                s.frontier.to_string(),
+                s.in_flight.to_string(),
+                s.positions.to_string(),
                 s.positions_per_second.map_or(String::new(), |r| format!("{r:.0}")),
-                s.children_decided,
-                // A move's cells are separated by commas: quoted.
-                s.leading_move.as_ref().map_or(String::new(), |m| format!("\"{m}\""))
-            )?;
+                s.children_decided.to_string(),
+                s.closest_move.clone().unwrap_or_default(),
+            ])?;
         }
+        csv.flush()?;
         Ok(())
     }
 }
@@ -124,9 +133,11 @@ impl Report for History {
             return Ok(());
         }
         let number = |n: Option<u64>| n.map_or_else(|| "inf".to_string(), |n| n.to_string());
+        // The closest move's column only where some sample names one (solve jobs).
+        let closest = self.0.iter().any(|s| s.closest_move.is_some());
         writeln!(
             out,
-            "{:>9} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}  closest move",
+            "{:>9} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}{}",
             "seconds",
             "proof",
             "disproof",
@@ -137,11 +148,12 @@ impl Report for History {
             "in flight",
             "positions",
             "per s",
+            if closest { "  closest move" } else { "" }
         )?;
         for s in &self.0 {
             writeln!(
                 out,
-                "{:>9.0} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}  {}",
+                "{:>9.0} {:>12} {:>12} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10} {:>10}{}",
                 s.seconds,
                 number(s.proof_number),
                 number(s.disproof_number),
@@ -152,7 +164,7 @@ impl Report for History {
                 s.in_flight,
                 si(s.positions as f64),
                 s.positions_per_second.map_or("-".to_string(), si),
-                s.leading_move.as_deref().unwrap_or("-")
+                if closest { format!("  {}", s.closest_move.as_deref().unwrap_or("-")) } else { String::new() }
             )?;
         }
         Ok(())

@@ -137,11 +137,13 @@ pub struct PnStats {
     pub frontier: u64,
     /// Leaves held by workers.
     pub in_flight: u64,
-    /// For a solve job whose root is undecided: the root's child the search
-    /// is closest to proving a winning move (its disproof number is the
-    /// root's proof number; the first such child). `None` for classify jobs.
+    /// For a solve job whose root is expanded and undecided: the root's child
+    /// the search is closest to proving a winning move, the one its descent
+    /// goes to first (least disproof number, which is the root's proof number,
+    /// then least proof number, then least id). `None` for classify jobs, a
+    /// root not expanded yet, and a decided root.
     #[serde(skip)]
-    pub leading: Option<NodeId>,
+    pub closest: Option<NodeId>,
 }
 
 /// One job's tree, as the manager sees it.
@@ -565,13 +567,14 @@ impl PnTree {
             ..PnStats::default()
         };
         if !self.classify && !self.decided(self.root) {
-            // φ(root) = min δ(child): the child that gives it.
-            stats.leading = root
+            // φ(root) = min δ(child): the child that gives it, as the descent orders them.
+            stats.closest = root
                 .children
                 .iter()
-                .map(|&c| &self.nodes[c as usize])
-                .find(|child| child.delta == root.phi)
-                .map(|child| child.id);
+                .filter(|&&c| !self.decided(c))
+                .map(|&c| (self.descent_key(self.root, c), self.nodes[c as usize].id))
+                .min()
+                .map(|(_, id)| id);
         }
         let root_depth = root.depth;
         for node in &self.nodes {

@@ -61,6 +61,7 @@ impl Game {
 #[test]
 fn a_leaf_root_is_handed_out_once() {
     let mut tree = PnTree::new(NodeId(1), false, &[leaf(1, 0, 5, NodeKind::Frontier)], &[]);
+    assert_eq!(tree.stats().closest, None, "a root not expanded has no closest move");
     assert_eq!(tree.stats().proof_number, Some(1));
     assert_eq!(tree.stats().disproof_number, Some(5));
     assert_eq!(tree.select(), Some(NodeId(1)));
@@ -81,18 +82,42 @@ fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves
     let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
     assert_eq!(tree.stats().proof_number, Some(2), "φ(root) = least δ of the children");
     assert_eq!(tree.stats().disproof_number, Some(3), "δ(root) = the greatest φ + one per other child");
-    assert_eq!(tree.stats().leading, Some(NodeId(3)), "the move closest to a proof: its δ is φ(root)");
+    assert_eq!(tree.stats().closest, Some(NodeId(3)), "the move closest to a proof: its δ is φ(root)");
     assert_eq!(tree.select(), Some(NodeId(3)));
     assert_eq!(tree.select(), Some(NodeId(4)));
     assert_eq!(tree.select(), Some(NodeId(2)));
     assert_eq!(tree.select(), None);
     assert_eq!(tree.stats().in_flight, 3);
     tree.decide(NodeId(3), Outcome::Win);
-    assert_eq!(tree.stats().leading, Some(NodeId(4)), "a child won for its mover leads no more");
+    assert_eq!(tree.stats().closest, Some(NodeId(4)), "a child won for its mover is closest no more");
     tree.decide(NodeId(4), Outcome::Loss);
     assert_eq!(tree.stats().proof_number, Some(0), "a lost child wins the root");
-    assert_eq!(tree.stats().leading, None, "a decided root leads nowhere");
+    assert_eq!(tree.stats().closest, None, "a decided root has no closest move");
     assert_eq!(tree.stats().frontier, 0, "a decided root needs nothing more");
+}
+
+/// Children tied on δ: the closest is the one the descent takes, by least
+/// φ, then least id (the order the tree holds them in may change on reload).
+#[test]
+fn the_closest_move_is_the_one_the_descent_takes() {
+    // Node 2 has four children of 6 replies: φ = 6, δ = 4 (as 1 + 3 weak, or 4 summed).
+    // Nodes 3 and 4 are leaves of 4 replies: φ = 1, δ = 4. All three tie on δ.
+    let mut nodes = vec![
+        leaf(1, 0, 3, NodeKind::Expanded),
+        leaf(2, 1, 4, NodeKind::Expanded),
+        leaf(3, 1, 4, NodeKind::Frontier),
+        leaf(4, 1, 4, NodeKind::Frontier),
+    ];
+    let mut edges = vec![(NodeId(1), NodeId(4)), (NodeId(1), NodeId(2)), (NodeId(1), NodeId(3))];
+    for id in 5..9 {
+        nodes.push(leaf(id, 2, 6, NodeKind::Frontier));
+        edges.push((NodeId(2), NodeId(id)));
+    }
+    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    assert_eq!(tree.stats().proof_number, Some(4));
+    assert_eq!(tree.stats().closest, Some(NodeId(3)), "2 has the greater φ; 3 and 4 tie: the least id");
+    tree.decide(NodeId(3), Outcome::Win);
+    assert_eq!(tree.stats().closest, Some(NodeId(4)));
 }
 
 #[test]
@@ -106,7 +131,7 @@ fn classify_hands_out_every_child_even_after_the_root_is_decided() {
     let second = tree.select().unwrap();
     assert_ne!(first, second);
     assert_eq!(tree.select(), None);
-    assert_eq!(tree.stats().leading, None, "a classify job needs every child");
+    assert_eq!(tree.stats().closest, None, "a classify job needs every child");
     tree.decide(second, Outcome::Win);
     assert_eq!(tree.select(), None);
     assert_eq!(tree.stats().frontier, 0);

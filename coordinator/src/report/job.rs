@@ -64,7 +64,7 @@ pub struct SearchReport {
     recent_positions_per_second: Option<f64>,
     /// For a solve job: the move the search is closest to proving a winning
     /// move (its disproof number is the root's proof number).
-    leading_move: Option<String>,
+    closest_move: Option<String>,
     /// Seconds since the Unix epoch when the sample was taken.
     sampled_at: f64,
 }
@@ -81,7 +81,7 @@ impl SearchReport {
             frontier: p.frontier,
             in_flight: p.in_flight,
             recent_positions_per_second: p.positions_per_second,
-            leading_move: p.leading_move.clone(),
+            closest_move: p.closest_move.clone(),
             sampled_at: p.at,
         }
     }
@@ -471,10 +471,10 @@ impl<C> JobReport<C> {
                 search.frontier,
                 search.in_flight
             )?;
-            if let Some(leading) = &search.leading_move {
+            if let Some(closest) = &search.closest_move {
                 writeln!(
                     out,
-                    "closest:   {leading}, the move nearest a proof that it wins ({} leaves to show at least)",
+                    "closest:   {closest}, the move nearest a proof that it wins ({} leaves to show at least)",
                     number(search.proof_number)
                 )?;
             }

@@ -3,7 +3,7 @@
 //! own terms (merged children get their winning move mapped by symmetry).
 
 use golomb_engine::hands::HandsGame;
-use golomb_engine::notation::join_line;
+use golomb_engine::notation::{join_line, last_move};
 use golomb_engine::proof::ProofNode;
 use golomb_engine::proof::verify::check_tree;
 use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_bytes};
@@ -243,7 +243,7 @@ fn child_result<B: Bits>(
     let mut winning_move = row.best.clone().unwrap_or_default();
     let mut same_as = String::new();
     if merged {
-        same_as = row.node_line.rsplit(';').next().unwrap_or_default().to_string();
+        same_as = last_move(&row.node_line).to_string();
         let mv = game.parse_move(&row.mv)?;
         let mine = root.after(game.placement(mv));
         let (theirs, _) = game.play_line(Position::empty(), &row.node_line)?;

@@ -100,7 +100,7 @@ pub fn search_progress(row: &ProgressRow) -> pb::SearchProgress {
         positions: row.positions,
         children_decided: row.children_decided,
         positions_per_second: row.positions_per_second,
-        leading_move: row.leading_move.clone(),
+        closest_move: row.closest_move.clone(),
     }
 }
 

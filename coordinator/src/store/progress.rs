@@ -7,6 +7,7 @@
 use golomb_proto::JobId;
 use rusqlite::{Connection, OptionalExtension, named_params};
 
+use golomb_engine::notation::last_move;
 use golomb_engine::solve::Outcome;
 
 use super::state::{JobState, Value};
@@ -41,8 +42,8 @@ pub struct ProgressRow {
     /// since the sample before if that is older (`None` for the first).
     pub positions_per_second: Option<f64>,
     /// The move of the root's child the search was closest to proving a
-    /// winning move ([`PnStats::leading`]), in the notation.
-    pub leading_move: Option<String>,
+    /// winning move ([`PnStats::closest`]), in the notation.
+    pub closest_move: Option<String>,
 }
 
 /// Reads rows of `progress` (newest last).
@@ -50,8 +51,8 @@ fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>
     let mut rows: Vec<ProgressRow> = conn
         .prepare_cached(
             "SELECT p.at, p.proof_number, p.disproof_number, p.nodes, p.nodes_proved, p.nodes_disproved, p.frontier,
-                    p.in_flight, p.positions, p.children_decided, p.leading, n.line
-             FROM progress p LEFT JOIN nodes n ON n.id = p.leading
+                    p.in_flight, p.positions, p.children_decided, p.closest, n.line
+             FROM progress p LEFT JOIN nodes n ON n.id = p.closest
              WHERE p.job = :job ORDER BY p.at DESC LIMIT :limit",
         )?
         .query_map(named_params! { ":job": job, ":limit": limit }, |r| {
@@ -66,24 +67,18 @@ fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>
                     nodes_disproved: r.get::<_, i64>(5)? as u64,
                     frontier: r.get::<_, i64>(6)? as u64,
                     in_flight: r.get::<_, i64>(7)? as u64,
-                    leading: r.get(10)?,
+                    closest: r.get(10)?,
                 },
                 positions: r.get::<_, i64>(8)? as u64,
                 children_decided: r.get::<_, i64>(9)? as u64,
                 positions_per_second: None,
-                leading_move: r.get::<_, Option<String>>(11)?.as_deref().and_then(last_move).map(str::to_string),
+                closest_move: r.get::<_, Option<String>>(11)?.map(|line| last_move(&line).to_string()),
             })
         })?
         .collect::<Result<_, _>>()?;
     rows.reverse();
     add_rates(&mut rows);
     Ok(rows)
-}
-
-/// The last move of a node's line (moves are separated by `;`): a root
-/// child's own move, whatever moves the job's root was reached by.
-fn last_move(line: &str) -> Option<&str> {
-    line.rsplit(';').next().map(str::trim).filter(|m| !m.is_empty())
 }
 
 /// Sets each sample's positions per second (oldest first): against the
@@ -119,7 +114,7 @@ pub(super) fn latest_for(
     Ok(latest(conn, job)?.map(|mut row| {
         if state.is_finished() {
             row.tree = ended_stats(row.tree, root);
-            row.leading_move = None;
+            row.closest_move = None;
         }
         row
     }))
@@ -131,7 +126,7 @@ pub(super) fn latest_for(
 /// coordinator restart, is only its last sample).
 fn ended_stats(mut stats: PnStats, root: Outcome) -> PnStats {
     stats.in_flight = 0;
-    stats.leading = None;
+    stats.closest = None;
     match root {
         Outcome::Win => (stats.proof_number, stats.disproof_number) = (Some(0), None),
         Outcome::Loss => (stats.proof_number, stats.disproof_number) = (None, Some(0)),
@@ -164,16 +159,16 @@ fn write_sample(conn: &Connection, job: i64, stats: &PnStats) -> Result<(), Stor
     let number = |n: Option<u64>| n.map(|n| n as f64);
     conn.prepare_cached(
         "INSERT OR REPLACE INTO progress (job, at, proof_number, disproof_number, nodes, nodes_proved,
-                                          nodes_disproved, frontier, in_flight, positions, children_decided, leading)
+                                          nodes_disproved, frontier, in_flight, positions, children_decided, closest)
          VALUES (:job, :at, :pn, :dn, :nodes, :proved, :disproved, :frontier, :in_flight, :positions, :decided,
-                 :leading)",
+                 :closest)",
     )?
     .execute(named_params! {
         ":job": job, ":at": now(), ":pn": number(stats.proof_number), ":dn": number(stats.disproof_number),
         ":nodes": stats.nodes as i64, ":proved": stats.nodes_proved as i64,
         ":disproved": stats.nodes_disproved as i64, ":frontier": stats.frontier as i64,
         ":in_flight": stats.in_flight as i64, ":positions": positions, ":decided": decided,
-        ":leading": stats.leading.map(|n| n.0),
+        ":closest": stats.closest,
     })?;
     Ok(())
 }
@@ -253,16 +248,24 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::manager::NodeId;
 
     #[test]
     fn an_ended_jobs_figures_hold_nothing_in_flight_and_a_decided_root() {
-        let mid = PnStats { proof_number: Some(618), disproof_number: Some(352), in_flight: 6, ..PnStats::default() };
+        let mid = PnStats {
+            proof_number: Some(618),
+            disproof_number: Some(352),
+            in_flight: 6,
+            closest: Some(NodeId(7)),
+            ..PnStats::default()
+        };
         let lost = ended_stats(mid.clone(), Outcome::Loss);
         assert_eq!((lost.proof_number, lost.disproof_number, lost.in_flight), (None, Some(0), 0));
         let won = ended_stats(mid.clone(), Outcome::Win);
         assert_eq!((won.proof_number, won.disproof_number), (Some(0), None));
         let cancelled = ended_stats(mid, Outcome::Unknown);
         assert_eq!((cancelled.proof_number, cancelled.disproof_number, cancelled.in_flight), (Some(618), Some(352), 0));
+        assert!([lost, won, cancelled].iter().all(|s| s.closest.is_none()), "an ended job has no closest move");
     }
 
     /// Heartbeats every 20 s into samples every 10 s: the total moves by

@@ -209,10 +209,10 @@ ALTER TABLE units ADD COLUMN wants_proof INTEGER NOT NULL DEFAULT 0;
 ";
 
 /// Version 7 to 8: a game job's progress sample names the root's child
-/// that the search is closest to proving a winning move (`progress.leading`,
+/// that the search is closest to proving a winning move (`progress.closest`,
 /// a node id; NULL for classify jobs, decided roots and older samples).
 const V7_TO_V8: &str = "
-ALTER TABLE progress ADD COLUMN leading INTEGER;
+ALTER TABLE progress ADD COLUMN closest INTEGER;
 ";
 
 /// Random bytes as hex (identities and lease tokens).

@@ -112,6 +112,14 @@ pub fn join_line(line: &str, name: &str) -> String {
     }
 }
 
+/// The last move of `line` (moves are separated by `;`, and a `;` that
+/// ends the line is not a move): a root child's own move, whatever moves
+/// the root was reached by; empty for the empty line.
+pub fn last_move(line: &str) -> &str {
+    let line = line.trim();
+    line.strip_suffix(';').unwrap_or(line).rsplit(';').next().unwrap_or_default().trim()
+}
+
 impl<B: Bits> Game<B> {
     /// The text of placement `id`, like `L:a1,a2,a3,a4,b1`.
     pub fn move_name(&self, id: PlacementId) -> String {
@@ -255,6 +263,14 @@ mod tests {
         assert_eq!(join_line("", ""), "");
         // A root line stored with a trailing `;` by an older version.
         assert_eq!(join_line("L:a1;I:b1;", "N:c1"), "L:a1;I:b1;N:c1");
+    }
+
+    #[test]
+    fn the_last_move_of_a_line_is_its_own() {
+        assert_eq!(last_move("N:c4,d4;F:a1,a2;L:b1,b2"), "L:b1,b2");
+        assert_eq!(last_move("L:a1"), "L:a1");
+        assert_eq!(last_move("L:a1; I:b1;"), "I:b1");
+        assert_eq!(last_move(""), "");
     }
 
     #[test]

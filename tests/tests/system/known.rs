@@ -44,7 +44,8 @@ fn kept_units(results: &Value) -> (u64, u64) {
 fn a_job_submitted_again_is_answered_from_the_first_and_a_mirror_image_too() {
     let cluster = Cluster::start(None, 30.0);
     let _worker = cluster.worker("w-known", 2);
-    let spec = ["--board", "7x6", "--goal", "classify", "--split-depth", "1"];
+    // Units never split (`--split-after 0`): a split unit's own positions are not kept.
+    let spec = ["--board", "7x6", "--goal", "classify", "--split-depth", "1", "--split-after", "0"];
     let first = cluster.submit(&spec);
     let status = cluster.wait_for_end(first, MINUTES);
     assert_eq!(status["state"], "done");

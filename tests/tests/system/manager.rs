@@ -268,28 +268,34 @@ fn a_solve_job_names_the_move_closest_to_a_proof() {
     worker.pause();
     let status = wait_until(MINUTES, "a sample naming the closest move", || {
         let status = cluster.status(job);
-        status["leading_move"].is_string().then_some(status)
+        status["closest_move"].is_string().then_some(status)
     });
-    let (leading, phi) = (status["leading_move"].as_str().unwrap(), status["proof_number"].as_u64().unwrap());
+    let (closest, phi) = (status["closest_move"].as_str().unwrap(), status["proof_number"].as_u64().unwrap());
     let results = cluster.results(job);
     let children = results["children"].as_array().unwrap();
     let replies = |c: &Value| c["replies"].as_u64().unwrap();
-    let child = children.iter().find(|c| c["move"] == leading).unwrap_or_else(|| panic!("{leading}: {results}"));
+    let child = children.iter().find(|c| c["move"] == closest).unwrap_or_else(|| panic!("{closest}: {results}"));
     assert_eq!(replies(child), phi, "its disproof number, its replies, is the root's proof number: {child}");
     let undecided = children.iter().filter(|c| c["value"].is_null() || c["value"] == "");
     assert!(undecided.map(replies).all(|r| r >= phi), "no undecided move has fewer replies: {results}");
 
     let text = String::from_utf8_lossy(&cluster.golomb(&["status", &job.to_string()]).stdout).into_owned();
-    assert!(text.contains(&format!("closest:   {leading}, the move nearest a proof that it wins ({phi} ")), "{text}");
+    assert!(text.contains(&format!("closest:   {closest}, the move nearest a proof that it wins ({phi} ")), "{text}");
+    let history = cluster.json(&["status", &job.to_string(), "--history"]);
+    let named = history.as_array().unwrap().iter().filter_map(|s| s["closest_move"].as_str()).collect::<Vec<_>>();
+    assert!(named.contains(&closest), "{history}");
+    let table =
+        String::from_utf8_lossy(&cluster.golomb(&["status", &job.to_string(), "--history"]).stdout).into_owned();
+    assert!(table.lines().next().unwrap().ends_with("  closest move") && table.contains(closest), "{table}");
     let csv = cluster.golomb(&["status", &job.to_string(), "--history", "--csv"]);
     let csv = String::from_utf8_lossy(&csv.stdout).into_owned();
-    assert!(csv.lines().next().unwrap().ends_with(",leading_move"), "{csv}");
-    assert!(csv.contains(&format!(",\"{leading}\"")), "the move quoted (its cells have commas): {csv}");
+    assert!(csv.lines().next().unwrap().ends_with(",closest_move"), "{csv}");
+    assert!(csv.contains(&format!(",\"{closest}\"")), "the move quoted (its cells have commas): {csv}");
     let (code, page) = http_get(&format!("{}/jobs/{job}", cluster.http.as_deref().unwrap()));
     assert_eq!(code, 200);
-    assert!(page.contains(&format!("<td>closest</td><td>{leading}, the move nearest")), "{page}");
+    assert!(page.contains(&format!("<td>closest</td><td>{closest}, the move nearest")), "{page}");
     worker.resume();
     cluster.golomb(&["cancel", &job.to_string()]);
     let ended = cluster.wait_for_end(job, MINUTES);
-    assert!(ended["leading_move"].is_null(), "an ended job leads nowhere: {ended}");
+    assert!(ended["closest_move"].is_null(), "an ended job has no closest move: {ended}");
 }

@@ -164,14 +164,12 @@ fn metrics_agree_with_status() {
     worker.pause();
     // A result already on its way when the worker stopped may land a little
     // later: read until `status` is the same before and after `/metrics`.
-    let (jobs, code, metrics) = loop {
+    let (jobs, code, metrics) = wait_until(MINUTES, "status the same before and after /metrics", || {
         std::thread::sleep(Duration::from_millis(300));
         let jobs = cluster.json(&["status"]);
         let (code, metrics) = get(&cluster, "/metrics");
-        if units(&cluster.json(&["status"]), "done") == units(&jobs, "done") {
-            break (jobs, code, metrics);
-        }
-    };
+        (units(&cluster.json(&["status"]), "done") == units(&jobs, "done")).then_some((jobs, code, metrics))
+    });
     assert_eq!(code, 200);
     for state in ["pending", "leased", "done", "failed", "cancelled", "split"] {
         assert_eq!(sample(&metrics, &format!("golomb_units{{state=\"{state}\"}}")), units(&jobs, state), "{state}");

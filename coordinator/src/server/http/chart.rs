@@ -184,7 +184,7 @@ mod tests {
             positions: 0,
             children_decided: decided / 2,
             positions_per_second: rate,
-            leading_move: None,
+            closest_move: None,
         }
     }
 

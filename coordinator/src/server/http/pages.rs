@@ -181,12 +181,12 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         rows.push(("tilings", format!("{} ({} up to symmetry)", s.solutions, s.solutions_up_to_symmetry)));
     }
     if let Some(search) = &s.progress
-        && let Some(leading) = &search.leading_move
+        && let Some(closest) = &search.closest_move
     {
         let leaves = search.proof_number.map_or_else(|| "∞".to_string(), |n| n.to_string());
         rows.push((
             "closest",
-            format!("{}, the move nearest a proof that it wins ({leaves} leaves to show at least)", escape(leading)),
+            format!("{}, the move nearest a proof that it wins ({leaves} leaves to show at least)", escape(closest)),
         ));
     }
     if s.known_nodes > 0 {
