@@ -1,6 +1,7 @@
 //! Each game job's progress over time: the proof-number manager's figures
 //! (the root's proof and disproof numbers, nodes decided, the frontier,
-//! units in flight) with positions searched and root children decided,
+//! units in flight, a solve job's move closest to a proof) with positions
+//! searched and root children decided,
 //! written as a row of `progress` every so often while the job runs and
 //! once when it ends, so that progress over hours can be plotted.
 
