@@ -92,6 +92,12 @@ fn number(n: Option<u64>) -> String {
     n.map_or_else(|| "∞".to_string(), |n| n.to_string())
 }
 
+/// A solve job's move closest to a proof as the status and the web page say
+/// it, with the root's proof number: the leaves that move needs at least.
+pub fn closest_text(closest: &str, proof_number: Option<u64>) -> String {
+    format!("{closest}, the move nearest a proof that it wins ({} leaves to show at least)", number(proof_number))
+}
+
 /// The job's spec as shown.
 #[derive(Serialize)]
 pub struct SpecReport {
@@ -472,11 +478,7 @@ impl<C> JobReport<C> {
                 search.in_flight
             )?;
             if let Some(closest) = &search.closest_move {
-                writeln!(
-                    out,
-                    "closest:   {closest}, the move nearest a proof that it wins ({} leaves to show at least)",
-                    number(search.proof_number)
-                )?;
+                writeln!(out, "closest:   {}", closest_text(closest, search.proof_number))?;
             }
         }
         if self.conflicts > 0 {

@@ -35,8 +35,14 @@ fn values(results: &Value) -> Vec<(String, String)> {
 fn kept_units(results: &Value) -> (u64, u64) {
     let own = |c: &&Value| c["same_as"].as_str().unwrap_or("").is_empty();
     let positions = |c: &Value| c["positions"].as_i64().unwrap_or(0);
-    let kept: Vec<i64> = results["children"].as_array().unwrap().iter().filter(own).map(positions).collect();
-    let kept: Vec<i64> = kept.into_iter().filter(|&p| p >= MIN_POSITIONS).collect();
+    let kept: Vec<i64> = results["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(own)
+        .map(positions)
+        .filter(|&p| p >= MIN_POSITIONS)
+        .collect();
     (kept.len() as u64, kept.iter().sum::<i64>() as u64)
 }
 

@@ -14,6 +14,7 @@ use golomb_proto::{JobId, pb};
 use super::board::{Mark, escape, svg};
 use super::chart::history_chart;
 use super::web::{Web, WebError};
+use crate::report::job::closest_text;
 use crate::report::output::{duration, si};
 use crate::report::workers::WorkerState;
 use crate::store::{ConflictRow, FailedUnit, JobState};
@@ -183,11 +184,7 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     if let Some(search) = &s.progress
         && let Some(closest) = &search.closest_move
     {
-        let leaves = search.proof_number.map_or_else(|| "∞".to_string(), |n| n.to_string());
-        rows.push((
-            "closest",
-            format!("{}, the move nearest a proof that it wins ({leaves} leaves to show at least)", escape(closest)),
-        ));
+        rows.push(("closest", escape(&closest_text(closest, search.proof_number))));
     }
     if s.known_nodes > 0 {
         rows.push((
