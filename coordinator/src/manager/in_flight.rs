@@ -92,12 +92,12 @@ pub(super) struct Total {
 }
 
 impl Total {
-    /// Adds one child's φ (0, a child won for its side to move, adds nothing).
-    pub(super) fn add(&mut self, phi: u64) {
-        if phi > 0 {
-            self.sum = self.sum.saturating_add(phi);
+    /// Adds `count` children of proof number `phi` (0, a child won for its side to move, adds nothing).
+    pub(super) fn add_many(&mut self, phi: u64, count: u32) {
+        if phi > 0 && count > 0 {
+            self.sum = self.sum.saturating_add(phi.saturating_mul(u64::from(count)));
             self.max = self.max.max(phi);
-            self.open += 1;
+            self.open += u64::from(count);
         }
     }
 

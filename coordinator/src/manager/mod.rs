@@ -82,6 +82,12 @@ pub enum NodeKind {
     Lost,
     /// An undecided leaf with no unit: nothing can be handed out for it.
     Stuck,
+    /// The children of an expanded node that are not stored yet (see
+    /// [`PnTree::set_unborn`]): one node of the manager's own standing for
+    /// all of them, a leaf with φ = 1 and δ = the fewest replies among them,
+    /// counted once per child. Chosen by a descent, it asks for the next
+    /// batch to be born ([`PnTree::take_births`]).
+    Unborn,
 }
 
 #[derive(Clone, Debug)]
@@ -92,6 +98,9 @@ struct PnNode {
     kind: NodeKind,
     busy: bool,
     saturated: bool,
+    /// How many children of its parents this node stands for: 1, or for an
+    /// [`NodeKind::Unborn`] node the children not stored yet.
+    count: u32,
     phi: u64,
     delta: u64,
     parents: Vec<u32>,
@@ -131,7 +140,16 @@ pub struct PnTree {
     classify: bool,
     policy: InFlight,
     counting: Counting,
+    /// The [`NodeKind::Unborn`] node of each node that has children not stored yet.
+    unborn: HashMap<u32, u32>,
+    /// Nodes whose next children a descent asked for since the last [`PnTree::take_births`].
+    births: Vec<NodeId>,
 }
+
+/// How many children a node's first batch stores, and the least a later
+/// batch stores (each later one stores as many as are stored already, so a
+/// node of n children is born in about log₂ n batches).
+pub const BIRTH_BATCH: usize = 16;
 
 impl PnTree {
     /// A tree of `nodes` (the root among them) and `edges` (parent, child by
@@ -144,6 +162,8 @@ impl PnTree {
             classify,
             policy: InFlight::default(),
             counting: Counting::default(),
+            unborn: HashMap::new(),
+            births: Vec::new(),
         };
         for leaf in nodes {
             tree.insert(leaf);
@@ -205,6 +225,7 @@ impl PnTree {
             kind: leaf.kind,
             busy: leaf.busy && leaf.kind == NodeKind::Frontier,
             saturated: false,
+            count: 1,
             phi: 1,
             delta: 1,
             parents: Vec::new(),
@@ -235,7 +256,7 @@ impl PnTree {
             NodeKind::Won | NodeKind::Lost => true,
             NodeKind::Expanded if self.classify && n == self.root => node.children.iter().all(|&c| self.decided(c)),
             NodeKind::Expanded => node.phi == 0 || node.delta == 0,
-            NodeKind::Frontier | NodeKind::Stuck => false,
+            NodeKind::Frontier | NodeKind::Stuck | NodeKind::Unborn => false,
         }
     }
 
@@ -252,12 +273,13 @@ impl PnTree {
                 if root_moves == root_wins { (0, INFINITE, true) } else { (INFINITE, 0, true) }
             }
             NodeKind::Frontier => (1, u64::from(node.replies.max(1)), node.busy),
+            NodeKind::Unborn => (1, u64::from(node.replies.max(1)), node.busy || node.count == 0),
             NodeKind::Expanded => {
                 let (mut phi, mut total, mut saturated) = (INFINITE, Total::default(), true);
                 for &c in &node.children {
                     let child = &self.nodes[c as usize];
                     phi = phi.min(child.delta);
-                    total.add(child.phi);
+                    total.add_many(child.phi, child.count);
                     saturated &= child.saturated || self.decided(c);
                 }
                 let delta = total.delta(self.counting);
@@ -306,15 +328,89 @@ impl PnTree {
     }
 
     /// The most-proving leaf at or below node `start` that is not in flight,
-    /// marked in flight: the policy's preferred one if it has one, else by flagging.
+    /// marked in flight: the policy's preferred one if it has one, else by
+    /// flagging. Where the descent reaches children not stored yet, it asks
+    /// for their next batch ([`PnTree::take_births`]) and looks again.
     fn select_from(&mut self, start: u32) -> Option<NodeId> {
-        let n = match self.preferred_leaf(start) {
-            Some(n) => n,
-            None => self.flagged_leaf(start)?,
-        };
-        self.nodes[n as usize].busy = true;
-        self.update_from(n);
-        Some(self.nodes[n as usize].id)
+        loop {
+            let n = match self.preferred_leaf(start) {
+                Some(n) => n,
+                None => self.flagged_leaf(start)?,
+            };
+            self.nodes[n as usize].busy = true;
+            self.update_from(n);
+            if self.nodes[n as usize].kind != NodeKind::Unborn {
+                return Some(self.nodes[n as usize].id);
+            }
+            let parent = self.nodes[n as usize].parents[0];
+            self.births.push(self.nodes[parent as usize].id);
+        }
+    }
+
+    /// The nodes whose next batch of children the descents since the last
+    /// call reached (each once): the store makes them ([`PnTree::birth`]).
+    /// Until then the descent passes them by.
+    pub fn take_births(&mut self) -> Vec<NodeId> {
+        std::mem::take(&mut self.births)
+    }
+
+    /// Notes that node `id` has `count` children not stored yet, the fewest
+    /// replies among them `replies` (0: every child is stored). They count
+    /// in its numbers as that many leaves of φ = 1 (δ = `replies` for the
+    /// first), so the numbers are what storing them all would give, apart
+    /// from transpositions; a descent that reaches them asks for them.
+    pub fn set_unborn(&mut self, id: NodeId, count: u32, replies: u32) {
+        let Some(&n) = self.index.get(&id) else { return };
+        match self.unborn.get(&n).copied() {
+            Some(u) if count == 0 => {
+                // Every child is stored: the stand-in leaves the tree.
+                self.unborn.remove(&n);
+                self.nodes[n as usize].children.retain(|&c| c != u);
+                self.nodes[u as usize].parents.clear();
+                self.nodes[u as usize].count = 0;
+                self.update_from(n);
+            }
+            Some(u) => {
+                let node = &mut self.nodes[u as usize];
+                (node.count, node.replies, node.busy) = (count, replies, false);
+                self.update_from(u);
+            }
+            None if count == 0 => {}
+            None => {
+                let u = self.nodes.len() as u32;
+                self.nodes.push(PnNode {
+                    // Not in the index: no store id names it.
+                    id: NodeId(-id.0),
+                    depth: self.nodes[n as usize].depth + 1,
+                    replies,
+                    kind: NodeKind::Unborn,
+                    busy: false,
+                    saturated: false,
+                    count,
+                    phi: 1,
+                    delta: 1,
+                    parents: Vec::new(),
+                    children: Vec::new(),
+                    dive: 0,
+                    dived: false,
+                    preferred: Preferred::default(),
+                });
+                self.unborn.insert(n, u);
+                self.link(n, u);
+                self.update_from(u);
+            }
+        }
+    }
+
+    /// Forgets that node `id`'s next children were asked for (the store could
+    /// not make them): the descent may reach them again.
+    pub fn birth_failed(&mut self, id: NodeId) {
+        if let Some(&n) = self.index.get(&id)
+            && let Some(&u) = self.unborn.get(&n)
+        {
+            self.nodes[u as usize].busy = false;
+            self.update_from(u);
+        }
     }
 
     /// The most-proving leaf at or below node `start` that is not in flight (flagging).
@@ -326,7 +422,7 @@ impl PnTree {
         loop {
             let node = &self.nodes[n as usize];
             match node.kind {
-                NodeKind::Frontier => break,
+                NodeKind::Frontier | NodeKind::Unborn => break,
                 NodeKind::Expanded => {
                     let best = node
                         .children
@@ -458,6 +554,24 @@ impl PnTree {
         if self.nodes[n as usize].kind != NodeKind::Frontier && self.nodes[n as usize].kind != NodeKind::Stuck {
             return;
         }
+        self.attach(n, children);
+    }
+
+    /// Gives an expanded node the next batch of its children (see
+    /// [`PnTree::set_unborn`]): `children` are stored now, `count` are
+    /// still not, the fewest replies among them `replies`.
+    pub fn birth(&mut self, id: NodeId, children: &[PnLeaf], count: u32, replies: u32) {
+        let Some(&n) = self.index.get(&id) else { return };
+        if self.nodes[n as usize].kind != NodeKind::Expanded {
+            return;
+        }
+        self.attach(n, children);
+        self.set_unborn(id, count, replies);
+    }
+
+    /// Links node `n` to `children` (new ones added, known ones linked once) and recomputes above it.
+    fn attach(&mut self, n: u32, children: &[PnLeaf]) {
+        let had_children = !self.nodes[n as usize].children.is_empty();
         let mut linked = std::collections::HashSet::new();
         for leaf in children {
             let known = self.index.contains_key(&leaf.id);
@@ -473,7 +587,8 @@ impl PnTree {
             } else {
                 self.recompute(c);
             }
-            if linked.insert(c) {
+            // A node born in an earlier batch may be reached again by another move (a transposition).
+            if linked.insert(c) && !(had_children && self.nodes[n as usize].children.contains(&c)) {
                 self.link(n, c);
             }
         }

@@ -57,7 +57,7 @@ impl PnTree {
     fn held(&self, n: u32, phi: u64, delta: u64) -> bool {
         let node = &self.nodes[n as usize];
         match node.kind {
-            NodeKind::Frontier => node.busy,
+            NodeKind::Frontier | NodeKind::Unborn => node.busy,
             NodeKind::Expanded => {
                 !self.numbers_decide(n, phi, delta)
                     && node.children.iter().any(|&c| self.nodes[c as usize].preferred.held)
@@ -84,6 +84,7 @@ impl PnTree {
         let node = &self.nodes[n as usize];
         match node.kind {
             NodeKind::Frontier => !node.busy,
+            NodeKind::Unborn => !node.busy && node.count > 0,
             NodeKind::Expanded if self.numbers_decide(n, phi, delta) => false,
             NodeKind::Expanded => {
                 let capped = self.is_capped(n, phi, delta, k);
@@ -101,7 +102,7 @@ impl PnTree {
                 return None;
             }
             match node.kind {
-                NodeKind::Frontier => return Some(n),
+                NodeKind::Frontier | NodeKind::Unborn => return Some(n),
                 NodeKind::Expanded => {
                     let capped = self.is_capped(n, node.phi, node.delta, k);
                     n = node
@@ -137,13 +138,14 @@ impl PnTree {
                 }
             }
             NodeKind::Frontier => (1, u64::from(node.replies.max(1)), false),
+            NodeKind::Unborn => (1, u64::from(node.replies.max(1)), node.busy || node.count == 0),
             NodeKind::Expanded => {
                 let (mut phi, mut total, mut saturated) = (INFINITE, Total::default(), true);
                 for &c in &node.children {
-                    let child = &self.nodes[c as usize].preferred.virtual_numbers[set];
-                    phi = phi.min(child.delta);
-                    total.add(child.phi);
-                    saturated &= child.saturated || self.decided(c);
+                    let numbers = &self.nodes[c as usize].preferred.virtual_numbers[set];
+                    phi = phi.min(numbers.delta);
+                    total.add_many(numbers.phi, self.nodes[c as usize].count);
+                    saturated &= numbers.saturated || self.decided(c);
                 }
                 let delta = total.delta(self.counting);
                 (phi, delta, saturated || self.numbers_decide(n, phi, delta))
@@ -196,7 +198,7 @@ impl PnTree {
                 return None;
             }
             match node.kind {
-                NodeKind::Frontier => return Some(n),
+                NodeKind::Frontier | NodeKind::Unborn => return Some(n),
                 NodeKind::Expanded => {
                     n = node.children.iter().copied().filter(|&c| unsaturated(c, set)).min_by_key(|&c| {
                         let child = &self.nodes[c as usize].preferred.virtual_numbers[set];

@@ -41,7 +41,7 @@ impl PnTree {
         let mut stats = PnStats {
             proof_number: finite(root.phi),
             disproof_number: finite(root.delta),
-            nodes: self.nodes.len() as u64,
+            nodes: self.nodes.iter().filter(|node| node.kind != NodeKind::Unborn).count() as u64,
             ..PnStats::default()
         };
         if !self.classify && !self.decided(self.root) {
@@ -49,7 +49,7 @@ impl PnTree {
             stats.closest = root
                 .children
                 .iter()
-                .filter(|&&c| !self.decided(c))
+                .filter(|&&c| !self.decided(c) && self.nodes[c as usize].kind != NodeKind::Unborn)
                 .map(|&c| (self.descent_key(self.root, c), self.nodes[c as usize].id))
                 .min()
                 .map(|(_, id)| id);
@@ -77,6 +77,7 @@ impl PnTree {
                     stats.frontier += 1;
                     stats.in_flight += u64::from(node.busy);
                 }
+                NodeKind::Unborn => stats.frontier += u64::from(node.count),
                 NodeKind::Expanded => {
                     for &c in &node.children {
                         if !std::mem::replace(&mut seen[c as usize], true) {

@@ -360,3 +360,62 @@ fn weak_counting_counts_the_biggest_child_once_and_the_others_as_one() {
         assert_eq!(lost.stats().proof_number, None, "{counting:?}");
     }
 }
+
+/// A solve whose root (1) has one child (2) with ten waiting leaves (10 to
+/// 19, replies 1 to 10): all stored, or only the `stored` fewest-replies ones.
+fn wide(stored: usize) -> PnTree {
+    let mut leaves = vec![leaf(1, 0, 1, NodeKind::Expanded), leaf(2, 1, 10, NodeKind::Expanded)];
+    leaves.extend((0..stored as i64).map(|i| leaf(10 + i, 2, 1 + i as u32, NodeKind::Frontier)));
+    let mut edges = vec![(NodeId(1), NodeId(2))];
+    edges.extend((0..stored as i64).map(|i| (NodeId(2), NodeId(10 + i))));
+    let mut tree = PnTree::new(NodeId(1), false, &leaves, &edges);
+    tree.set_unborn(NodeId(2), 10 - stored as u32, 1 + stored as u32);
+    tree
+}
+
+#[test]
+fn children_not_stored_count_as_the_leaves_they_will_be() {
+    for counting in [Counting::Weak, Counting::Sum] {
+        let all = wide(10).with_counting(counting).stats();
+        for stored in [1, 4, 9] {
+            let some = wide(stored).with_counting(counting).stats();
+            assert_eq!(
+                (some.proof_number, some.disproof_number, some.frontier),
+                (all.proof_number, all.disproof_number, all.frontier),
+                "{counting:?}, {stored} stored"
+            );
+            assert_eq!(some.nodes, 2 + stored as u64, "the stand-in is not a node");
+        }
+    }
+}
+
+#[test]
+fn a_descent_that_reaches_children_not_stored_asks_for_them_and_they_join_the_tree() {
+    let mut tree = wide(4);
+    let chosen: Vec<NodeId> = std::iter::from_fn(|| tree.select()).collect();
+    assert_eq!(chosen, (10..14).map(NodeId).collect::<Vec<_>>(), "the stored leaves, fewest replies first");
+    assert_eq!(tree.take_births(), [NodeId(2)], "then the rest are asked for, once");
+    assert!(tree.take_births().is_empty());
+    // Every stored leaf wins: node 2 is not lost while children are not stored.
+    for id in 10..14 {
+        tree.decide(NodeId(id), Outcome::Win);
+    }
+    assert!(!tree.answered(), "six children are still to show");
+    let born: Vec<PnLeaf> = (14..20).map(|i| leaf(i, 2, 1 + (i - 10) as u32, NodeKind::Frontier)).collect();
+    tree.birth(NodeId(2), &born, 0, 0);
+    let rest: Vec<NodeId> = std::iter::from_fn(|| tree.select()).collect();
+    assert_eq!(rest.len(), 6);
+    assert!(tree.take_births().is_empty(), "every child is stored");
+    for id in 14..20 {
+        tree.decide(NodeId(id), Outcome::Win);
+    }
+    assert!(tree.answered(), "every child wins: node 2 is lost, the root won");
+    // A birth the store could not make is asked for again.
+    let mut tree = wide(1);
+    assert_eq!(tree.select(), Some(NodeId(10)));
+    assert_eq!(tree.select(), None);
+    assert_eq!(tree.take_births(), [NodeId(2)]);
+    tree.birth_failed(NodeId(2));
+    assert_eq!(tree.select(), None);
+    assert_eq!(tree.take_births(), [NodeId(2)]);
+}

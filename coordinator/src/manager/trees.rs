@@ -64,6 +64,23 @@ impl Trees {
         home.and_then(|h| tree.select_below(h)).or_else(|| tree.select())
     }
 
+    /// The nodes, by job, whose next batch of children a descent asked for
+    /// since the last call (see [`PnTree::take_births`]).
+    pub fn take_births(&mut self) -> Vec<(i64, NodeId)> {
+        let mut births = Vec::new();
+        for (&job, tree) in &mut self.trees {
+            births.extend(tree.take_births().into_iter().map(|node| (job, node)));
+        }
+        births
+    }
+
+    /// Forgets that node `node` of `job` asked for its next children (they were not made).
+    pub fn birth_failed(&mut self, job: i64, node: NodeId) {
+        if let Some(tree) = self.trees.get_mut(&job) {
+            tree.birth_failed(node);
+        }
+    }
+
     /// Forgets every tree.
     pub fn clear(&mut self) {
         self.trees.clear();

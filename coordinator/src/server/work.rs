@@ -13,7 +13,7 @@ use golomb_proto::{
 use tonic::{Request, Response, Status};
 
 use super::{Shared, arbitrate, plan};
-use crate::store::{Completion, HeartbeatUnit, HeldUnit, SplitCost};
+use crate::store::{Completion, Growth, HeartbeatUnit, HeldUnit, SplitCost};
 
 /// The most positions one report or heartbeat may claim (2^53): honest sums
 /// over millions of units stay exact, and the store adds positions up with
@@ -396,7 +396,13 @@ impl pb::work_server::Work for WorkService {
                 }
             };
             let (count, kept) = (children.len(), decided.len());
-            if self.0.store(move |s| s.split_unit(worker, &held, &children, &decided, cost, &plan::Engine)).await? {
+            // The line's first step is stored whatever its place, so that the line can go on there.
+            let must: Vec<String> = line.first().map(|(step, _)| step.key.clone()).into_iter().collect();
+            let grown = move |s: &mut crate::store::Store| {
+                let growth = Growth { children: &children, decided: &decided, must: &must };
+                s.split_unit(worker, &held, growth, cost, &plan::Engine)
+            };
+            if self.0.store(grown).await? {
                 tracing::info!("unit {unit} ran too long: split into {count} children, {kept} of them decided");
                 self.expand_line(worker, unit, line).await?;
             }
@@ -418,8 +424,11 @@ impl WorkService {
         line: Vec<(plan::LineStep, pb::PathStep)>,
     ) -> Result<(), Status> {
         let (mut expanded, mut kept) = (0usize, 0usize);
+        let keys: Vec<String> = line.iter().map(|(step, _)| step.key.clone()).collect();
         for (i, (step, reported)) in line.into_iter().enumerate() {
             let key = step.key.clone();
+            // The next step is stored whatever its place, so that the line can go on there.
+            let must: Vec<String> = keys.get(i + 1).cloned().into_iter().collect();
             let Some((job, node, target)) = self.0.store(move |s| s.line_node(from, &key)).await? else {
                 break;
             };
@@ -443,8 +452,11 @@ impl WorkService {
                 }
             };
             let count = decided.len();
-            if !self.0.store(move |s| s.expand_line_node(worker, job, node, &children, &decided, &plan::Engine)).await?
-            {
+            let grown = move |s: &mut crate::store::Store| {
+                let growth = Growth { children: &children, decided: &decided, must: &must };
+                s.expand_line_node(worker, job, node, growth, &plan::Engine)
+            };
+            if !self.0.store(grown).await? {
                 break;
             }
             expanded += 1;

@@ -17,7 +17,7 @@ use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
-use super::split::{SplitTarget, TreeGame, insert_children};
+use super::split::{Batch, SplitTarget, TreeGame, insert_children};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, settle};
 use super::{Store, StoreError, now, proofs};
@@ -310,7 +310,7 @@ impl Walk<'_, '_> {
                 ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
             },
         )?;
-        insert_children(self.tx, self.job, node.id, &children)?;
+        insert_children(self.tx, self.job, node.id, &children, &Batch::all(&children))?;
         settle(self.tx, node.id)?;
         Ok(true)
     }

@@ -19,7 +19,7 @@ use rusqlite::{Transaction, named_params};
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::known::{self, KnownPosition};
-use super::split::{SplitCost, SplitTarget, TreeGame};
+use super::split::{Growth, SplitCost, SplitTarget, TreeGame};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::decide;
 use super::units::{HeldUnit, LeasedUnit};
@@ -27,6 +27,9 @@ use super::{Store, StoreError, now};
 
 /// The most leaves one lease call expands on dives before it hands out what it has.
 pub const MAX_DIVES: usize = 8;
+
+/// The most nodes one lease call stores the next children of before it hands out what it has.
+pub const MAX_BIRTHS: usize = 64;
 
 /// The most units one lease call answers from the store of decided
 /// positions before it hands out what it has (the rest are answered by
@@ -139,13 +142,34 @@ impl Store {
         game: &dyn TreeGame,
     ) -> Result<Vec<LeasedUnit>, StoreError> {
         let mut out = Vec::new();
-        let (mut dives, mut answered) = (0, 0);
+        let (mut dives, mut answered, mut births) = (0, 0, 0);
         while out.len() < max as usize {
             let units = self.lease(worker, max - out.len() as u32, lease_seconds)?;
-            if units.is_empty() {
+            let mut again = false;
+            for (job, node) in self.trees.take_births() {
+                if births >= MAX_BIRTHS {
+                    self.trees.birth_failed(job, node);
+                    continue;
+                }
+                match self.birth(JobId(job as u64), node, game) {
+                    Ok(made) => {
+                        births += 1;
+                        again |= made;
+                    }
+                    Err(err @ StoreError::StoredSpec { .. }) => {
+                        // Our own stored position no longer plays: its next children are never
+                        // asked for again by this tree (a reload of the tables asks again).
+                        tracing::error!("job {job}: node {node} cannot store its next children: {err}");
+                    }
+                    Err(err) => {
+                        self.trees.birth_failed(job, node);
+                        return Err(err);
+                    }
+                }
+            }
+            if units.is_empty() && !again {
                 break;
             }
-            let mut again = false;
             for unit in units {
                 let job = unit.job.0 as i64;
                 let (node, rank, depth): (NodeId, Vec<u8>, u32) = self.conn.query_row(
@@ -177,7 +201,7 @@ impl Store {
                     }
                 };
                 let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
-                if self.split_held(worker, &held, &children, &[], SplitCost::default(), game, Some(levels))? {
+                if self.split_held(worker, &held, Growth::of(&children), SplitCost::default(), game, Some(levels))? {
                     tracing::info!(
                         "job {job}: node {node} expanded without a unit on a dive ({levels} more levels below it)"
                     );

@@ -70,7 +70,15 @@ fn load_tree(conn: &Connection, job: i64, root: NodeId, classify: bool) -> Resul
         .prepare("SELECT e.parent, e.child FROM edges e JOIN nodes n ON n.id = e.parent WHERE n.job = ?1")?
         .query_map([job], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    Ok(PnTree::new(root, classify, &leaves, &edges))
+    let mut tree = PnTree::new(root, classify, &leaves, &edges);
+    let unborn: Vec<(NodeId, u32, u32)> = conn
+        .prepare("SELECT id, unborn, unborn_replies FROM nodes WHERE job = ?1 AND unborn > 0 AND value IS NULL")?
+        .query_map([job], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    for (node, count, replies) in unborn {
+        tree.set_unborn(node, count, replies);
+    }
+    Ok(tree)
 }
 
 /// What a node is to the manager, from its value, its unit's state and whether it has children.
@@ -252,23 +260,31 @@ fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
     })
 }
 
-/// Chooses and leases up to `max` units for `worker` inside `tx`: each game
+/// What one lease asks for: up to `max` units for `worker`, held until
+/// `deadline` under tokens that start with `prefix`; `checks` says whether
+/// check units (see `check`) may exist.
+pub(super) struct LeaseCall<'a> {
+    worker: i64,
+    max: usize,
+    deadline: f64,
+    prefix: &'a str,
+    checks: bool,
+}
+
+/// Chooses and leases units as `call` asks inside `tx`: each game
 /// job's most-proving leaves, each count's next shares. Trees are changed as
 /// leaves are chosen; the jobs whose trees were touched are returned in
 /// `touched`, so that a transaction that fails to commit can drop them.
 /// Where `checks` says check units (see `check`) may exist, the drawn ones
-/// go first and `golomb prove`'s after every job's frontier.
-#[allow(clippy::too_many_arguments)]
+/// go first and `golomb prove`'s after every job's frontier. Nodes whose
+/// next children a descent asked for wait in the trees ([`Trees::take_births`]).
 pub(super) fn lease_units(
     tx: &Transaction<'_>,
     trees: &mut Trees,
-    worker: i64,
-    max: usize,
-    deadline: f64,
-    prefix: &str,
-    checks: bool,
+    call: &LeaseCall<'_>,
     touched: &mut Vec<i64>,
 ) -> Result<Vec<LeasedUnit>, StoreError> {
+    let &LeaseCall { worker, max, deadline, prefix, checks } = call;
     let mut leased = Vec::new();
     let jobs = runnable_jobs(tx)?;
     for &Runnable { job, goal, root, hands } in &jobs {
@@ -354,6 +370,10 @@ impl Store {
     /// shares. A draining worker gets none.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
         let Store { conn, db_id, faults, trees, checks_exist, .. } = self;
+        // Births asked for by an earlier lease and not made (only `lease_growing` makes them): asked again.
+        for (job, node) in trees.take_births() {
+            trees.birth_failed(job, node);
+        }
         let tx = begin(conn, faults)?;
         let mut touched = Vec::new();
         let result = (|| {
@@ -366,9 +386,14 @@ impl Store {
                 tx.commit()?;
                 return Ok(Vec::new());
             }
-            let deadline = now() + lease_seconds;
-            let units =
-                lease_units(&tx, trees, worker.0 as i64, max as usize, deadline, db_id, *checks_exist, &mut touched)?;
+            let call = LeaseCall {
+                worker: worker.0 as i64,
+                max: max as usize,
+                deadline: now() + lease_seconds,
+                prefix: db_id,
+                checks: *checks_exist,
+            };
+            let units = lease_units(&tx, trees, &call, &mut touched)?;
             tx.commit()?;
             Ok(units)
         })();

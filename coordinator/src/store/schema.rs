@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -215,6 +215,16 @@ const V7_TO_V8: &str = "
 ALTER TABLE progress ADD COLUMN closest INTEGER;
 ";
 
+/// Version 8 to 9: children born lazily. A node expanded below a job's
+/// root stores a batch of its children; `nodes.unborn` counts the ones not
+/// stored yet and `nodes.unborn_replies` is the fewest replies among them
+/// (both 0 for a node whose children are all stored, as every node of an
+/// older file). `nodes.open` counts them as open children.
+const V8_TO_V9: &str = "
+ALTER TABLE nodes ADD COLUMN unborn INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE nodes ADD COLUMN unborn_replies INTEGER NOT NULL DEFAULT 0;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -282,6 +292,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 8 {
         tx.execute_batch(V7_TO_V8)?;
+    }
+    if version < 9 {
+        tx.execute_batch(V8_TO_V9)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

@@ -15,7 +15,8 @@ use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, revive, settle};
 use super::units::HeldUnit;
 use super::{Store, StoreError, now};
-use crate::manager::{NodeKind, PnLeaf};
+use crate::manager::{BIRTH_BATCH, NodeKind, PnLeaf};
+use std::collections::{HashMap, HashSet};
 
 /// What splitting a unit needs: its job's spec, and its node's line, rank and depth.
 #[derive(Clone, Debug)]
@@ -56,6 +57,30 @@ pub trait TreeGame {
     fn map_tree(&self, spec: &JobSpec, from: &str, to: &str, tree: &str) -> Result<String, String>;
 }
 
+/// What a node grows by when it is expanded: its children (every one of
+/// them, in move order, as [`TreeGame::children`] makes them), the ones a
+/// worker `decided`, and the children that `must` be stored now (by
+/// position key: the next step of a worker's line). Below a job's root only
+/// the first batch of children is stored, fewest replies first, with those
+/// two kinds always among them; the rest are counted (`nodes.unborn`) and
+/// born when the manager's descent reaches them ([`Store::birth`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Growth<'a> {
+    /// Every child, with its move.
+    pub children: &'a [(String, NewNode)],
+    /// The children the worker decided.
+    pub decided: &'a [DecidedAt],
+    /// Position keys of children stored whatever their place in the order.
+    pub must: &'a [String],
+}
+
+impl<'a> Growth<'a> {
+    /// Every child, none decided, none required.
+    pub fn of(children: &'a [(String, NewNode)]) -> Growth<'a> {
+        Growth { children, decided: &[], must: &[] }
+    }
+}
+
 /// What the search of a unit given back to be split cost: kept on the unit,
 /// so that its node's figures and the job's count the work.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -90,7 +115,8 @@ impl Store {
     }
 
     /// Replaces a unit that ran too long by its children (`children[i].children` unused):
-    /// new positions become pending units, known ones are linked (and revived if pruned).
+    /// new positions become pending units, known ones are linked (and revived if pruned);
+    /// below the job's root only a batch of them is stored (see [`Growth`]).
     /// The children its worker `decided` are recorded as done by it (their
     /// units never wait), and the unit keeps what its search `cost`. A decided
     /// child that is a node already, reached by another line, gets its
@@ -99,23 +125,20 @@ impl Store {
         &mut self,
         worker: WorkerId,
         held: &HeldUnit,
-        children: &[(String, NewNode)],
-        decided: &[DecidedAt],
+        growth: Growth<'_>,
         cost: SplitCost,
         game: &dyn TreeGame,
     ) -> Result<bool, StoreError> {
-        self.split_held(worker, held, children, decided, cost, game, None)
+        self.split_held(worker, held, growth, cost, game, None)
     }
 
     /// [`Store::split_unit`], for a unit given back (`dive` `None`) or expanded on a dive
     /// that goes on `dive` levels below it.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn split_held(
         &mut self,
         worker: WorkerId,
         held: &HeldUnit,
-        children: &[(String, NewNode)],
-        decided: &[DecidedAt],
+        growth: Growth<'_>,
         cost: SplitCost,
         game: &dyn TreeGame,
         dive: Option<u8>,
@@ -145,18 +168,81 @@ impl Store {
                 ":positions": cost.positions.min(i64::MAX as u64) as i64, ":seconds": cost.seconds,
             },
         )?;
-        let grown = expand_node(&tx, job, node, worker, children, decided, game)?;
+        let grown = expand_node(&tx, job, node, worker, growth, game)?;
         tx.commit()?;
         self.grow_tree(job, worker, node, grown)?;
         if let Some(tree) = self.trees.get_mut(job) {
             match dive {
                 Some(levels) => tree.mark_dived(node, levels),
                 // A whole budget and not one child decided: the node is far bigger than a unit.
-                None if decided.is_empty() => tree.far_from_answer(node),
+                None if growth.decided.is_empty() => tree.far_from_answer(node),
                 None => {}
             }
         }
         self.after_change(job);
+        Ok(true)
+    }
+
+    /// Stores the next batch of the children of `node` of `job` (an expanded
+    /// node with children not stored yet, whose batch the manager's descent
+    /// asked for): the next ones fewest replies first, at least
+    /// [`BIRTH_BATCH`] and as many as are stored already. `false` if there
+    /// is nothing to store (decided, no longer needed, or every child stored).
+    pub fn birth(&mut self, job: JobId, node: NodeId, game: &dyn TreeGame) -> Result<bool, StoreError> {
+        let id = job.0 as i64;
+        let found: Option<(String, Vec<u8>, u32)> = self
+            .conn
+            .query_row(
+                "SELECT line, rank, depth FROM nodes
+                 WHERE id = :node AND job = :job AND value IS NULL AND live = 1 AND unborn > 0",
+                named_params! { ":node": node, ":job": id },
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let Some((line, rank, depth)) = found else {
+            // Decided or stored meanwhile: the tables say what is left.
+            let (unborn, replies) = unborn_of(&self.conn, node)?;
+            if let Some(tree) = self.trees.get_mut(id) {
+                tree.set_unborn(node, unborn, replies);
+            }
+            return Ok(false);
+        };
+        let tx = self.write()?;
+        let target = SplitTarget { spec: job_spec(&tx, id)?, line, rank, depth };
+        let children = game.children(&target).map_err(|error| StoreError::StoredSpec { job, error })?;
+        let stored: Vec<(i64, String)> = tx
+            .prepare_cached("SELECT ord, move FROM edges WHERE parent = ?1")?
+            .query_map([node], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let moves: HashSet<&str> = stored.iter().map(|(_, mv)| mv.as_str()).collect();
+        let born: Vec<bool> = children.iter().map(|(mv, _)| moves.contains(mv.as_str())).collect();
+        let mut batch = Batch::next(&children, &born, &[], true);
+        // The edges' order is the move order; should the stored ones not be this list's (a
+        // newer move generator), new edges go after them rather than on their places.
+        let taken: HashSet<i64> = stored.iter().map(|&(ord, _)| ord).collect();
+        let mut free = stored.iter().map(|&(ord, _)| ord + 1).max().unwrap_or(0).max(children.len() as i64);
+        for ord in batch.ords.iter_mut() {
+            if taken.contains(ord) {
+                *ord = free;
+                free += 1;
+            }
+        }
+        let Expansion { leaves, known } = insert_children(&tx, id, node, &children, &batch)?;
+        settle(&tx, node)?;
+        finish_if_answered(&tx, id)?;
+        tx.commit()?;
+        tracing::debug!("job {id}: node {node}: {} more children stored, {} still not", leaves.len(), batch.unborn);
+        let (unborn, replies) = (batch.unborn, batch.unborn_replies);
+        if let Some(tree) = self.trees.get_mut(id) {
+            tree.birth(node, &leaves, unborn, replies);
+        }
+        self.grow_tree(
+            id,
+            None,
+            node,
+            Grown { leaves: Vec::new(), known, kept: Vec::new(), unborn: (unborn, replies) },
+        )?;
+        self.after_change(id);
         Ok(true)
     }
 
@@ -197,8 +283,7 @@ impl Store {
         worker: WorkerId,
         job: JobId,
         node: NodeId,
-        children: &[(String, NewNode)],
-        decided: &[DecidedAt],
+        growth: Growth<'_>,
         game: &dyn TreeGame,
     ) -> Result<bool, StoreError> {
         let tx = self.write()?;
@@ -217,19 +302,31 @@ impl Store {
         if waiting == 0 {
             return Ok(false);
         }
-        let grown = expand_node(&tx, job.0 as i64, node, worker, children, decided, game)?;
+        let grown = expand_node(&tx, job.0 as i64, node, worker, growth, game)?;
         tx.commit()?;
         self.grow_tree(job.0 as i64, worker, node, grown)?;
         self.after_change(job.0 as i64);
         Ok(true)
     }
 
-    /// Brings the manager's tree of `job` up to date after `node` grew (see [`expand_node`]).
-    fn grow_tree(&mut self, job: i64, worker: WorkerId, node: NodeId, grown: Grown) -> Result<(), StoreError> {
-        let Grown { leaves, known, kept } = grown;
-        self.trees.set_home(job, worker.0 as i64, node);
+    /// Brings the manager's tree of `job` up to date after `node` grew (see
+    /// [`expand_node`]; `worker` gave it back to be split, `None` for a birth).
+    fn grow_tree(
+        &mut self,
+        job: i64,
+        worker: impl Into<Option<WorkerId>>,
+        node: NodeId,
+        grown: Grown,
+    ) -> Result<(), StoreError> {
+        let Grown { leaves, known, kept, unborn: (unborn, replies) } = grown;
+        if let Some(worker) = worker.into() {
+            self.trees.set_home(job, worker.0 as i64, node);
+        }
         if let Some(tree) = self.trees.get_mut(job) {
-            tree.expand(node, &leaves);
+            if !leaves.is_empty() {
+                tree.expand(node, &leaves);
+                tree.set_unborn(node, unborn, replies);
+            }
             for id in kept {
                 let value: Value = self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
                 tree.decide(id, value.0);
@@ -247,6 +344,14 @@ impl Store {
     }
 }
 
+/// The children of `node` not stored yet, and the fewest replies among them.
+fn unborn_of(conn: &rusqlite::Connection, node: NodeId) -> Result<(u32, u32), StoreError> {
+    Ok(conn
+        .query_row("SELECT unborn, unborn_replies FROM nodes WHERE id = ?1", [node], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?
+        .unwrap_or((0, 0)))
+}
+
 /// What a node's expansion changed, for the manager's tree.
 struct Grown {
     /// One leaf per child, in the children's order.
@@ -255,6 +360,8 @@ struct Grown {
     known: Vec<NodeId>,
     /// Children decided by the worker and kept.
     kept: Vec<NodeId>,
+    /// Children not stored yet, and the fewest replies among them.
+    unborn: (u32, u32),
 }
 
 /// Adds `node`'s `children` (new positions become pending units, known ones
@@ -267,14 +374,23 @@ fn expand_node(
     job: i64,
     node: NodeId,
     worker: WorkerId,
-    children: &[(String, NewNode)],
-    decided: &[DecidedAt],
+    growth: Growth<'_>,
     game: &dyn TreeGame,
 ) -> Result<Grown, StoreError> {
-    let Expansion { leaves, known } = insert_children(tx, job, node, children)?;
+    let Growth { children, decided, must } = growth;
+    let depth: u32 = tx.prepare_cached("SELECT depth FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
+    let mut required = vec![false; children.len()];
+    for d in decided.iter().filter(|d| d.index < children.len()) {
+        required[d.index] = true;
+    }
+    for (i, (_, child)) in children.iter().enumerate() {
+        required[i] |= must.contains(&child.key);
+    }
+    let batch = Batch::next(children, &vec![false; children.len()], &required, depth > 0);
+    let Expansion { leaves, known } = insert_children(tx, job, node, children, &batch)?;
     let mut kept = Vec::new();
     for d in decided {
-        let Some(leaf) = leaves.get(d.index) else { continue };
+        let Some(leaf) = batch.indices.iter().position(|&i| i == d.index).map(|at| leaves[at]) else { continue };
         let id = leaf.id;
         let (stored, line): (Option<Value>, String) =
             tx.query_row("SELECT value, line FROM nodes WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -315,7 +431,7 @@ fn expand_node(
     }
     settle(tx, node)?;
     finish_if_answered(tx, job)?;
-    Ok(Grown { leaves, known, kept })
+    Ok(Grown { leaves, known, kept, unborn: (batch.unborn, batch.unborn_replies) })
 }
 
 /// Records that `worker`, splitting a unit, reported a child `node` decided
@@ -345,35 +461,86 @@ fn conflict_on_split(
     Ok(())
 }
 
-/// What expanding a node made: a manager leaf per child (in the children's
-/// order), and the children that were already in the tree.
+/// Which of a node's children an expansion or a birth stores now, and what it leaves for later.
+pub(super) struct Batch {
+    /// The children stored now, by their place in the children list (move order).
+    pub(super) indices: Vec<usize>,
+    /// Each one's `edges.ord`: its place in the list, unless that is taken.
+    pub(super) ords: Vec<i64>,
+    /// How many children are left unstored.
+    pub(super) unborn: u32,
+    /// The fewest replies among those (0 when none is left).
+    pub(super) unborn_replies: u32,
+}
+
+impl Batch {
+    /// Every child, in move order.
+    pub(super) fn all(children: &[(String, NewNode)]) -> Batch {
+        Batch::next(children, &vec![false; children.len()], &[], false)
+    }
+
+    /// The next batch of `children` of which those marked `born` are stored
+    /// already: every `required` one, and by fewest replies, then move
+    /// order, the first [`BIRTH_BATCH`] others (or as many as are born
+    /// already, if more); all of them unless `lazy`.
+    pub(super) fn next(children: &[(String, NewNode)], born: &[bool], required: &[bool], lazy: bool) -> Batch {
+        let mut order: Vec<usize> = (0..children.len()).filter(|&i| !born[i]).collect();
+        order.sort_by_key(|&i| (children[i].1.replies, i));
+        let room = if lazy { BIRTH_BATCH.max(born.iter().filter(|&&b| b).count()) } else { usize::MAX };
+        let mut take = vec![false; children.len()];
+        let mut extra = 0;
+        for &i in &order {
+            if required.get(i).copied().unwrap_or(false) {
+                take[i] = true;
+            } else if extra < room {
+                take[i] = true;
+                extra += 1;
+            }
+        }
+        let unborn: Vec<usize> = order.iter().copied().filter(|&i| !take[i]).collect();
+        let indices: Vec<usize> = (0..children.len()).filter(|&i| take[i]).collect();
+        Batch {
+            ords: indices.iter().map(|&i| i as i64).collect(),
+            indices,
+            unborn: unborn.len() as u32,
+            unborn_replies: unborn.first().map_or(0, |&i| children[i].1.replies),
+        }
+    }
+}
+
+/// What expanding a node made: a manager leaf per child stored (in the
+/// batch's order), and the children that were already in the tree.
 pub(super) struct Expansion {
-    /// One leaf per child, new or known.
+    /// One leaf per child stored, new or known.
     pub(super) leaves: Vec<PnLeaf>,
     /// The children that existed before (revived if they had been pruned).
     pub(super) known: Vec<NodeId>,
 }
 
-/// Links `node` of `job` to its `children`: new positions become nodes with
-/// pending units (or lost leaves, with no reply), known ones are linked and
-/// revived; the node's count of open children is set.
+/// Links `node` of `job` to the children of `batch`: new positions become
+/// nodes with pending units (or lost leaves, with no reply), known ones are
+/// linked and revived; the node's count of children not stored yet and of
+/// open children is set.
 pub(super) fn insert_children(
     tx: &Transaction<'_>,
     job: i64,
     node: NodeId,
     children: &[(String, NewNode)],
+    batch: &Batch,
 ) -> Result<Expansion, StoreError> {
     let mut lost = Vec::new();
-    let mut leaves = Vec::with_capacity(children.len());
+    let mut leaves = Vec::with_capacity(batch.indices.len());
     let mut known = Vec::new();
-    for (ord, (mv, child)) in children.iter().enumerate() {
-        let existing: Option<NodeId> = tx
-            .query_row(
-                "SELECT id FROM nodes WHERE job = :job AND key = :key",
-                named_params! { ":job": job, ":key": child.key },
-                |r| r.get(0),
-            )
-            .optional()?;
+    let mut ids: HashMap<&str, NodeId> = HashMap::new();
+    for (&index, &ord) in batch.indices.iter().zip(&batch.ords) {
+        let (mv, child) = &children[index];
+        let existing: Option<NodeId> = match ids.get(child.key.as_str()) {
+            Some(&id) => Some(id),
+            None => tx
+                .prepare_cached("SELECT id FROM nodes WHERE job = :job AND key = :key")?
+                .query_row(named_params! { ":job": job, ":key": child.key }, |r| r.get(0))
+                .optional()?,
+        };
         let id = match existing {
             Some(id) => {
                 revive(tx, id)?;
@@ -382,22 +549,22 @@ pub(super) fn insert_children(
                 id
             }
             None => {
-                tx.execute(
+                tx.prepare_cached(
                     "INSERT INTO nodes (job, key, line, depth, rank, replies)
                      VALUES (:job, :key, :line, :depth, :rank, :replies)",
-                    named_params! {
-                        ":job": job, ":key": child.key, ":line": child.line, ":depth": child.depth,
-                        ":rank": child.rank, ":replies": child.replies,
-                    },
-                )?;
+                )?
+                .execute(named_params! {
+                    ":job": job, ":key": child.key, ":line": child.line, ":depth": child.depth,
+                    ":rank": child.rank, ":replies": child.replies,
+                })?;
                 let id = NodeId(tx.last_insert_rowid());
                 if child.replies > 0 {
-                    tx.execute(
+                    tx.prepare_cached(
                         "INSERT INTO units (job, node, rank, state) VALUES (:job, :node, :rank, :pending)",
-                        named_params! {
-                            ":job": job, ":node": id, ":rank": child.rank, ":pending": UnitState::Pending,
-                        },
-                    )?;
+                    )?
+                    .execute(named_params! {
+                        ":job": job, ":node": id, ":rank": child.rank, ":pending": UnitState::Pending,
+                    })?;
                 } else {
                     lost.push(id);
                 }
@@ -406,11 +573,12 @@ pub(super) fn insert_children(
                 id
             }
         };
-        tx.execute(
-            "INSERT INTO edges (parent, ord, child, move) VALUES (:parent, :ord, :child, :move)",
-            named_params! { ":parent": node, ":ord": ord as i64, ":child": id, ":move": mv },
-        )?;
+        ids.insert(child.key.as_str(), id);
+        tx.prepare_cached("INSERT INTO edges (parent, ord, child, move) VALUES (:parent, :ord, :child, :move)")?
+            .execute(named_params! { ":parent": node, ":ord": ord, ":child": id, ":move": mv })?;
     }
+    tx.prepare_cached("UPDATE nodes SET unborn = :unborn, unborn_replies = :replies WHERE id = :node")?
+        .execute(named_params! { ":node": node, ":unborn": batch.unborn, ":replies": batch.unborn_replies })?;
     count_open(tx, node)?;
     for id in lost {
         decide(tx, id, Outcome::Loss, None)?;

@@ -10,6 +10,7 @@ use golomb_proto::{JobId, JobSpec, UnitId, UnitResult, WorkerId};
 mod check;
 mod import;
 mod known;
+mod lazy;
 mod split;
 mod sums;
 
@@ -225,7 +226,17 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
     let children: Vec<(String, NewNode)> =
         vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node("a2", 2, &[0, 1], true, &[]))];
     let held = HeldUnit { unit: units[0].unit, lease_token: units[0].lease_token.clone() };
-    assert!(store.split_unit(worker, &held, &children, &[], SplitCost::default(), &NoGame).unwrap());
+    assert!(
+        store
+            .split_unit(
+                worker,
+                &held,
+                Growth { children: &children, decided: &[], must: &[] },
+                SplitCost::default(),
+                &NoGame
+            )
+            .unwrap()
+    );
     assert_eq!(store.job(job).unwrap().units.split, 1);
     let next = store.lease(worker, 10, 60.0).unwrap();
     assert_eq!(next.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a1", "a2", "b", "c"], "children first");
@@ -259,7 +270,11 @@ fn a_split_keeps_the_children_its_worker_decided_and_what_its_search_cost() {
     let held = HeldUnit { unit: units[0].unit, lease_token: units[0].lease_token.clone() };
     let decided = [DecidedAt { index: 0, value: Win, best: Some("x".into()) }];
     let cost = SplitCost { positions: 12_345, seconds: 1.5 };
-    assert!(store.split_unit(worker, &held, &children, &decided, cost, &NoGame).unwrap());
+    assert!(
+        store
+            .split_unit(worker, &held, Growth { children: &children, decided: &decided, must: &[] }, cost, &NoGame)
+            .unwrap()
+    );
     let next = store.lease(worker, 10, 60.0).unwrap();
     assert_eq!(
         next.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(),

@@ -62,11 +62,12 @@ pub(super) fn open_children(tx: &Transaction<'_>, node: NodeId) -> Result<i64, S
     Ok(tx.prepare_cached("SELECT open FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?)
 }
 
-/// Sets `nodes.open` of `node` from its edges (after they were added).
+/// Sets `nodes.open` of `node` from its edges (after they were added) and
+/// its children not stored yet (`nodes.unborn`: none of them is known to win).
 pub(super) fn count_open(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     tx.prepare_cached(
-        "UPDATE nodes SET open = (SELECT COUNT(*) FROM edges e JOIN nodes c ON c.id = e.child
-                                  WHERE e.parent = :node AND (c.value IS NULL OR c.value != :win))
+        "UPDATE nodes SET open = unborn + (SELECT COUNT(*) FROM edges e JOIN nodes c ON c.id = e.child
+                                           WHERE e.parent = :node AND (c.value IS NULL OR c.value != :win))
          WHERE id = :node",
     )?
     .execute(named_params! { ":node": node, ":win": Value(Outcome::Win) })?;

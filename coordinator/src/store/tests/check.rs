@@ -182,7 +182,17 @@ fn a_lost_leaf_decided_on_a_split_units_way_brings_the_split_node() {
     for (unit, value, best) in [(&a, Loss, None), (&b, Win, Some("x".to_string()))] {
         let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
         let decided = [DecidedAt { index: 0, value, best }];
-        assert!(store.split_unit(first, &held, &children(&unit.line), &decided, cost, &NoGame).unwrap());
+        assert!(
+            store
+                .split_unit(
+                    first,
+                    &held,
+                    Growth { children: &children(&unit.line), decided: &decided, must: &[] },
+                    cost,
+                    &NoGame
+                )
+                .unwrap()
+        );
     }
     let id = |store: &Store, line: &str| {
         store.job_tree(job).unwrap().nodes.into_iter().find(|(_, n)| n.line == line).unwrap().0

@@ -11,7 +11,7 @@ fn split_a(store: &mut Store, worker: WorkerId, unit: &LeasedUnit, other: &str, 
         vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node(other, 2, &[0, 1], true, &[]))];
     let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
     let cost = SplitCost { positions: 1000, seconds: 0.1 };
-    store.split_unit(worker, &held, &children, decided, cost, &NoGame).unwrap()
+    store.split_unit(worker, &held, Growth { children: &children, decided, must: &[] }, cost, &NoGame).unwrap()
 }
 
 /// `worker`'s report of `unit` (under the lease it was leased with) as `value`.
@@ -98,11 +98,20 @@ fn a_line_stops_where_its_worker_was_distrusted() {
     let below = vec![("m3".into(), node("a1x", 3, &[0, 0, 0], true, &[]))];
     let decided = [DecidedAt { index: 0, value: Win, best: Some("y".into()) }];
     store.distrust(first).unwrap().unwrap();
-    assert!(!store.expand_line_node(first, job, a1, &below, &decided, &NoGame).unwrap(), "nothing of it kept");
+    assert!(
+        !store
+            .expand_line_node(first, job, a1, Growth { children: &below, decided: &decided, must: &[] }, &NoGame)
+            .unwrap(),
+        "nothing of it kept"
+    );
     assert!(store.job_tree(job).unwrap().nodes.values().all(|n| n.line != "a1x"));
     // Another worker's line there is kept as before.
     let second = store.register_worker("w2", "h", 2).unwrap();
-    assert!(store.expand_line_node(second, job, a1, &below, &decided, &NoGame).unwrap());
+    assert!(
+        store
+            .expand_line_node(second, job, a1, Growth { children: &below, decided: &decided, must: &[] }, &NoGame)
+            .unwrap()
+    );
 }
 
 /// A node pruned with a failed unit (a failed job's late results can leave

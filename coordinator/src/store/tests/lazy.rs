@@ -1,0 +1,140 @@
+//! Children born lazily: a split below a job's root stores a batch of its
+//! children, counts the rest as open, and stores the next batch when the
+//! manager's descent reaches them; the node's value waits for every child.
+
+use super::*;
+use crate::manager::BIRTH_BATCH;
+use crate::store::state::Value;
+
+/// How many children node "a" has here: more than two batches.
+const WIDE: usize = 40;
+
+/// Node "a" has [`WIDE`] children, "a0" to "a39", child `i` with `1 + (WIDE - i) % 7` replies.
+struct Wide;
+
+fn wide_children() -> Vec<(String, NewNode)> {
+    (0..WIDE)
+        .map(|i| {
+            let mut child = node(&format!("a{i}"), 2, &[0, i as u8], true, &[]);
+            child.replies = 1 + ((WIDE - i) % 7) as u32;
+            (format!("m{i}"), child)
+        })
+        .collect()
+}
+
+impl TreeGame for Wide {
+    fn children(&self, target: &SplitTarget) -> Result<Vec<(String, NewNode)>, golomb_proto::SpecError> {
+        Ok(if target.line == "a" { wide_children() } else { Vec::new() })
+    }
+
+    fn map_move(&self, _: &JobSpec, _: &str, _: &str, mv: &str) -> Result<String, String> {
+        Err(format!("no game to map {mv} in"))
+    }
+
+    fn map_tree(&self, _: &JobSpec, _: &str, _: &str, _: &str) -> Result<String, String> {
+        Err("no game to map a tree in".into())
+    }
+}
+
+/// The worker decided child "a0" (a win): a split that decides nothing would
+/// make the store dive below "a", and these fake positions have no children.
+fn a0_wins() -> [DecidedAt; 1] {
+    [DecidedAt { index: 0, value: Win, best: Some("x".into()) }]
+}
+
+/// Node `key`'s stored children, children not stored yet, and open children.
+fn counts(store: &Store, key: &str) -> (i64, i64, i64) {
+    store
+        .conn
+        .query_row(
+            "SELECT (SELECT COUNT(*) FROM edges e WHERE e.parent = n.id), n.unborn, n.open FROM nodes n WHERE key = ?1",
+            [key],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+}
+
+#[test]
+fn a_split_stores_a_batch_and_the_rest_are_born_when_the_descent_reaches_them() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    let units = store.lease(worker, 3, 60.0).unwrap();
+    let a = units.iter().find(|u| u.line == "a").unwrap();
+    let children = wide_children();
+    // The worker's line goes on through the child that would be born last.
+    let must = [children[WIDE - 7].1.key.clone()];
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let decided = a0_wins();
+    let growth = Growth { children: &children, decided: &decided, must: &must };
+    assert!(store.split_unit(worker, &held, growth, SplitCost::default(), &Wide).unwrap());
+    let first = BIRTH_BATCH as i64 + 2;
+    let open = WIDE as i64 - 1;
+    assert_eq!(counts(&store, "a"), (first, WIDE as i64 - first, open), "a batch, the line's step and a0; a0 won");
+    let stored: Vec<String> = store
+        .conn
+        .prepare("SELECT c.key FROM edges e JOIN nodes c ON c.id = e.child JOIN nodes p ON p.id = e.parent WHERE p.key = 'a'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(stored.contains(&must[0]) && stored.contains(&"a0".to_string()), "the line's step, a0: {stored:?}");
+    // The fewest replies first: every stored child but the line's has at most as many as any unborn one.
+    let max_stored = stored
+        .iter()
+        .filter(|k| **k != must[0] && *k != "a0")
+        .map(|k| children.iter().find(|c| c.1.key == *k).unwrap().1.replies)
+        .max();
+    let unborn_replies: u32 =
+        store.conn.query_row("SELECT unborn_replies FROM nodes WHERE key = 'a'", [], |r| r.get(0)).unwrap();
+    assert!(max_stored.unwrap() <= unborn_replies, "{max_stored:?} against {unborn_replies}");
+
+    // Every child goes out in the end (b and c are held already): the later ones born on the way.
+    let mut out = Vec::new();
+    for _ in 0..10 {
+        let got = store.lease_growing(worker, 100, 60.0, &Wide).unwrap();
+        if got.is_empty() {
+            break;
+        }
+        out.extend(got);
+    }
+    assert_eq!(out.len(), WIDE - 1, "{:?}", out.iter().map(|u| &u.line).collect::<Vec<_>>());
+    assert_eq!(counts(&store, "a"), (WIDE as i64, 0, open));
+
+    // a is lost only when its last child is shown to win.
+    for (i, unit) in out.iter().enumerate() {
+        assert!(!done(&mut store, worker, unit.unit, Win), "{i}: {} {:?}", unit.line, store.job(job).unwrap());
+        let a_value: Value = store.conn.query_row("SELECT value FROM nodes WHERE key = 'a'", [], |r| r.get(0)).unwrap();
+        assert_eq!(a_value.0 == Loss, i == WIDE - 2, "after {} of {} children", i + 1, WIDE - 1);
+    }
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state, row.value), (JobState::Done, Win), "a lost: the root wins");
+}
+
+#[test]
+fn a_node_with_children_not_stored_is_never_lost_and_a_reload_keeps_them_counted() {
+    let (mut store, _job, worker, _dir) = flat(Goal::Solve);
+    let units = store.lease(worker, 3, 60.0).unwrap();
+    let a = units.iter().find(|u| u.line == "a").unwrap();
+    let children = wide_children();
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let decided = a0_wins();
+    let growth = Growth { children: &children, decided: &decided, must: &[] };
+    assert!(store.split_unit(worker, &held, growth, SplitCost::default(), &Wide).unwrap());
+    let stored = BIRTH_BATCH + 1;
+    assert_eq!(counts(&store, "a"), (stored as i64, (WIDE - stored) as i64, WIDE as i64 - 1));
+    // Every stored child wins: a stays open, and its children not stored yet are what goes out next.
+    let first = store.lease_growing(worker, BIRTH_BATCH as u32, 60.0, &Wide).unwrap();
+    assert_eq!(first.len(), BIRTH_BATCH);
+    for unit in &first {
+        assert!(!done(&mut store, worker, unit.unit, Win));
+    }
+    let a_value: Value = store.conn.query_row("SELECT value FROM nodes WHERE key = 'a'", [], |r| r.get(0)).unwrap();
+    assert_eq!(a_value.0, Unknown, "its unborn children are open");
+    assert_eq!(counts(&store, "a").2, (WIDE - stored) as i64);
+    // A restart: the tree is loaded from the tables, the children not stored yet with it.
+    store.trees.clear();
+    let next = store.lease_growing(worker, 1, 60.0, &Wide).unwrap();
+    assert_eq!(next.len(), 1);
+    assert!(next[0].line.starts_with('a') && next[0].line.len() > 1, "a child of a: {}", next[0].line);
+    assert_eq!(counts(&store, "a").0, 2 * stored as i64, "the next batch: as many as were stored");
+}
