@@ -54,7 +54,7 @@ except Exception:
 check_one() {
   local opening="$1" path="$2" sha report code verdict fields started
   # The hash of the file as checked (the table's may be older than the file).
-  sha=$(sha256sum "$path" | cut -d' ' -f1)
+  sha=$(case "$path" in *.gz) gzip -dc "$path" ;; *) cat "$path" ;; esac | sha256sum | cut -d" " -f1)
   echo "checking $opening ($path)" >&2
   started=$(date +%s)
   if report=$(timeout "$timeout_s" golomb verify "$path" --json ${threads:+--threads "$threads"} 2>/dev/null); then

@@ -1,10 +1,16 @@
 //! The scaling bench's real solves: each made once per position (up to
 //! symmetry), shared by the runs side by side, kept in a text file when the
-//! bench is given one, and solved ahead by spare threads.
+//! bench is given one (gzip when its name ends in `.gz`: the committed
+//! caches are; new solves are appended to it as gzip members of their
+//! own), and solved ahead by spare threads.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+
+use flate2::Compression;
+use flate2::read::MultiGzDecoder;
+use flate2::write::GzEncoder;
 use std::sync::{Arc, Condvar, Mutex};
 
 use golomb_engine::solve::partial::decided_children;
@@ -64,6 +70,8 @@ struct CacheState {
     /// Solves under way, so that two runs do not make the same one.
     making: HashSet<String>,
     file: Option<BufWriter<File>>,
+    /// Whether the file is gzip (each line appended as a member of its own).
+    gzip: bool,
     /// Real solves made by this process, and their positions.
     made: (u64, u64),
 }
@@ -74,9 +82,11 @@ impl Cache {
     pub fn open(path: Option<&str>, game: &str, budget: u64) -> Cache {
         let mut kept = HashMap::new();
         let mut file = None;
+        let gzip = path.is_some_and(|p| p.ends_with(".gz"));
         if let Some(path) = path {
             if let Ok(f) = File::open(path) {
-                for line in BufReader::new(f).lines() {
+                let text: Box<dyn Read> = if gzip { Box::new(MultiGzDecoder::new(f)) } else { Box::new(f) };
+                for line in BufReader::new(text).lines() {
                     let line = line.unwrap_or_else(|e| panic!("{path}: {e}"));
                     if let Some((key, found)) = parse_line(&line, game) {
                         kept.insert(key, Arc::new(found));
@@ -90,7 +100,7 @@ impl Cache {
                 .unwrap_or_else(|e| panic!("GOLOMB_SCALING_CACHE {path}: {e}"));
             file = Some(BufWriter::new(f));
         }
-        let state = CacheState { kept, making: HashSet::new(), file, made: (0, 0) };
+        let state = CacheState { kept, making: HashSet::new(), file, gzip, made: (0, 0) };
         Cache {
             game: game.to_string(),
             budget,
@@ -145,18 +155,23 @@ impl Cache {
         let mut state = self.state.lock().expect("no run panicked");
         state.made.0 += 1;
         state.made.1 += found.positions;
+        let gzip = state.gzip;
         if let Some(file) = &mut state.file {
             let decided: Vec<String> = found.decided.iter().map(|(k, v)| format!("{k}={}", letter(*v))).collect();
-            writeln!(
-                file,
-                "{}\t{key}\t{}\t{}\t{}",
+            let line = format!(
+                "{}\t{key}\t{}\t{}\t{}\n",
                 self.game,
                 letter(found.outcome),
                 found.positions,
                 decided.join(",")
-            )
-            .and_then(|()| file.flush())
-            .expect("the cache file takes a line");
+            );
+            let bytes = if gzip {
+                let mut member = GzEncoder::new(Vec::new(), Compression::default());
+                member.write_all(line.as_bytes()).and_then(|()| member.finish()).expect("gzip into memory")
+            } else {
+                line.into_bytes()
+            };
+            file.write_all(&bytes).and_then(|()| file.flush()).expect("the cache file takes a line");
         }
         state.making.remove(&key);
         state.kept.insert(key, Arc::clone(&found));

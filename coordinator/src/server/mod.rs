@@ -14,6 +14,8 @@ mod arbitrate;
 mod config;
 mod connections;
 pub mod export;
+#[cfg(test)]
+mod growth_tests;
 mod http;
 pub mod import;
 pub(crate) mod jobs;

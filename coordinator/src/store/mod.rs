@@ -31,7 +31,8 @@
 //!   tiling counts and hands games), keeping the manager's trees in step
 //!   with the tables;
 //! - `clock`: keeping lease deadlines within one lease of a clock that steps;
-//! - `split`: replacing a unit that ran past its budget by its children;
+//! - `split`: replacing a unit that ran past its budget by its children
+//!   (below a job's root a batch of them at a time: children born lazily);
 //! - `lease`: handing units out with the coordinator's shortcuts: a unit
 //!   whose position the store of decided positions knows is answered from
 //!   it, a leaf chosen on a dive is expanded on the spot;
@@ -39,10 +40,12 @@
 //! - `import`: taking an export's decided nodes into a job (`golomb import`);
 //! - `metrics`: the totals and gauges of `/metrics`;
 //! - `export`: every decided node of a job, for `golomb export`;
-//! - `problems`: a job's failed units and conflicts, for its web page.
+//! - `problems`: a job's failed units and conflicts, for its web page;
+//! - `size`: how big a job's tree is in the tables (nodes stored, children not stored yet).
 //!
 //! Tables: `jobs` (the spec, state and answer), `nodes` (the top of each
-//! job's tree: position, value, and whether it is still needed), `edges`
+//! job's tree: position, value, whether it is still needed, and how many of
+//! its children are counted but not stored yet), `edges`
 //! (parent, move, child: a DAG, since positions equal under symmetry are one
 //! node), `units` (nodes handed to workers: lease, attempts, result,
 //! statistics; for tiling counts the share's weight and count), `conflicts`
@@ -72,6 +75,7 @@ mod proofs;
 mod results;
 mod schedule;
 pub mod schema;
+mod size;
 mod split;
 mod state;
 mod storage;
@@ -96,6 +100,7 @@ pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;
 pub use results::{ChildRow, JobTree, ResultsPage, TreeNode};
 pub use schema::SCHEMA_VERSION;
+pub use size::TreeSize;
 pub use split::{DecidedAt, Growth, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit};

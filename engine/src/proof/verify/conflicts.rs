@@ -28,11 +28,11 @@
 //! verify loop stopped, one thread. The search is the same, position for
 //! position: the moves' numbering keeps placement order, and a count of
 //! bits is a list's length.
-//! - `golomb verify results/proofs-8x8/F-a4-a5-b5-c5-b6.json --part 1/100`
+//! - `golomb verify results/proofs-8x8/F-a4-a5-b5-c5-b6.json.gz --part 1/100`
 //!   (161,783,352 positions): 7.91 and 8.13 s before, 3.62 and 4.27 s after.
-//! - `results/hexominoes-8x8.proof.json --part 1/40` (84,476,901
+//! - `results/hexominoes-8x8.proof.json.gz --part 1/40` (84,476,901
 //!   positions): 9.63 and 9.98 s before, 1.90 and 1.89 s after.
-//! - A whole proof, `results/proofs-8x8/Y-g4-g5-g6-h6-g7.json` on 2
+//! - A whole proof, `results/proofs-8x8/Y-g4-g5-g6-h6-g7.json.gz` on 2
 //!   threads: 8,437,040,334 positions either way, 231.5 s before (the
 //!   loop's own check, idle machine), 107.0 s after.
 //!

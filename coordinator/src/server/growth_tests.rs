@@ -1,0 +1,66 @@
+//! The tree grows only where it is searched: a big job whose every unit
+//! runs past its budget stores a bounded number of nodes per unit handed
+//! out, with the real game (no worker: each leased unit is given back to be
+//! split at once, the worst case for the tree's size).
+
+use golomb_engine::GameSpec;
+use golomb_engine::split::Goal;
+use golomb_engine::tiling::Each;
+use golomb_proto::JobSpec;
+
+use super::plan::{Engine, job_nodes, unit_children};
+use crate::manager::BIRTH_BATCH;
+use crate::store::{Growth, HeldUnit, SplitCost, SplitTarget, Store};
+
+/// Units handed out (and split) in the test.
+const UNITS: u64 = 60;
+
+/// The bound: at most this many nodes stored per unit handed out, beyond
+/// the job's plan. A split stores [`BIRTH_BATCH`] children; a dive (a leaf
+/// expanded without a unit, below a node whose unit got nowhere) stores as
+/// many without handing anything out, and up to [`crate::store::MAX_DIVES`]
+/// happen per lease; a unit's own node was stored before it went out.
+const NODES_PER_UNIT: u64 = 4 * BIRTH_BATCH as u64;
+
+#[test]
+fn a_job_whose_units_all_split_stores_a_bounded_number_of_nodes_per_unit() {
+    let spec = JobSpec {
+        game: GameSpec::new("8x8", "", "hexominoes"),
+        moves: String::new(),
+        goal: Goal::Solve,
+        each: Each::Exactly,
+        split_depth: 1,
+        split_after_seconds: 30.0,
+        hands: None,
+    };
+    let valid = spec.validate().unwrap();
+    let (nodes, symmetries) = job_nodes(&valid).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("g.db")).unwrap();
+    let job = store.create_job(&spec, &nodes, symmetries).unwrap();
+    let worker = store.register_worker("w", "h", 2).unwrap();
+    let planned = store.tree_size(job).unwrap().nodes;
+    let (mut handed_out, mut every_child) = (0u64, 0u64);
+    while handed_out < UNITS {
+        let units = store.lease_growing(worker, 1, 60.0, &Engine).unwrap();
+        let Some(unit) = units.into_iter().next() else { break };
+        handed_out += 1;
+        let depth = unit.line.split(';').filter(|m| !m.is_empty()).count() as u32;
+        let target = SplitTarget { spec: unit.spec.clone(), line: unit.line.clone(), rank: Vec::new(), depth };
+        let children = unit_children(&target).unwrap();
+        every_child += children.len() as u64;
+        let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+        assert!(store.split_unit(worker, &held, Growth::of(&children), SplitCost::default(), &Engine).unwrap());
+    }
+    let size = store.tree_size(job).unwrap();
+    let grown = size.nodes - planned;
+    eprintln!(
+        "8x8 hexominoes, {handed_out} units handed out and split: {grown} nodes stored beyond the plan's {planned} \
+         ({:.1} a unit), {} children counted and not stored; storing every child would have stored at least {every_child}",
+        grown as f64 / handed_out as f64,
+        size.unborn,
+    );
+    assert_eq!(handed_out, UNITS, "the job had units to hand out");
+    assert!(grown <= NODES_PER_UNIT * handed_out, "{grown} nodes for {handed_out} units");
+    assert!(grown * 10 < every_child, "{grown} stored against {every_child} children");
+}
