@@ -71,8 +71,20 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
     };
     let mut outbox: VecDeque<Report> = VecDeque::new();
     let mut summary = WorkerSummary::default();
-    let result =
-        work(&mut client, &config, &shared, &shutdown, &todo_tx, &mut done_rx, &mut outbox, &mut summary).await;
+    let result = MainLoop {
+        client: &mut client,
+        config: &config,
+        shared: &shared,
+        shutdown: &shutdown,
+        todo: &todo_tx,
+        done: &mut done_rx,
+        outbox: &mut outbox,
+        summary: &mut summary,
+        backoff: Backoff::default(),
+        idle: Duration::from_millis(50),
+    }
+    .run()
+    .await;
     // Stopping (asked to, or after an error): stop every unit, take every
     // outcome (the channel closes when the solver thread is done), give back
     // the units that did not finish, and deliver what we can.
@@ -113,96 +125,99 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
     Ok(summary)
 }
 
-/// The main loop: deliver reports, lease while there is room, wait for an
-/// outcome or a while; until shut down or refused.
-#[allow(clippy::too_many_arguments)]
-async fn work(
-    client: &mut Client,
-    config: &WorkerConfig,
-    shared: &Shared,
-    shutdown: &CancellationToken,
-    todo: &std::sync::mpsc::Sender<pb::Unit>,
-    done: &mut mpsc::UnboundedReceiver<(pb::Unit, UnitOutcome)>,
-    outbox: &mut VecDeque<Report>,
-    summary: &mut WorkerSummary,
-) -> anyhow::Result<()> {
-    let capacity = 1 + QUEUED;
-    let mut idle = Duration::from_millis(50);
-    let mut backoff = Backoff::default();
-    while !shutdown.is_cancelled() {
-        // Finished units go to the outbox at once, and their leases into the heartbeats,
-        // however long the coordinator refuses their delivery.
-        while let Ok(finished) = done.try_recv() {
-            collect(finished, outbox, summary, shared.draining.load(Relaxed));
-        }
-        publish_waiting(shared, outbox);
-        if shared.unknown.swap(false, Relaxed) {
-            if register(client, config, shared, shutdown).await?.is_none() {
-                return Ok(());
-            }
-            forget_other_databases(shared, outbox);
-        }
-        if !deliver(client, config, shared, outbox).await? {
-            tokio::select! {
-                _ = tokio::time::sleep(backoff.next()) => {}
-                Some(finished) = done.recv() => collect(finished, outbox, summary, shared.draining.load(Relaxed)),
-                _ = shutdown.cancelled() => {}
-            }
-            continue;
-        }
-        backoff = Backoff::default();
-        if shared.draining.load(Relaxed) {
-            // Drained: once the unit being solved is reported, stop; the caller
-            // gives the queued (unstarted) units back.
-            if !shared.running().values().any(|r| r.started.load(Relaxed)) && outbox.is_empty() {
-                tracing::info!("drained by the coordinator: the current unit is reported; exiting");
-                return Ok(());
-            }
-            tokio::select! {
-                Some(finished) = done.recv() => collect(finished, outbox, summary, shared.draining.load(Relaxed)),
-                _ = tokio::time::sleep(Duration::from_millis(200)) => {}
-                _ = shutdown.cancelled() => {}
-            }
-            continue;
-        }
-        let free = capacity.saturating_sub(shared.running().len());
-        let mut leased = 0;
-        if free > 0 {
-            let request = pb::LeaseRequest { worker_id: shared.worker_id.load(Relaxed), max_units: free as u32 };
-            match client.lease(request).await {
-                Ok(response) => {
-                    let response = response.into_inner();
-                    note_drain(shared, response.drain);
-                    if shared.database_changed(&response.coordinator_id) {
-                        // Leased under an id the new database may give to another worker: hand them back
-                        // at once (under that id), so no attempt is spent on them.
-                        let back = pb::GiveBackRequest {
-                            worker_id: shared.worker_id.load(Relaxed),
-                            unit_ids: response.units.iter().map(|u| u.unit_id).collect(),
-                            lease_tokens: response.units.iter().map(|u| u.lease_token.clone()).collect(),
-                            split: false,
-                            ..Default::default()
-                        };
-                        if !back.unit_ids.is_empty()
-                            && let Err(status) = client.give_back(back).await
-                        {
-                            tracing::debug!("giving back units of another database failed: {status}");
-                        }
-                        continue;
-                    }
-                    for unit in response.units {
-                        leased += 1;
-                        let running = Running {
-                            unit_id: unit.unit_id,
-                            progress: Arc::new(Progress::default()),
-                            started: AtomicBool::new(false),
-                        };
-                        shared.running().insert(unit.lease_token.clone(), running);
-                        todo.send(unit).context("the solver thread stopped")?;
-                    }
+/// The main loop's state: the channel, the queues to and from the solver
+/// thread, the reports waiting, and how long to wait when idle.
+struct MainLoop<'a> {
+    client: &'a mut Client,
+    config: &'a WorkerConfig,
+    shared: &'a Shared,
+    shutdown: &'a CancellationToken,
+    todo: &'a std::sync::mpsc::Sender<pb::Unit>,
+    done: &'a mut mpsc::UnboundedReceiver<(pb::Unit, UnitOutcome)>,
+    outbox: &'a mut VecDeque<Report>,
+    summary: &'a mut WorkerSummary,
+    backoff: Backoff,
+    idle: Duration,
+}
+
+impl MainLoop<'_> {
+    /// Delivers reports, leases while there is room, waits for an outcome or
+    /// a while; until shut down, drained or refused.
+    async fn run(mut self) -> anyhow::Result<()> {
+        let capacity = 1 + QUEUED;
+        while !self.shutdown.is_cancelled() {
+            // Finished units go to the outbox at once, and their leases into the heartbeats,
+            // however long the coordinator refuses their delivery.
+            self.take_finished();
+            publish_waiting(self.shared, self.outbox);
+            if self.shared.unknown.swap(false, Relaxed) {
+                if register(self.client, self.config, self.shared, self.shutdown).await?.is_none() {
+                    return Ok(());
                 }
-                Err(status) => match refusal(&status) {
-                    Refusal::Unknown => shared.unknown.store(true, Relaxed),
+                forget_other_databases(self.shared, self.outbox);
+            }
+            if !deliver(self.client, self.config, self.shared, self.outbox).await? {
+                let pause = self.backoff.next();
+                self.wait(pause).await;
+                continue;
+            }
+            self.backoff = Backoff::default();
+            if self.shared.draining.load(Relaxed) {
+                // Drained: once the unit being solved is reported, stop; the caller
+                // gives the queued (unstarted) units back.
+                if !self.shared.running().values().any(|r| r.started.load(Relaxed)) && self.outbox.is_empty() {
+                    tracing::info!("drained by the coordinator: the current unit is reported; exiting");
+                    return Ok(());
+                }
+                self.wait(Duration::from_millis(200)).await;
+                continue;
+            }
+            let free = capacity.saturating_sub(self.shared.running().len());
+            let leased = if free > 0 {
+                match self.lease(free).await? {
+                    Some(leased) => leased,
+                    None => continue,
+                }
+            } else {
+                0
+            };
+            self.idle =
+                if leased > 0 { Duration::from_millis(50) } else { (self.idle * 2).min(Duration::from_secs(1)) };
+            let wait = if leased > 0 && leased == free { Duration::ZERO } else { self.idle };
+            self.wait(wait).await;
+        }
+        Ok(())
+    }
+
+    /// Moves every unit the solver thread finished into the outbox.
+    fn take_finished(&mut self) {
+        while let Ok(finished) = self.done.try_recv() {
+            collect(finished, self.outbox, self.summary, self.shared.draining.load(Relaxed));
+        }
+    }
+
+    /// Waits `pause`, or until a unit finishes (then takes every finished one) or the worker is shut down.
+    async fn wait(&mut self, pause: Duration) {
+        tokio::select! {
+            Some(finished) = self.done.recv() => {
+                collect(finished, self.outbox, self.summary, self.shared.draining.load(Relaxed));
+                self.take_finished();
+            }
+            _ = tokio::time::sleep(pause) => {}
+            _ = self.shutdown.cancelled() => {}
+        }
+    }
+
+    /// Leases up to `free` units and queues them for the solver thread;
+    /// returns how many, or `None` when the loop should start again (a
+    /// lease of another database's, handed back; a refusal waited out).
+    async fn lease(&mut self, free: usize) -> anyhow::Result<Option<usize>> {
+        let request = pb::LeaseRequest { worker_id: self.shared.worker_id.load(Relaxed), max_units: free as u32 };
+        let response = match self.client.lease(request).await {
+            Ok(response) => response.into_inner(),
+            Err(status) => {
+                match refusal(&status) {
+                    Refusal::Unknown => self.shared.unknown.store(true, Relaxed),
                     Refusal::Fatal => bail!("the coordinator refused a lease: {}", status.message()),
                     Refusal::Transient | Refusal::Final => {
                         tracing::debug!("leasing failed: {}", crate::status_text(&status));
@@ -211,28 +226,45 @@ async fn work(
                             crate::status_summary(&status)
                         );
                         tokio::select! {
-                            _ = tokio::time::sleep(backoff.next()) => {}
-                            _ = shutdown.cancelled() => {}
+                            _ = tokio::time::sleep(self.backoff.next()) => {}
+                            _ = self.shutdown.cancelled() => {}
                         }
-                        continue;
+                        return Ok(None);
                     }
-                },
-            }
-        }
-        idle = if leased > 0 { Duration::from_millis(50) } else { (idle * 2).min(Duration::from_secs(1)) };
-        let wait = if leased > 0 && leased == free { Duration::ZERO } else { idle };
-        tokio::select! {
-            Some(finished) = done.recv() => {
-                collect(finished, outbox, summary, shared.draining.load(Relaxed));
-                while let Ok(finished) = done.try_recv() {
-                    collect(finished, outbox, summary, shared.draining.load(Relaxed));
                 }
+                return Ok(Some(0));
             }
-            _ = tokio::time::sleep(wait) => {}
-            _ = shutdown.cancelled() => {}
+        };
+        note_drain(self.shared, response.drain);
+        if self.shared.database_changed(&response.coordinator_id) {
+            // Leased under an id the new database may give to another worker: hand them back
+            // at once (under that id), so no attempt is spent on them.
+            let back = pb::GiveBackRequest {
+                worker_id: self.shared.worker_id.load(Relaxed),
+                unit_ids: response.units.iter().map(|u| u.unit_id).collect(),
+                lease_tokens: response.units.iter().map(|u| u.lease_token.clone()).collect(),
+                split: false,
+                ..Default::default()
+            };
+            if !back.unit_ids.is_empty()
+                && let Err(status) = self.client.give_back(back).await
+            {
+                tracing::debug!("giving back units of another database failed: {status}");
+            }
+            return Ok(None);
         }
+        let leased = response.units.len();
+        for unit in response.units {
+            let running = Running {
+                unit_id: unit.unit_id,
+                progress: Arc::new(Progress::default()),
+                started: AtomicBool::new(false),
+            };
+            self.shared.running().insert(unit.lease_token.clone(), running);
+            self.todo.send(unit).context("the solver thread stopped")?;
+        }
+        Ok(Some(leased))
     }
-    Ok(())
 }
 
 /// The solver thread: solves queued units one at a time on the pool until the queue closes.

@@ -235,7 +235,6 @@ struct GameLimits {
 /// answer from the search's records or the warm table (the searches it
 /// needs publish to the unit's `progress`, whose cancel flag stops them).
 /// `None` (logged) if it cannot be built or is too big to send.
-#[allow(clippy::too_many_arguments)]
 fn unit_proof<B: Bits + golomb_engine::solve::tt::TtCheck>(
     game: &Game<B>,
     pos: &Position<B>,

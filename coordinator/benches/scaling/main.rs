@@ -426,15 +426,14 @@ fn main() {
         let cache = Cache::open(cache_path.as_deref(), spec, budget);
         // As the cluster: 1,697 round trips a second against a 30 s budget.
         let round_trip = fixed.map_or(budget as f64 / rate / (30.0 * 1697.0), |n| 1.0 / n);
+        let machine = Machine { threads, rate, round_trip };
         let runs = match first {
-            None => run_all(&game, &cache, classify, &counts, threads, rate, round_trip, Stop::Answered),
+            None => run_all(&game, &cache, classify, &counts, machine, Stop::Answered),
             Some(limit) => {
                 // The fewest workers' first `limit` seconds, then the others to as many openings.
-                let base =
-                    run_all(&game, &cache, classify, &counts[..1], threads, rate, round_trip, Stop::After(limit));
+                let base = run_all(&game, &cache, classify, &counts[..1], machine, Stop::After(limit));
                 let openings = base[0].openings;
-                let rest =
-                    run_all(&game, &cache, classify, &counts[1..], threads, rate, round_trip, Stop::Openings(openings));
+                let rest = run_all(&game, &cache, classify, &counts[1..], machine, Stop::Openings(openings));
                 base.into_iter().chain(rest).collect()
             }
         };
@@ -458,19 +457,19 @@ fn main() {
     }
 }
 
-/// The runs of every worker count (in `counts`' order), made side by side
-/// on `threads` threads, largest first, each until `stop`, with progress on stderr.
-#[allow(clippy::too_many_arguments)]
-fn run_all(
-    game: &G,
-    cache: &Cache,
-    classify: bool,
-    counts: &[usize],
+/// What the simulated runs are made on: this process's threads, and the
+/// simulated workers' positions a second and the coordinator's round trip.
+#[derive(Clone, Copy)]
+struct Machine {
     threads: usize,
     rate: f64,
     round_trip: f64,
-    stop: Stop,
-) -> Vec<Run> {
+}
+
+/// The runs of every worker count (in `counts`' order), made side by side
+/// on the machine's threads, largest first, each until `stop`, with progress on stderr.
+fn run_all(game: &G, cache: &Cache, classify: bool, counts: &[usize], machine: Machine, stop: Stop) -> Vec<Run> {
+    let Machine { threads, rate, round_trip } = machine;
     if counts.is_empty() {
         return Vec::new();
     }

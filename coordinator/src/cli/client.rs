@@ -59,8 +59,9 @@ pub fn refused(status: tonic::Status) -> anyhow::Error {
     if status.code() == Code::Cancelled && status.message() == "operation was canceled" {
         // Not an answer: the connection closed under the call, as a TLS coordinator closes a plaintext one.
         return anyhow::anyhow!(
-            "the coordinator closed the connection without answering: if it serves TLS (serve --tls-cert), \
-             give its address as https://HOST:PORT (with --tls-ca for a private CA)"
+            "the coordinator closed the connection without answering: it may be serving as many connections as \
+             it takes (serve --max-connections; its log says \"connection limit reached\"), or, if it serves TLS \
+             (serve --tls-cert), give its address as https://HOST:PORT (with --tls-ca for a private CA)"
         );
     }
     anyhow::anyhow!("the coordinator said: {} ({:?})", status.message(), status.code())

@@ -1,8 +1,10 @@
 //! Accepting connections within limits: at most `max` at once (more are
 //! closed at once, with a warning), and each must send the whole HTTP/2
 //! connection preface (with TLS: open its TLS handshake) within the handshake time or it is closed, so idle or
-//! trickling sockets cannot use up the coordinator's file descriptors. Accept errors (out of descriptors) are
-//! logged and retried after a pause instead of spinning.
+//! trickling sockets cannot use up the coordinator's file descriptors. A connection is then on probation
+//! (`probation`): unless a call of its gets through the token check within the handshake time of its
+//! accept, it is closed then. Accept errors (out of descriptors) are logged and retried after a pause
+//! instead of spinning.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -15,6 +17,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::server::{Connected, TcpConnectInfo};
+
+use super::probation::{Verdict, Verdicts};
 
 /// How many connections, and how quickly they must speak.
 #[derive(Copy, Clone, Debug)]
@@ -32,6 +36,19 @@ pub struct Limits {
 pub struct Conn {
     stream: TcpStream,
     _slot: OwnedSemaphorePermit,
+    /// The peer, by which the probation's verdicts name the connection.
+    peer: Option<std::net::SocketAddr>,
+    verdicts: Verdicts,
+    /// Until a call gets through the token check: when it ends the connection closes.
+    probation: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(peer) = self.peer {
+            self.verdicts.forget(peer);
+        }
+    }
 }
 
 impl Connected for Conn {
@@ -44,7 +61,17 @@ impl Connected for Conn {
 
 impl AsyncRead for Conn {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
+        let conn = self.get_mut();
+        if let Some(probation) = &mut conn.probation {
+            if conn.peer.and_then(|peer| conn.verdicts.get(peer)) == Some(Verdict::Trusted) {
+                conn.probation = None;
+            } else if probation.as_mut().poll(cx).is_ready() {
+                // The end of the stream: the server closes the connection (a refusal was answered already).
+                tracing::debug!("closed a connection none of whose calls had a valid token in time");
+                return Poll::Ready(Ok(()));
+            }
+        }
+        Pin::new(&mut conn.stream).poll_read(cx, buf)
     }
 }
 
@@ -116,6 +143,7 @@ async fn tls_hello(stream: &TcpStream) -> bool {
 pub fn incoming(
     listener: TcpListener,
     limits: Limits,
+    verdicts: Verdicts,
     shutdown: CancellationToken,
 ) -> ReceiverStream<std::io::Result<Conn>> {
     let (tx, rx) = mpsc::channel(64);
@@ -142,13 +170,16 @@ pub fn incoming(
                 continue;
             };
             let tx = tx.clone();
+            let verdicts = verdicts.clone();
             tokio::spawn(async move {
                 // Small replies (leases, acknowledgements) go out at once instead of waiting for a delayed ACK.
                 let _ = stream.set_nodelay(true);
                 let opened = async { if limits.tls { tls_hello(&stream).await } else { preface(&stream).await } };
                 match tokio::time::timeout(limits.handshake, opened).await {
                     Ok(true) => {
-                        let _ = tx.send(Ok(Conn { stream, _slot: slot })).await;
+                        let peer = stream.peer_addr().ok();
+                        let probation = Some(Box::pin(tokio::time::sleep(limits.handshake)));
+                        let _ = tx.send(Ok(Conn { stream, _slot: slot, peer, verdicts, probation })).await;
                     }
                     Ok(false) => {}
                     Err(_) => tracing::debug!("closed a connection that did not send its preface in time"),

@@ -21,6 +21,7 @@ pub mod import;
 pub(crate) mod jobs;
 pub mod lock;
 mod plan;
+mod probation;
 pub mod proof;
 mod shared;
 mod slow_refusals;
@@ -156,6 +157,8 @@ async fn serve(
     tracing::info!("coordinator listening on {}", listener.local_addr()?);
     let handshake = Duration::from_secs_f64(shared.config.handshake_seconds);
     let limits = connections::Limits { max: shared.config.max_connections, handshake, tls: tls.is_some() };
+    // What the token check answered each connection's calls: one with none let through is closed.
+    let verdicts = probation::Verdicts::default();
     let mut builder = tonic::transport::Server::builder();
     if let Some(tls) = tls {
         builder = builder.tls_config(tls.timeout(handshake)).context("bad TLS certificate or key")?;
@@ -165,10 +168,11 @@ async fn serve(
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
         .max_concurrent_streams(Some(128))
         .layer(slow_refusals::SlowRefusalsLayer::default())
+        .layer(probation::ProbationLayer::new(verdicts.clone()))
         .add_service(jobs)
         .add_service(work)
         .serve_with_incoming_shutdown(
-            connections::incoming(listener, limits, shutdown.clone()),
+            connections::incoming(listener, limits, verdicts, shutdown.clone()),
             shutdown.cancelled_owned(),
         )
         .await

@@ -362,7 +362,7 @@ impl<B: Bits> Searcher<B> {
         let mut result = Some(());
         for (i, &mv) in moves.iter().enumerate() {
             if parallel && i == 1 {
-                result = self.search_rest(ctx, scope, ply, mover, (alpha, beta), &moves[1..], &mut best);
+                result = self.search_rest(ctx, scope, (ply, mover), (alpha, beta), &moves[1..], &mut best);
                 break;
             }
             let Some(v) = self.try_move(ctx, scope, (ply, mover), mv, (alpha, beta), i == 0) else {
@@ -385,14 +385,12 @@ impl<B: Bits> Searcher<B> {
 
     /// Searches `moves` (all but the first of the node of `ply`) on the
     /// pool's threads, each against the best score found so far, raising
-    /// `best`. A move that reaches `beta` cancels the others.
-    #[allow(clippy::too_many_arguments)]
+    /// `best`. A move that reaches `beta` cancels the others. `mover` moves at `ply`.
     fn search_rest(
         &mut self,
         ctx: &Context<'_, '_, B>,
         scope: &Scope<'_>,
-        ply: usize,
-        mover: Player,
+        (ply, mover): (usize, Player),
         (alpha, beta): (i32, i32),
         moves: &[Move<B>],
         best: &mut (i32, Option<Move<B>>),
