@@ -45,6 +45,7 @@ mod in_flight;
 mod preferred;
 mod stats;
 mod trees;
+mod unborn;
 
 pub use in_flight::{Counting, InFlight};
 use in_flight::{Preferred, Total};
@@ -111,6 +112,28 @@ struct PnNode {
     dived: bool,
     /// What the preferred descent of [`InFlight::Cap`] and [`InFlight::ByRoot`] reads.
     preferred: Preferred,
+}
+
+impl PnNode {
+    /// A node standing for `count` children of its parents, its numbers not computed yet.
+    fn new(id: NodeId, depth: u32, replies: u32, kind: NodeKind, busy: bool, count: u32) -> PnNode {
+        PnNode {
+            id,
+            depth,
+            replies,
+            kind,
+            busy,
+            saturated: false,
+            count,
+            phi: 1,
+            delta: 1,
+            parents: Vec::new(),
+            children: Vec::new(),
+            dive: 0,
+            dived: false,
+            preferred: Preferred::default(),
+        }
+    }
 }
 
 /// The deepest dive: levels expanded without a unit below a node whose unit got nowhere.
@@ -218,22 +241,8 @@ impl PnTree {
             return n;
         }
         let n = self.nodes.len() as u32;
-        self.nodes.push(PnNode {
-            id: leaf.id,
-            depth: leaf.depth,
-            replies: leaf.replies,
-            kind: leaf.kind,
-            busy: leaf.busy && leaf.kind == NodeKind::Frontier,
-            saturated: false,
-            count: 1,
-            phi: 1,
-            delta: 1,
-            parents: Vec::new(),
-            children: Vec::new(),
-            dive: 0,
-            dived: false,
-            preferred: Preferred::default(),
-        });
+        let busy = leaf.busy && leaf.kind == NodeKind::Frontier;
+        self.nodes.push(PnNode::new(leaf.id, leaf.depth, leaf.replies, leaf.kind, busy, 1));
         self.index.insert(leaf.id, n);
         n
     }
@@ -344,72 +353,6 @@ impl PnTree {
             }
             let parent = self.nodes[n as usize].parents[0];
             self.births.push(self.nodes[parent as usize].id);
-        }
-    }
-
-    /// The nodes whose next batch of children the descents since the last
-    /// call reached (each once): the store makes them ([`PnTree::birth`]).
-    /// Until then the descent passes them by.
-    pub fn take_births(&mut self) -> Vec<NodeId> {
-        std::mem::take(&mut self.births)
-    }
-
-    /// Notes that node `id` has `count` children not stored yet, the fewest
-    /// replies among them `replies` (0: every child is stored). They count
-    /// in its numbers as that many leaves of φ = 1 (δ = `replies` for the
-    /// first), so the numbers are what storing them all would give, apart
-    /// from transpositions; a descent that reaches them asks for them.
-    pub fn set_unborn(&mut self, id: NodeId, count: u32, replies: u32) {
-        let Some(&n) = self.index.get(&id) else { return };
-        match self.unborn.get(&n).copied() {
-            Some(u) if count == 0 => {
-                // Every child is stored: the stand-in leaves the tree.
-                self.unborn.remove(&n);
-                self.nodes[n as usize].children.retain(|&c| c != u);
-                self.nodes[u as usize].parents.clear();
-                self.nodes[u as usize].count = 0;
-                self.update_from(n);
-            }
-            Some(u) => {
-                let node = &mut self.nodes[u as usize];
-                (node.count, node.replies, node.busy) = (count, replies, false);
-                self.update_from(u);
-            }
-            None if count == 0 => {}
-            None => {
-                let u = self.nodes.len() as u32;
-                self.nodes.push(PnNode {
-                    // Not in the index: no store id names it.
-                    id: NodeId(-id.0),
-                    depth: self.nodes[n as usize].depth + 1,
-                    replies,
-                    kind: NodeKind::Unborn,
-                    busy: false,
-                    saturated: false,
-                    count,
-                    phi: 1,
-                    delta: 1,
-                    parents: Vec::new(),
-                    children: Vec::new(),
-                    dive: 0,
-                    dived: false,
-                    preferred: Preferred::default(),
-                });
-                self.unborn.insert(n, u);
-                self.link(n, u);
-                self.update_from(u);
-            }
-        }
-    }
-
-    /// Forgets that node `id`'s next children were asked for (the store could
-    /// not make them): the descent may reach them again.
-    pub fn birth_failed(&mut self, id: NodeId) {
-        if let Some(&n) = self.index.get(&id)
-            && let Some(&u) = self.unborn.get(&n)
-        {
-            self.nodes[u as usize].busy = false;
-            self.update_from(u);
         }
     }
 
@@ -555,18 +498,6 @@ impl PnTree {
             return;
         }
         self.attach(n, children);
-    }
-
-    /// Gives an expanded node the next batch of its children (see
-    /// [`PnTree::set_unborn`]): `children` are stored now, `count` are
-    /// still not, the fewest replies among them `replies`.
-    pub fn birth(&mut self, id: NodeId, children: &[PnLeaf], count: u32, replies: u32) {
-        let Some(&n) = self.index.get(&id) else { return };
-        if self.nodes[n as usize].kind != NodeKind::Expanded {
-            return;
-        }
-        self.attach(n, children);
-        self.set_unborn(id, count, replies);
     }
 
     /// Links node `n` to `children` (new ones added, known ones linked once) and recomputes above it.

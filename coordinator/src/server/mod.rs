@@ -167,8 +167,7 @@ async fn serve(
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
         .max_concurrent_streams(Some(128))
-        .layer(slow_refusals::SlowRefusalsLayer::default())
-        .layer(probation::ProbationLayer::new(verdicts.clone()))
+        .layer(slow_refusals::SlowRefusalsLayer::new(verdicts.clone()))
         .add_service(jobs)
         .add_service(work)
         .serve_with_incoming_shutdown(

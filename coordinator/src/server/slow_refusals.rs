@@ -5,7 +5,9 @@
 //! right token are never delayed. (The refusals themselves are decided and
 //! logged by the token check, `golomb_proto::auth::RequireToken`, which
 //! learns from this layer which call it checks: the layer records each
-//! request's path as a [`CallPath`] before the check runs.)
+//! request's path as a [`CallPath`] before the check runs.) The same layer
+//! notes each answer as its connection's verdict ([`Verdicts`]), by which a
+//! connection none of whose calls got through is closed (see `probation`).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,6 +16,8 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use golomb_proto::auth::CallPath;
+
+use super::probation::{Verdict, Verdicts, peer};
 use tonic::codegen::http;
 use tower::{Layer, Service};
 
@@ -24,19 +28,20 @@ struct Window {
     count: u32,
 }
 
-/// The layer that slows refused calls down; one shared window for the whole server.
+/// The layer that slows refused calls down (one shared window for the whole
+/// server) and notes every answer in the connections' verdicts.
 #[derive(Clone, Debug)]
 pub struct SlowRefusalsLayer {
     window: Arc<Mutex<Window>>,
-}
-
-impl Default for SlowRefusalsLayer {
-    fn default() -> SlowRefusalsLayer {
-        SlowRefusalsLayer { window: Arc::new(Mutex::new(Window { start: Instant::now(), count: 0 })) }
-    }
+    verdicts: Verdicts,
 }
 
 impl SlowRefusalsLayer {
+    /// A layer noting answers into `verdicts`.
+    pub fn new(verdicts: Verdicts) -> SlowRefusalsLayer {
+        SlowRefusalsLayer { window: Arc::new(Mutex::new(Window { start: Instant::now(), count: 0 })), verdicts }
+    }
+
     /// Notes one refusal; returns how long to hold it back.
     fn penalty(window: &Mutex<Window>) -> Duration {
         let mut w = window.lock().unwrap_or_else(|e| e.into_inner());
@@ -52,7 +57,7 @@ impl<S> Layer<S> for SlowRefusalsLayer {
     type Service = SlowRefusals<S>;
 
     fn layer(&self, inner: S) -> SlowRefusals<S> {
-        SlowRefusals { inner, window: self.window.clone() }
+        SlowRefusals { inner, window: self.window.clone(), verdicts: self.verdicts.clone() }
     }
 }
 
@@ -61,6 +66,7 @@ impl<S> Layer<S> for SlowRefusalsLayer {
 pub struct SlowRefusals<S> {
     inner: S,
     window: Arc<Mutex<Window>>,
+    verdicts: Verdicts,
 }
 
 /// gRPC's code for `Unauthenticated`, as its `grpc-status` header carries it.
@@ -84,11 +90,15 @@ where
     fn call(&mut self, mut request: http::Request<Req>) -> Self::Future {
         let path = CallPath(request.uri().path().to_string());
         request.extensions_mut().insert(path);
+        let peer = peer(&request);
         let answer = self.inner.call(request);
-        let window = self.window.clone();
+        let (window, verdicts) = (self.window.clone(), self.verdicts.clone());
         Box::pin(async move {
             let response = answer.await?;
             let refused = response.headers().get("grpc-status").is_some_and(|s| s == UNAUTHENTICATED);
+            if let Some(peer) = peer {
+                verdicts.note(peer, if refused { Verdict::Refused } else { Verdict::Trusted });
+            }
             if refused {
                 tokio::time::sleep(SlowRefusalsLayer::penalty(&window)).await;
             }
@@ -103,7 +113,7 @@ mod tests {
 
     #[test]
     fn penalties_grow_within_a_second_and_are_capped() {
-        let layer = SlowRefusalsLayer::default();
+        let layer = SlowRefusalsLayer::new(Verdicts::default());
         let first = SlowRefusalsLayer::penalty(&layer.window);
         let second = SlowRefusalsLayer::penalty(&layer.window);
         assert!(second > first);

@@ -54,18 +54,26 @@ fn counts(store: &Store, key: &str) -> (i64, i64, i64) {
         .unwrap()
 }
 
-#[test]
-fn a_split_stores_a_batch_and_the_rest_are_born_when_the_descent_reaches_them() {
-    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+/// Leases the job's three units and gives back "a" to be split into its
+/// [`WIDE`] children, "a0" decided as a win and the children of `must`
+/// stored whatever their place.
+fn split_a(store: &mut Store, worker: WorkerId, must: &[String]) {
     let units = store.lease(worker, 3, 60.0).unwrap();
     let a = units.iter().find(|u| u.line == "a").unwrap();
     let children = wide_children();
-    // The worker's line goes on through the child that would be born last.
-    let must = [children[WIDE - 7].1.key.clone()];
     let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
     let decided = a0_wins();
-    let growth = Growth { children: &children, decided: &decided, must: &must };
+    let growth = Growth { children: &children, decided: &decided, must };
     assert!(store.split_unit(worker, &held, growth, SplitCost::default(), &Wide).unwrap());
+}
+
+#[test]
+fn a_split_stores_a_batch_and_the_rest_are_born_when_the_descent_reaches_them() {
+    let (mut store, job, worker, _dir) = flat(Goal::Solve);
+    let children = wide_children();
+    // The worker's line goes on through the child that would be born last.
+    let must = [children[WIDE - 7].1.key.clone()];
+    split_a(&mut store, worker, &must);
     let first = BIRTH_BATCH as i64 + 2;
     let open = WIDE as i64 - 1;
     assert_eq!(counts(&store, "a"), (first, WIDE as i64 - first, open), "a batch, the line's step and a0; a0 won");
@@ -113,13 +121,7 @@ fn a_split_stores_a_batch_and_the_rest_are_born_when_the_descent_reaches_them() 
 #[test]
 fn a_node_with_children_not_stored_is_never_lost_and_a_reload_keeps_them_counted() {
     let (mut store, _job, worker, _dir) = flat(Goal::Solve);
-    let units = store.lease(worker, 3, 60.0).unwrap();
-    let a = units.iter().find(|u| u.line == "a").unwrap();
-    let children = wide_children();
-    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
-    let decided = a0_wins();
-    let growth = Growth { children: &children, decided: &decided, must: &[] };
-    assert!(store.split_unit(worker, &held, growth, SplitCost::default(), &Wide).unwrap());
+    split_a(&mut store, worker, &[]);
     let stored = BIRTH_BATCH + 1;
     assert_eq!(counts(&store, "a"), (stored as i64, (WIDE - stored) as i64, WIDE as i64 - 1));
     // Every stored child wins: a stays open, and its children not stored yet are what goes out next.
