@@ -10,6 +10,8 @@
 //! that this database already decided the other way refuses the whole
 //! import, and nothing is written.
 
+use std::collections::HashSet;
+
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 use golomb_proto::JobId;
@@ -17,7 +19,7 @@ use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
-use super::split::{Batch, SplitTarget, TreeGame, insert_children};
+use super::split::{Batch, SplitTarget, TreeGame, insert_children, next_batch};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, settle};
 use super::{Store, StoreError, now, proofs};
@@ -57,7 +59,7 @@ pub struct ImportCounts {
     /// Nodes left out because the job no longer needs the node above them
     /// here and no other node of the tree is their parent.
     pub skipped: u64,
-    /// Nodes expanded into their children on the way.
+    /// Nodes expanded into their children (or given more of them) on the way.
     pub expanded: u64,
 }
 
@@ -88,7 +90,8 @@ impl Store {
             tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job_id], |r| r.get(0)).optional()?.flatten();
         let root = root.ok_or(StoreError::NoJob(job))?;
         let mut counts = ImportCounts::default();
-        let walk = Walk { tx: &tx, job: job_id, spec: &spec, game };
+        let needed = entries.iter().flat_map(|e| e.path.iter().map(String::as_str)).collect();
+        let walk = Walk { tx: &tx, job: job_id, spec: &spec, game, needed };
         // A node left out may be made later by another entry's expansion (a reply
         // to an opening expanded further down the file): those get another look,
         // until a pass takes none of them.
@@ -123,6 +126,10 @@ struct Walk<'a, 't> {
     job: i64,
     spec: &'a golomb_proto::JobSpec,
     game: &'a dyn TreeGame,
+    /// Every position the file names (its entries' lines): an expansion
+    /// stores those of a node's children, and the rest lazily, as a split
+    /// does (a job's root stores every child).
+    needed: HashSet<&'a str>,
 }
 
 impl Walk<'_, '_> {
@@ -285,11 +292,15 @@ impl Walk<'_, '_> {
     }
 
     /// Expands `node` into its children if it is still a unit (not yet
-    /// expanded): its unit is marked split. Returns whether it expanded.
+    /// expanded; its unit is marked split), or stores those of its children
+    /// not stored yet that the file names. Returns whether it stored any.
     fn expand(&self, node: &Found) -> Result<bool, StoreError> {
-        let expanded: bool =
-            self.tx.query_row("SELECT EXISTS (SELECT 1 FROM edges WHERE parent = ?1)", [node.id], |r| r.get(0))?;
-        if expanded {
+        let (expanded, unborn): (bool, u32) = self.tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM edges WHERE parent = ?1), unborn FROM nodes WHERE id = ?1",
+            [node.id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        if expanded && unborn == 0 {
             return Ok(false);
         }
         let target = SplitTarget {
@@ -302,15 +313,25 @@ impl Walk<'_, '_> {
             .game
             .children(&target)
             .map_err(|error| StoreError::StoredSpec { job: JobId(self.job as u64), error })?;
-        self.tx.execute(
-            "UPDATE units SET state = :split, deadline = NULL, worker = NULL, progress = 0, finished = :now
-             WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
-            named_params! {
-                ":node": node.id, ":split": UnitState::Split, ":now": now(), ":pending": UnitState::Pending,
-                ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
-            },
-        )?;
-        insert_children(self.tx, self.job, node.id, &children, &Batch::all(&children))?;
+        let required: Vec<bool> = children.iter().map(|(_, c)| self.needed.contains(c.key.as_str())).collect();
+        let batch = if expanded {
+            let batch = next_batch(self.tx, node.id, &children, &required)?;
+            if !batch.indices.iter().any(|&i| required[i]) {
+                return Ok(false);
+            }
+            batch
+        } else {
+            self.tx.execute(
+                "UPDATE units SET state = :split, deadline = NULL, worker = NULL, progress = 0, finished = :now
+                 WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
+                named_params! {
+                    ":node": node.id, ":split": UnitState::Split, ":now": now(), ":pending": UnitState::Pending,
+                    ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
+                },
+            )?;
+            Batch::next(&children, &vec![false; children.len()], &required, node.depth > 0)
+        };
+        insert_children(self.tx, self.job, node.id, &children, &batch)?;
         settle(self.tx, node.id)?;
         Ok(true)
     }

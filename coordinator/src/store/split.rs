@@ -210,23 +210,7 @@ impl Store {
         let tx = self.write()?;
         let target = SplitTarget { spec: job_spec(&tx, id)?, line, rank, depth };
         let children = game.children(&target).map_err(|error| StoreError::StoredSpec { job, error })?;
-        let stored: Vec<(i64, String)> = tx
-            .prepare_cached("SELECT ord, move FROM edges WHERE parent = ?1")?
-            .query_map([node], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        let moves: HashSet<&str> = stored.iter().map(|(_, mv)| mv.as_str()).collect();
-        let born: Vec<bool> = children.iter().map(|(mv, _)| moves.contains(mv.as_str())).collect();
-        let mut batch = Batch::next(&children, &born, &[], true);
-        // The edges' order is the move order; should the stored ones not be this list's (a
-        // newer move generator), new edges go after them rather than on their places.
-        let taken: HashSet<i64> = stored.iter().map(|&(ord, _)| ord).collect();
-        let mut free = stored.iter().map(|&(ord, _)| ord + 1).max().unwrap_or(0).max(children.len() as i64);
-        for ord in batch.ords.iter_mut() {
-            if taken.contains(ord) {
-                *ord = free;
-                free += 1;
-            }
-        }
+        let batch = next_batch(&tx, node, &children, &[])?;
         let Expansion { leaves, known } = insert_children(&tx, id, node, &children, &batch)?;
         settle(&tx, node)?;
         finish_if_answered(&tx, id)?;
@@ -474,11 +458,6 @@ pub(super) struct Batch {
 }
 
 impl Batch {
-    /// Every child, in move order.
-    pub(super) fn all(children: &[(String, NewNode)]) -> Batch {
-        Batch::next(children, &vec![false; children.len()], &[], false)
-    }
-
     /// The next batch of `children` of which those marked `born` are stored
     /// already: every `required` one, and by fewest replies, then move
     /// order, the first [`BIRTH_BATCH`] others (or as many as are born
@@ -506,6 +485,35 @@ impl Batch {
             unborn_replies: unborn.first().map_or(0, |&i| children[i].1.replies),
         }
     }
+}
+
+/// The next batch of the `children` of the expanded `node`, given the ones
+/// its edges hold already: every `required` one not stored yet, and the next
+/// ones fewest replies first (see [`Batch::next`]).
+pub(super) fn next_batch(
+    tx: &Transaction<'_>,
+    node: NodeId,
+    children: &[(String, NewNode)],
+    required: &[bool],
+) -> Result<Batch, StoreError> {
+    let stored: Vec<(i64, String)> = tx
+        .prepare_cached("SELECT ord, move FROM edges WHERE parent = ?1")?
+        .query_map([node], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let moves: HashSet<&str> = stored.iter().map(|(_, mv)| mv.as_str()).collect();
+    let born: Vec<bool> = children.iter().map(|(mv, _)| moves.contains(mv.as_str())).collect();
+    let mut batch = Batch::next(children, &born, required, true);
+    // The edges' order is the move order; should the stored ones not be this list's (a
+    // newer move generator), new edges go after them rather than on their places.
+    let taken: HashSet<i64> = stored.iter().map(|&(ord, _)| ord).collect();
+    let mut free = stored.iter().map(|&(ord, _)| ord + 1).max().unwrap_or(0).max(children.len() as i64);
+    for ord in batch.ords.iter_mut() {
+        if taken.contains(ord) {
+            *ord = free;
+            free += 1;
+        }
+    }
+    Ok(batch)
 }
 
 /// What expanding a node made: a manager leaf per child stored (in the

@@ -140,3 +140,43 @@ fn a_node_with_children_not_stored_is_never_lost_and_a_reload_keeps_them_counted
     assert!(next[0].line.starts_with('a') && next[0].line.len() > 1, "a child of a: {}", next[0].line);
     assert_eq!(counts(&store, "a").0, 2 * stored as i64, "the next batch: as many as were stored");
 }
+
+/// A decided unit of an import file, at `path` (the fake game's keys are its lines).
+fn imported(index: usize, path: &[&str], value: Outcome) -> ImportEntry {
+    ImportEntry {
+        index,
+        path: path.iter().map(|k| k.to_string()).collect(),
+        line: path.last().unwrap().to_string(),
+        value,
+        best: (value == Win).then(|| "x".to_string()),
+        unit: true,
+        positions: 100,
+        seconds: 1.0,
+        proof: None,
+    }
+}
+
+#[test]
+fn an_import_stores_the_children_its_file_names_and_a_batch_and_bears_them_in_a_tree_that_has_not() {
+    let (mut store, _job, worker, _dir) = flat(Goal::Solve);
+    // The file names two children of "a" the fewest-replies order puts last.
+    let children = wide_children();
+    let mut late: Vec<usize> = (0..WIDE).collect();
+    late.sort_by_key(|&i| std::cmp::Reverse((children[i].1.replies, i)));
+    let (k1, k2) = (children[late[0]].1.key.clone(), children[late[1]].1.key.clone());
+    let file = [imported(0, &["a", &k1], Win), imported(1, &["a", &k2], Win)];
+    let counts_in = store.import_nodes(JobId(1), &file, &Wide).unwrap();
+    assert_eq!((counts_in.decided, counts_in.expanded), (2, 1), "{counts_in:?}");
+    let stored = BIRTH_BATCH as i64 + 2;
+    assert_eq!(counts(&store, "a"), (stored, WIDE as i64 - stored, WIDE as i64 - 2), "the file's two and a batch");
+
+    // Into a tree where "a" was split before, its batch without those two: they are born.
+    let (mut store, _job, worker, _dir) = flat(Goal::Solve);
+    split_a(&mut store, worker, &[]);
+    let before = counts(&store, "a");
+    let counts_in = store.import_nodes(JobId(1), &file, &Wide).unwrap();
+    assert_eq!(counts_in.decided, 2, "{counts_in:?}");
+    let after = counts(&store, "a");
+    assert!(after.0 >= before.0 + 2 && after.0 + after.1 == WIDE as i64, "{before:?} then {after:?}");
+    assert_eq!(after.2, before.2 - 2, "the two decided children are no longer open");
+}

@@ -8,7 +8,7 @@
 # machine; the proof is verified when all N parts are. Several machines
 # share one proof by naming their parts: ONLY="1 5 9" (spaces between).
 #
-#   results/verify-in-parts.sh PROOF N [MAX_PARTS]
+#   tests/verify-in-parts.sh PROOF N [MAX_PARTS]
 #
 # THREADS (default: all cores) goes to `golomb verify --threads`;
 # PARALLEL=P checks P parts at a time (on 16 cores, 4 parts on 4 threads). A part

@@ -1,4 +1,4 @@
-"""The 8x8 opening table's verification state, for verify-8x8-openings.sh.
+"""The 8x8 opening table's verification state, for tests/verify-8x8-openings.sh.
 
     python3 verify_table.py todo TABLE VERDICTS    # files to check, in order
     python3 verify_table.py standing TABLE VERDICTS  # counts and cost by current hash

@@ -8,7 +8,7 @@
 # skipped, so the script goes on where it stopped, on any machine; a file
 # whose proof changed (a tree arrived: `golomb prove`) is checked again.
 #
-#   results/verify-8x8-openings.sh [MAX_FILES]
+#   tests/verify-8x8-openings.sh [MAX_FILES]
 #
 # It ends with where the checking stands: how many of the table's current
 # proof files (by SHA-256; a verdict on an older proof of the same opening
@@ -29,7 +29,7 @@
 set -euo pipefail
 # golomb is looked up on PATH after the cd below: give PATH an absolute directory.
 command -v golomb > /dev/null || { echo "golomb is not on PATH" >&2; exit 1; }
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/../results"
 command -v golomb > /dev/null || { echo "golomb is not on PATH from $(pwd) (a relative PATH entry?)" >&2; exit 1; }
 max="${1:-1000}"
 timeout_s="${VERIFY_TIMEOUT:-1800}"
@@ -39,7 +39,7 @@ out=pentominoes-8x8-verified.csv
 
 # Decided openings with their proof file and hash, in the order above
 # (`verify_table.py todo`).
-todo=$(python3 verify_table.py todo "$table" "$out")
+todo=$(python3 ../tests/verify_table.py todo "$table" "$out")
 # The checker's JSON report as `leaves,positions,seconds`.
 summary='
 import json, sys
@@ -89,4 +89,4 @@ printf '%s\n' "$todo" | { grep -v '^$' || true; } | head -n "$max" \
   | tr '\t' '\n' | xargs -r -d '\n' -n 3 -P "${VERIFY_PARALLEL:-1}" bash -c 'check_one "$@"' _
 
 # Where the checking stands, by the table's current proof hashes.
-python3 verify_table.py standing "$table" "$out"
+python3 ../tests/verify_table.py standing "$table" "$out"
