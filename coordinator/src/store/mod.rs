@@ -60,6 +60,7 @@ mod db;
 mod distrust;
 mod error;
 mod export;
+mod failures;
 mod fault;
 mod finish;
 pub mod hands;
@@ -103,10 +104,12 @@ pub use schema::SCHEMA_VERSION;
 pub use size::TreeSize;
 pub use split::{DecidedAt, Growth, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
+pub use failures::WORKER_FAILURE_LIMIT;
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 
-/// A unit that failed or lost its lease this many times is marked failed.
+/// A unit that failed or lost its lease this many times, by enough
+/// different workers (see `failures`), is marked failed.
 pub const MAX_ATTEMPTS: i64 = 3;
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -225,6 +225,21 @@ ALTER TABLE nodes ADD COLUMN unborn INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE nodes ADD COLUMN unborn_replies INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// Version 9 to 10: who failed which unit. A unit fails its job only when
+/// enough different workers failed it (a report of failure or a lease let
+/// expire), and a worker's failure reports (`reported`: how many) count
+/// against it, not the job.
+const V9_TO_V10: &str = "
+CREATE TABLE failures (
+    unit INTEGER NOT NULL REFERENCES units(id),
+    worker INTEGER NOT NULL,
+    reported INTEGER NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (unit, worker)
+) WITHOUT ROWID;
+CREATE INDEX failures_by_worker ON failures(worker);
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -295,6 +310,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 9 {
         tx.execute_batch(V8_TO_V9)?;
+    }
+    if version < 10 {
+        tx.execute_batch(V9_TO_V10)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

@@ -8,6 +8,7 @@ use golomb_engine::tiling::Each;
 use golomb_proto::{JobId, JobSpec, UnitId, UnitResult, WorkerId};
 
 mod check;
+mod failures;
 mod import;
 mod known;
 mod lazy;

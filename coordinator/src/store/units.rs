@@ -12,7 +12,7 @@ use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, fail_job_if_needed};
-use super::{MAX_ATTEMPTS, Store, StoreError, hands, now, proofs, workers};
+use super::{Store, StoreError, failures, hands, now, proofs, workers};
 
 /// A unit handed to a worker.
 #[derive(Clone, Debug)]
@@ -203,12 +203,15 @@ fn complete_score(
     Ok(false)
 }
 
-/// A unit its holder could not solve: back to the queue, or failed after [`MAX_ATTEMPTS`].
+/// A unit its holder could not solve: back to the queue, or failed when
+/// enough workers failed it (`failures::fails_job`). The report counts
+/// against its worker.
 fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, error: &str) -> Result<(), StoreError> {
     if unit.state != UnitState::Leased {
         return Ok(());
     }
-    let failed = unit.attempts + 1 >= MAX_ATTEMPTS;
+    failures::record(tx, c.unit.0 as i64, c.worker.0 as i64, true)?;
+    let failed = failures::fails_job(tx, c.unit.0 as i64, unit.attempts + 1)?;
     tx.execute(
         "UPDATE units SET state = :state, worker = NULL, deadline = NULL, error = :error, attempts = attempts + 1
          WHERE id = :unit AND state = :leased",
@@ -404,10 +407,12 @@ impl Store {
         if c.reported.kind().is_some_and(|kind| kind != unit.kind) {
             return Err(StoreError::WrongReport(c.unit));
         }
+        let mut past_limit = false;
         let conflict = match &c.reported {
             UnitResult::Count { solutions, fixed } => complete_count(&tx, c, &unit, *solutions, *fixed)?,
             UnitResult::Failure(error) => {
                 complete_failure(&tx, c, &unit, error)?;
+                past_limit = failures::past_limit(&tx, c.worker.0 as i64)?;
                 false
             }
             UnitResult::Value { value, best, proof } => {
@@ -430,6 +435,14 @@ impl Store {
             _ => {}
         }
         self.after_change(unit.job);
+        if past_limit {
+            tracing::warn!(
+                "worker {} reported {} or more units failed, more than it solved: it is distrusted",
+                c.worker,
+                failures::WORKER_FAILURE_LIMIT
+            );
+            self.distrust(c.worker)?;
+        }
         Ok(conflict)
     }
 
@@ -475,8 +488,9 @@ impl Store {
         Ok((spec, line))
     }
 
-    /// Returns units whose lease ran out to the queue, or fails them after
-    /// [`MAX_ATTEMPTS`]; returns how many expired.
+    /// Returns units whose lease ran out to the queue, or fails them when
+    /// enough workers let them expire or failed them
+    /// ([`MAX_ATTEMPTS`](super::MAX_ATTEMPTS), module `failures`); returns how many expired.
     ///
     /// `absent` is how many seconds the coordinator itself was not keeping
     /// leases (paused, starved, or unable to write): every lease is first
@@ -490,15 +504,20 @@ impl Store {
                 named_params! { ":absent": absent, ":leased": UnitState::Leased },
             )?;
         }
-        let expired: Vec<(i64, i64, i64, NodeId)> = tx
-            .prepare_cached("SELECT id, attempts, job, node FROM units WHERE state = :leased AND deadline < :now")?
+        let expired: Vec<(i64, i64, i64, NodeId, Option<i64>)> = tx
+            .prepare_cached(
+                "SELECT id, attempts, job, node, worker FROM units WHERE state = :leased AND deadline < :now",
+            )?
             .query_map(named_params! { ":now": now(), ":leased": UnitState::Leased }, |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })?
             .collect::<Result<_, _>>()?;
-        for &(unit, attempts, _, _) in &expired {
+        for &(unit, attempts, _, _, worker) in &expired {
             let attempts = attempts + 1;
-            if attempts >= MAX_ATTEMPTS {
+            if let Some(worker) = worker {
+                failures::record(&tx, unit, worker, false)?;
+            }
+            if failures::fails_job(&tx, unit, attempts)? {
                 let error = format!("its lease expired {attempts} times (the workers died or lost the coordinator)");
                 tx.execute(
                     "UPDATE units SET state = :failed, worker = NULL, deadline = NULL, error = :error,
@@ -522,7 +541,7 @@ impl Store {
             }
         }
         tx.commit()?;
-        for &(_, _, job, node) in &expired {
+        for &(_, _, job, node, _) in &expired {
             self.trees.set_busy(job, node, false);
             self.after_change(job);
         }

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 mod bounds;
 mod connections;
+mod failing;
 mod lying;
 mod messages;
 mod registration;
