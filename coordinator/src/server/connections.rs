@@ -63,9 +63,10 @@ impl AsyncRead for Conn {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
         let conn = self.get_mut();
         if let Some(probation) = &mut conn.probation {
-            if conn.peer.and_then(|peer| conn.verdicts.get(peer)) == Some(Verdict::Trusted) {
+            let verdict = conn.peer.and_then(|peer| conn.verdicts.get(peer));
+            if verdict == Some(Verdict::Trusted) {
                 conn.probation = None;
-            } else if probation.as_mut().poll(cx).is_ready() {
+            } else if verdict != Some(Verdict::Answering) && probation.as_mut().poll(cx).is_ready() {
                 // The end of the stream: the server closes the connection (a refusal was answered already).
                 tracing::debug!("closed a connection none of whose calls had a valid token in time");
                 return Poll::Ready(Ok(()));

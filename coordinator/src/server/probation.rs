@@ -18,6 +18,11 @@ use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 /// What the calls of one connection came to so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// A call is being answered and none was answered yet: the connection
+    /// is not closed while it is (a refusal is answered at once, so a call
+    /// still running got through the token check; a slow first call, an
+    /// export from a busy coordinator, is not cut).
+    Answering,
     /// A call got through the token check: the connection is kept.
     Trusted,
     /// Its calls were refused as unauthenticated, and none got through.
@@ -30,12 +35,15 @@ pub enum Verdict {
 pub struct Verdicts(Arc<Mutex<HashMap<SocketAddr, Verdict>>>);
 
 impl Verdicts {
-    /// Notes a call's answer: a connection once trusted stays trusted.
+    /// Notes a call's start ([`Verdict::Answering`]) or its answer: a
+    /// connection once trusted stays trusted.
     pub fn note(&self, peer: SocketAddr, verdict: Verdict) {
         let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let entry = all.entry(peer).or_insert(verdict);
-        if verdict == Verdict::Trusted {
-            *entry = Verdict::Trusted;
+        match verdict {
+            Verdict::Trusted => *entry = Verdict::Trusted,
+            Verdict::Refused if *entry == Verdict::Answering => *entry = Verdict::Refused,
+            _ => {}
         }
     }
 
@@ -73,6 +81,13 @@ mod tests {
         assert_eq!((verdicts.get(a), verdicts.get(b)), (Some(Verdict::Refused), Some(Verdict::Trusted)));
         verdicts.note(a, Verdict::Trusted);
         assert_eq!(verdicts.get(a), Some(Verdict::Trusted));
+        verdicts.note(a, Verdict::Answering);
+        assert_eq!(verdicts.get(a), Some(Verdict::Trusted), "a later call's start changes nothing");
+        let c: SocketAddr = "127.0.0.1:1002".parse().unwrap();
+        verdicts.note(c, Verdict::Answering);
+        assert_eq!(verdicts.get(c), Some(Verdict::Answering), "a first call under way");
+        verdicts.note(c, Verdict::Refused);
+        assert_eq!(verdicts.get(c), Some(Verdict::Refused));
         verdicts.forget(a);
         assert_eq!(verdicts.get(a), None);
     }

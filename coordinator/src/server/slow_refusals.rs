@@ -91,6 +91,9 @@ where
         let path = CallPath(request.uri().path().to_string());
         request.extensions_mut().insert(path);
         let peer = peer(&request);
+        if let Some(peer) = peer {
+            self.verdicts.note(peer, Verdict::Answering);
+        }
         let answer = self.inner.call(request);
         let (window, verdicts) = (self.window.clone(), self.verdicts.clone());
         Box::pin(async move {

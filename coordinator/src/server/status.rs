@@ -32,7 +32,9 @@ impl From<StoreError> for Status {
             | StoreError::Newer { .. }
             | StoreError::NotHolder(_)
             | StoreError::JobState { .. } => Status::failed_precondition(message),
-            StoreError::WrongReport(_) | StoreError::Import { .. } => Status::invalid_argument(message),
+            StoreError::WrongReport(_) | StoreError::Import { .. } | StoreError::EarlySplit { .. } => {
+                Status::invalid_argument(message)
+            }
             StoreError::Sqlite(_)
             | StoreError::Storage { .. }
             | StoreError::Corrupt { .. }

@@ -78,6 +78,19 @@ pub enum StoreError {
          or a score for a game that is not the hands game)"
     )]
     WrongReport(UnitId),
+    /// A split of a unit reported before its budget ran out (or of a job
+    /// whose units are never split): refused, the unit stays leased.
+    #[error(
+        "unit {unit}: a split after {ran:.1} s of a {budget} s budget is refused (a unit is split only once it ran its budget; 0: never)"
+    )]
+    EarlySplit {
+        /// The unit.
+        unit: UnitId,
+        /// Seconds since it was leased.
+        ran: f64,
+        /// The job's `split_after`.
+        budget: f64,
+    },
     /// An export file's node that this database's tree refuses (its position
     /// is not in the tree, or this database decided it the other way).
     #[error("nodes[{entry}]: {what}")]

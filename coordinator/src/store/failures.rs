@@ -42,9 +42,7 @@ pub(super) fn fails_job(tx: &Transaction<'_>, unit: i64, attempts: i64) -> Resul
                      WHERE f.unit = :unit AND w.distrusted = 0),
                     (SELECT COUNT(*) FROM workers WHERE distrusted = 0 AND last_seen >= :since)",
         )?
-        .query_row(named_params! { ":unit": unit, ":since": now() - ONLINE_SECONDS }, |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+        .query_row(named_params! { ":unit": unit, ":since": now() - ONLINE_SECONDS }, |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(by >= MAX_ATTEMPTS.min(at_work.max(1)))
 }
 

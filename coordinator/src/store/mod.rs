@@ -90,6 +90,7 @@ pub use db::{Store, now};
 pub use distrust::Distrusted;
 pub use error::StoreError;
 pub use export::DecidedNode;
+pub use failures::WORKER_FAILURE_LIMIT;
 pub use fault::FAULT_WRITES_ENV;
 pub use import::{ImportCounts, ImportEntry};
 pub use job_row::{JobRow, UnitCounts};
@@ -104,7 +105,6 @@ pub use schema::SCHEMA_VERSION;
 pub use size::TreeSize;
 pub use split::{DecidedAt, Growth, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
-pub use failures::WORKER_FAILURE_LIMIT;
 pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 

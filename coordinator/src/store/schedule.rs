@@ -144,11 +144,11 @@ struct Leased {
 
 /// The start of every lease's `UPDATE`: the unit goes to `:worker` until
 /// `:deadline`, under a fresh token that starts with the database's
-/// identity (`:prefix`). Each lease adds its own `WHERE` and `RETURNING`.
+/// identity (`:prefix`), leased now. Each lease adds its own `WHERE` and `RETURNING`.
 macro_rules! lease_set {
     () => {
         "UPDATE units SET state = :leased, worker = :worker, deadline = :deadline, progress = 0,
-                          lease_token = :prefix || '.' || lower(hex(randomblob(12)))"
+                          lease_token = :prefix || '.' || lower(hex(randomblob(12))), leased_at = unixepoch('subsec')"
     };
 }
 

@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -240,6 +240,13 @@ CREATE TABLE failures (
 CREATE INDEX failures_by_worker ON failures(worker);
 ";
 
+/// Version 10 to 11: when each unit was leased (`units.leased_at`, NULL
+/// for units leased before), so that a split reported before the unit's
+/// budget ran out is refused.
+const V10_TO_V11: &str = "
+ALTER TABLE units ADD COLUMN leased_at REAL;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -313,6 +320,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 10 {
         tx.execute_batch(V9_TO_V10)?;
+    }
+    if version < 11 {
+        tx.execute_batch(V10_TO_V11)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

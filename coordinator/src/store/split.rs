@@ -4,7 +4,7 @@
 //! ([`SplitCost`]).
 
 use golomb_engine::solve::Outcome;
-use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
+use golomb_proto::{JobId, JobSpec, Kind, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::finish::finish_if_answered;
@@ -91,23 +91,39 @@ pub struct SplitCost {
     pub seconds: f64,
 }
 
+/// The share of its budget that a unit must have been leased for before
+/// its split is taken (the rest allows for the clocks' rounding).
+const EARLY_SPLIT_SLACK: f64 = 0.95;
+
 impl Store {
     /// What splitting a unit a worker holds needs; `None` if it does not hold it.
     pub fn unit_to_split(&self, worker: WorkerId, held: &HeldUnit) -> Result<Option<SplitTarget>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let found: Option<(i64, String, Vec<u8>, u32)> = tx
+        let found: Option<(i64, String, Vec<u8>, u32, Option<f64>)> = tx
             .query_row(
-                "SELECT u.job, n.line, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node
+                "SELECT u.job, n.line, n.rank, n.depth, unixepoch('subsec') - u.leased_at
+                 FROM units u JOIN nodes n ON n.id = u.node
                  WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token AND u.checking IS NULL",
                 named_params! {
                     ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased,
                     ":token": held.lease_token,
                 },
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )
             .optional()?;
         let out = match found {
-            Some((job, line, rank, depth)) => Some(SplitTarget { spec: job_spec(&tx, job)?, line, rank, depth }),
+            Some((job, line, rank, depth, ran)) => {
+                let spec = job_spec(&tx, job)?;
+                // A worker splits a unit once its own search ran the budget, which started
+                // after the lease: the time since the lease is at least that.
+                let budget = spec.split_after_seconds;
+                let early = |ran: &f64| budget <= 0.0 || *ran < budget * EARLY_SPLIT_SLACK;
+                // Other kinds of unit are given back, never split: the caller sees to that.
+                if let Some(ran) = ran.filter(early).filter(|_| spec.kind() == Kind::GameValue) {
+                    return Err(StoreError::EarlySplit { unit: held.unit, ran, budget });
+                }
+                Some(SplitTarget { spec, line, rank, depth })
+            }
             None => None,
         };
         tx.commit()?;

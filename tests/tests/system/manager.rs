@@ -188,6 +188,8 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
         let me = client.register(register).await.expect("registers").into_inner().worker_id;
         let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 1 }).await.unwrap().into_inner().units;
         let unit = &units[0];
+        // A split is taken only once the unit ran its budget.
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         let legal = some_move(board, &unit.moves);
         let split = |decided: Vec<pb::DecidedChild>, path: Vec<pb::PathStep>| pb::GiveBackRequest {
             worker_id: me,

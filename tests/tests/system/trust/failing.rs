@@ -23,7 +23,8 @@ fn a_worker_that_fails_every_unit_fails_no_job_and_is_distrusted() {
         let me = register(&mut client, "rogue").await;
         let mut reports = 0;
         for _ in 0..100 {
-            let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 4 }).await.unwrap().into_inner().units;
+            let units =
+                client.lease(pb::LeaseRequest { worker_id: me, max_units: 4 }).await.unwrap().into_inner().units;
             if units.is_empty() {
                 break;
             }

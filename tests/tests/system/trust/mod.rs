@@ -20,6 +20,7 @@ use serde_json::Value;
 
 mod bounds;
 mod connections;
+mod early_split;
 mod failing;
 mod lying;
 mod messages;
