@@ -51,3 +51,46 @@ fn the_log_names_a_new_jobs_position_and_game() {
     assert!(line.contains("classify of the empty board on 4x4 pentominoes"), "{line}");
     assert!(!line.contains("``"), "{line}");
 }
+
+/// The gRPC ecosystem's health service and server reflection, on the
+/// coordinator's port, called by a client that is not ours: Python's grpcio
+/// (`tests/grpc/ecosystem.sh` installs it with pip on first use; without a
+/// package index the check is skipped, saying so, unless
+/// `GOLOMB_REQUIRE_GRPCIO` is set). It checks each service's health,
+/// lists the services by reflection (v1alpha and v1), and calls
+/// `Jobs/ListJobs` with message types that reflection alone gave it.
+#[test]
+fn a_generic_grpc_client_checks_health_and_reflects_the_services() {
+    let token = "ecosystem-token-0123456789";
+    let cluster = Cluster::start(Some(token), 30.0);
+    let job = cluster.submit(&["--board", "4x4", "--goal", "classify", "--split-depth", "1"]);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("grpc/ecosystem.sh");
+    let venv = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("grpcio-venv");
+    let target = cluster.url.trim_start_matches("http://");
+    let out = golomb_tests::output_within(Command::new(&script).arg(&venv).arg(target).arg(token), MINUTES)
+        .expect("the Python client ends");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if out.status.code() == Some(77) {
+        assert!(
+            std::env::var_os("GOLOMB_REQUIRE_GRPCIO").is_none(),
+            "grpcio could not be installed, and GOLOMB_REQUIRE_GRPCIO is set: {stderr}"
+        );
+        eprintln!("skipped: grpcio could not be installed with pip here: {stderr}");
+        return;
+    }
+    assert!(out.status.success(), "the generic client failed:\n{stdout}\n{stderr}");
+    for said in [
+        "health (server): SERVING",
+        "health golomb.v1.Jobs: SERVING",
+        "health golomb.v1.Work: SERVING",
+        "health no.such.Service: NOT_FOUND",
+        "grpc.health.v1.Health",
+        &format!("ListJobs through reflection: 1 job(s): {job}"),
+    ] {
+        assert!(stdout.contains(said), "`{said}` not in:\n{stdout}\n{stderr}");
+    }
+    assert!(
+        stdout.lines().any(|l| l.starts_with("reflection v1 services:") && l.contains("golomb.v1.Work")),
+        "{stdout}"
+    );
+}
