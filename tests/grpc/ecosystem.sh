@@ -13,6 +13,6 @@ shift
 packages=(grpcio==1.76.0 grpcio-health-checking==1.76.0 grpcio-reflection==1.76.0)
 if ! "$venv/bin/python" -c 'import grpc, grpc_health, grpc_reflection' 2>/dev/null; then
     python3 -m venv "$venv" >&2 || exit 77
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "${packages[@]}" >&2 || exit 77
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 15 --retries 1 "${packages[@]}" >&2 || exit 77
 fi
 exec "$venv/bin/python" "$(dirname "$0")/ecosystem.py" "$@"
