@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", golomb_proto::process::error_text(err.as_ref()));
+            golomb_proto::process::say(&format!("error: {}", golomb_proto::process::error_text(err.as_ref())));
             ExitCode::FAILURE
         }
     }

@@ -1,7 +1,12 @@
 //! Where the coordinator is: `--coordinator`, else the `GOLOMB_COORDINATOR`
 //! variable, else [`DEFAULT_COORDINATOR`](crate::DEFAULT_COORDINATOR); a bare
 //! `HOST:PORT` means plain `http://`, and `https://HOST:PORT` means TLS
-//! (a coordinator started with `golomb serve --tls-cert --tls-key`).
+//! (a coordinator started with `golomb serve --tls-cert --tls-key`). An
+//! address without a port gets the coordinator's, [`DEFAULT_PORT`], not the
+//! scheme's 80 or 443.
+
+/// The port a coordinator listens on unless told otherwise (`golomb serve --listen`).
+pub const DEFAULT_PORT: u16 = 7117;
 
 /// The variable naming the coordinator when `--coordinator` is not given.
 pub const COORDINATOR_ENV: &str = "GOLOMB_COORDINATOR";
@@ -18,7 +23,7 @@ pub enum AddressError {
 }
 
 /// The URL for `address`: `HOST:PORT` and `http://HOST:PORT` are plain
-/// HTTP/2, `https://HOST:PORT` is TLS.
+/// HTTP/2, `https://HOST:PORT` is TLS; a `HOST` alone gets [`DEFAULT_PORT`].
 pub fn coordinator_url(address: &str) -> Result<String, AddressError> {
     let text = address.trim();
     let bad = || AddressError::Bad(address.to_string());
@@ -32,7 +37,19 @@ pub fn coordinator_url(address: &str) -> Result<String, AddressError> {
     if host.is_empty() || host.contains(['/', ' ', '\t']) {
         return Err(bad());
     }
-    Ok(format!("{scheme}://{host}"))
+    // `[::1]:7117` and `[::1]` are IPv6 literals: the port follows the bracket.
+    let after_host = match host.rfind(']') {
+        Some(end) if host.starts_with('[') => &host[end + 1..],
+        Some(_) => return Err(bad()),
+        None => host,
+    };
+    match after_host.rsplit_once(':') {
+        None => Ok(format!("{scheme}://{host}:{DEFAULT_PORT}")),
+        Some((name, port)) if !name.contains(':') && !port.is_empty() && port.parse::<u16>().is_ok() => {
+            Ok(format!("{scheme}://{host}"))
+        }
+        Some(_) => Err(bad()),
+    }
 }
 
 /// Whether a URL from [`coordinator_url`] asks for TLS.
@@ -71,6 +88,19 @@ mod tests {
         }
         assert_eq!(coordinator_url("node7:9000").as_deref(), Ok("http://node7:9000"));
         assert!(!is_tls("http://node7:9000"));
+        assert_eq!(coordinator_url("[::1]:9000").as_deref(), Ok("http://[::1]:9000"));
+    }
+
+    #[test]
+    fn an_address_without_a_port_gets_the_coordinators() {
+        // Not the scheme's port 80 or 443, where no coordinator listens.
+        assert_eq!(coordinator_url("127.0.0.1").as_deref(), Ok("http://127.0.0.1:7117"));
+        assert_eq!(coordinator_url("http://node7/").as_deref(), Ok("http://node7:7117"));
+        assert_eq!(coordinator_url("https://node7").as_deref(), Ok("https://node7:7117"));
+        assert_eq!(coordinator_url("[::1]").as_deref(), Ok("http://[::1]:7117"));
+        for bad in ["node7:", "node7:port", "node7:70000", "::1", "[::1:7117", "a]:1"] {
+            assert!(matches!(coordinator_url(bad), Err(AddressError::Bad(_))), "{bad}");
+        }
     }
 
     #[test]

@@ -36,11 +36,37 @@ pub enum TokenError {
         source: std::io::Error,
     },
     /// The token is empty or has characters a header cannot carry.
-    #[error("the token must be non-empty printable ASCII without spaces")]
-    Invalid,
+    #[error("the token {0} must be non-empty printable ASCII without spaces")]
+    Invalid(TokenSource),
     /// The token is longer than a header should carry.
-    #[error("the token is {0} bytes long; the limit is {MAX_TOKEN} (a random 32 to 64 characters is plenty)")]
-    TooLong(usize),
+    #[error("the token {from} is {len} bytes long; the limit is {MAX_TOKEN} (a random 32 to 64 characters is plenty)")]
+    TooLong {
+        /// Where it came from.
+        from: TokenSource,
+        /// Its length in bytes.
+        len: usize,
+    },
+}
+
+/// Where a token came from, for an error that names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenSource {
+    /// A file (`--token-file`, `--worker-token-file`).
+    File(String),
+    /// The `GOLOMB_TOKEN` variable.
+    Env,
+    /// A value handed to [`SendToken::new`] in code.
+    Given,
+}
+
+impl std::fmt::Display for TokenSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenSource::File(path) => write!(f, "in {path}"),
+            TokenSource::Env => write!(f, "in {TOKEN_ENV}"),
+            TokenSource::Given => write!(f, "given"),
+        }
+    }
 }
 
 /// The longest token accepted: it travels in a header of every call.
@@ -48,18 +74,21 @@ pub const MAX_TOKEN: usize = 1024;
 
 /// The token from `file` if given, else from `GOLOMB_TOKEN`, else none.
 pub fn load_token(file: Option<&Path>) -> Result<Option<String>, TokenError> {
-    let token = match file {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .map_err(|source| TokenError::Read { path: path.display().to_string(), source })?,
+    let (token, from) = match file {
+        Some(path) => (
+            Some(
+                std::fs::read_to_string(path)
+                    .map_err(|source| TokenError::Read { path: path.display().to_string(), source })?,
+            ),
+            TokenSource::File(path.display().to_string()),
         ),
-        None => std::env::var(TOKEN_ENV).ok(),
+        None => (std::env::var(TOKEN_ENV).ok(), TokenSource::Env),
     };
     match token.map(|t| t.trim().to_string()) {
         None => Ok(None),
-        Some(t) if t.len() > MAX_TOKEN => Err(TokenError::TooLong(t.len())),
+        Some(t) if t.len() > MAX_TOKEN => Err(TokenError::TooLong { from, len: t.len() }),
         Some(t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_graphic()) => Ok(Some(t)),
-        Some(_) => Err(TokenError::Invalid),
+        Some(_) => Err(TokenError::Invalid(from)),
     }
 }
 
@@ -70,7 +99,10 @@ pub struct SendToken(Option<MetadataValue<Ascii>>);
 impl SendToken {
     /// Sends `token` (checked by [`load_token`]) with every call.
     pub fn new(token: Option<&str>) -> Result<SendToken, TokenError> {
-        token.map(|t| format!("Bearer {t}").parse().map_err(|_| TokenError::Invalid)).transpose().map(SendToken)
+        token
+            .map(|t| format!("Bearer {t}").parse().map_err(|_| TokenError::Invalid(TokenSource::Given)))
+            .transpose()
+            .map(SendToken)
     }
 }
 
@@ -250,7 +282,7 @@ mod tests {
     use tonic::Request;
     use tonic::service::Interceptor as _;
 
-    use super::{RequireToken, Role, Tokens, same};
+    use super::{RequireToken, Role, Tokens, load_token, same};
 
     fn call(check: &mut RequireToken, token: Option<&str>) -> Result<(), tonic::Code> {
         let mut request = Request::new(());
@@ -277,6 +309,19 @@ mod tests {
         assert_eq!(call(&mut RequireToken::new(None), None), Ok(()));
         assert!(Tokens::new(None, Some("wk".into())).is_err());
         assert!(Tokens::new(Some("same".into()), Some("same".into())).is_err());
+    }
+
+    #[test]
+    fn a_bad_token_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = dir.path().join("long-token.txt");
+        std::fs::write(&long, "x".repeat(2000)).unwrap();
+        let err = load_token(Some(&long)).unwrap_err().to_string();
+        assert!(err.contains("long-token.txt") && err.contains("2000 bytes"), "{err}");
+        let spaced = dir.path().join("spaced-token.txt");
+        std::fs::write(&spaced, "two words").unwrap();
+        let err = load_token(Some(&spaced)).unwrap_err().to_string();
+        assert!(err.contains("spaced-token.txt") && err.contains("printable ASCII"), "{err}");
     }
 
     #[test]

@@ -68,6 +68,35 @@ pub fn endpoint(url: &str, tls_ca: Option<&Path>) -> Result<Endpoint, ConnectErr
     endpoint.tls_config(tls).map_err(ConnectError::Tls)
 }
 
+/// What to tell a client whose plain `http://` call to `url` failed with
+/// `error_text` after the connection was made (the peer closed or reset it,
+/// not refused it): a coordinator that serves TLS closes a plaintext
+/// connection that way, so the likely fix is `https://`. `None` for a TLS
+/// URL, or a failure that says nothing listens there or it cannot be
+/// reached (refused, unknown host, timed out).
+pub fn plaintext_to_tls_hint(url: &str, error_text: &str) -> Option<String> {
+    if is_tls(url) {
+        return None;
+    }
+    let text = error_text.to_ascii_lowercase();
+    let unreachable = ["refused", "dns error", "failed to lookup", "timed out", "timeout", "no route", "unreachable"];
+    if unreachable.iter().any(|w| text.contains(w)) {
+        return None;
+    }
+    let closed = ["broken pipe", "stream closed", "connection reset", "operation was canceled", "connection closed"]
+        .iter()
+        .any(|w| text.contains(w))
+        || text.contains("h2 protocol error")
+        || text.contains("frame with invalid size");
+    closed.then(|| {
+        let tls = url.replacen("http://", "https://", 1);
+        format!(
+            "the coordinator at {url} took the connection and closed it: if it serves TLS (`golomb serve \
+             --tls-cert`), give its address as {tls} (with --tls-ca for a private CA)"
+        )
+    })
+}
+
 /// A TLS certificate this client refused, in words: that it is a
 /// certificate problem, what is wrong with which certificate, and how to
 /// fix it. `error_text` is a failed connection's error with its causes
@@ -109,7 +138,18 @@ pub fn certificate_problem(error_text: &str, tls_ca: Option<&Path>) -> Option<St
 mod tests {
     use std::path::Path;
 
-    use super::certificate_problem;
+    use super::{certificate_problem, plaintext_to_tls_hint};
+
+    #[test]
+    fn a_closed_plaintext_connection_suggests_https() {
+        let seen = "transport error: stream closed because of a broken pipe";
+        let hint = plaintext_to_tls_hint("http://node7:7117", seen).unwrap();
+        assert!(hint.contains("https://node7:7117"), "{hint}");
+        assert!(plaintext_to_tls_hint("https://node7:7117", seen).is_none());
+        let refused = "transport error: tcp connect error: Connection refused (os error 111)";
+        assert!(plaintext_to_tls_hint("http://node7:7117", refused).is_none());
+        assert!(plaintext_to_tls_hint("http://node7:7117", "the coordinator said: no job 3").is_none());
+    }
 
     #[test]
     fn certificate_errors_are_told_apart_and_say_how_to_fix_them() {

@@ -26,6 +26,11 @@ pub mod pb {
     tonic::include_proto!("golomb.v1");
 }
 
+/// The encoded descriptor set of `golomb.v1` (a `google.protobuf.FileDescriptorSet`),
+/// which the coordinator's server reflection serves, so that `grpcurl` and other
+/// generic clients can call it without the `.proto` file.
+pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("golomb_descriptor");
+
 /// The protocol version workers send when they register; a different one is
 /// refused. Version 3 carries a unit's work and result as `oneof`s.
 pub const PROTOCOL_VERSION: u32 = 3;

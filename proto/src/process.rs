@@ -6,18 +6,61 @@
 
 /// Logs to stderr (never stdout, which carries command output), without
 /// colours unless stderr is a terminal; `RUST_LOG` picks the level (default `info`).
+/// When stderr is a pipe whose reader has gone (`golomb-worker ... 2>&1 | head -1`),
+/// the lines are dropped and [`log_closed`] is cancelled, so that the process
+/// stops as it would on Ctrl-C instead of aborting on a failed write.
 pub fn init_tracing() {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| LogWriter(std::io::stderr()))
         .with_ansi(std::io::stderr().is_terminal())
+        // Its own complaint about a failed write goes to the same closed stderr, and `eprintln!` panics there.
+        .log_internal_errors(false)
         .try_init();
 }
 
-/// Cancels `shutdown` on Ctrl-C or SIGTERM, logging `what` (what stopping means for the caller).
+/// Cancelled once a write to stderr found its reader gone (a closed pipe):
+/// [`stop_on_signal`] then stops the process as on Ctrl-C, quietly.
+pub fn log_closed() -> &'static tokio_util::sync::CancellationToken {
+    static CLOSED: std::sync::LazyLock<tokio_util::sync::CancellationToken> =
+        std::sync::LazyLock::new(tokio_util::sync::CancellationToken::new);
+    &CLOSED
+}
+
+/// Writes `line` and a newline to stderr, as `eprintln!` does, but without
+/// panicking when stderr is a closed pipe (it notes that in [`log_closed`]).
+pub fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(LogWriter(std::io::stderr()), "{line}");
+}
+
+/// Stderr for the log: a write to a closed pipe is dropped and noted in [`log_closed`].
+struct LogWriter(std::io::Stderr);
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.0.write(buf) {
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {
+                log_closed().cancel();
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.0.flush() {
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+}
+
+/// Cancels `shutdown` on Ctrl-C or SIGTERM, logging `what` (what stopping
+/// means for the caller), or, without a word, when stderr's reader has gone ([`log_closed`]).
 pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken, what: &'static str) {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
@@ -25,7 +68,10 @@ pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken, what:
         let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(term) => term,
             Err(_) => {
-                let _ = ctrl_c.await;
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = log_closed().cancelled() => {}
+                }
                 shutdown.cancel();
                 return;
             }
@@ -33,10 +79,14 @@ pub async fn stop_on_signal(shutdown: tokio_util::sync::CancellationToken, what:
         tokio::select! {
             _ = ctrl_c => {}
             _ = term.recv() => {}
+            _ = log_closed().cancelled() => {}
         }
     }
     #[cfg(not(unix))]
-    let _ = ctrl_c.await;
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = log_closed().cancelled() => {}
+    }
     tracing::info!("stopping: {what}");
     shutdown.cancel();
 }

@@ -120,6 +120,9 @@ pub(crate) async fn register(
                     // Not the network: it will not mend by itself, but the coordinator may be given a new
                     // certificate, so keep trying, saying what is wrong each time.
                     tracing::error!("cannot register with {}: {problem}; retrying", config.coordinator);
+                } else if let Some(hint) = golomb_proto::connect::plaintext_to_tls_hint(&config.coordinator, &details) {
+                    // Also not the network, and it will not mend by itself: say it each time.
+                    tracing::error!("cannot register ({why}): {hint}; retrying");
                 } else if first_failure {
                     tracing::warn!(
                         "cannot reach the coordinator at {} ({why}); check that `golomb serve` runs there and \

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Parser)]
 #[command(name = "golomb-worker", version, about)]
 struct Args {
-    /// The coordinator: HOST:PORT, http://HOST:PORT or https://HOST:PORT for TLS (default: the
-    /// GOLOMB_COORDINATOR variable, else 127.0.0.1:7117).
+    /// The coordinator: HOST:PORT, http://HOST:PORT or https://HOST:PORT for TLS; the port defaults
+    /// to 7117 (default: the GOLOMB_COORDINATOR variable, else 127.0.0.1:7117).
     #[arg(long)]
     coordinator: Option<String>,
     /// For an https:// coordinator with a private CA: the CA's PEM certificate (default: the GOLOMB_TLS_CA
@@ -45,7 +45,7 @@ fn main() -> ExitCode {
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", golomb_worker::error_text(err.as_ref()));
+            golomb_proto::process::say(&format!("error: {}", golomb_worker::error_text(err.as_ref())));
             ExitCode::FAILURE
         }
     }
@@ -72,10 +72,12 @@ fn run(args: Args) -> anyhow::Result<()> {
         tokio::spawn(golomb_worker::stop_on_signal(shutdown.clone(), "no new units; giving back the running ones"));
         let summary = golomb_worker::run(config, shutdown).await?;
         tracing::info!(
-            "{}: {} units, {} positions, solving {:.0}% of {:.1} s",
+            "{}: {} unit{}, {} position{}, solving {:.0}% of {:.1} s",
             if summary.drained { "drained" } else { "stopped" },
             summary.units,
+            if summary.units == 1 { "" } else { "s" },
             summary.positions,
+            if summary.positions == 1 { "" } else { "s" },
             100.0 * summary.busy_seconds / summary.wall_seconds.max(1e-9),
             summary.wall_seconds
         );

@@ -72,8 +72,8 @@ impl PositionArgs {
 /// How to reach a coordinator.
 #[derive(Debug, Clone, Args)]
 pub struct ClientArgs {
-    /// The coordinator: HOST:PORT, http://HOST:PORT or https://HOST:PORT for TLS (default: the
-    /// GOLOMB_COORDINATOR variable, else 127.0.0.1:7117).
+    /// The coordinator: HOST:PORT, http://HOST:PORT or https://HOST:PORT for TLS; the port defaults
+    /// to 7117 (default: the GOLOMB_COORDINATOR variable, else 127.0.0.1:7117).
     #[arg(long)]
     pub coordinator: Option<String>,
     /// A file holding the coordinator's token (default: the GOLOMB_TOKEN variable).

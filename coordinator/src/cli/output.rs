@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
-pub use crate::report::output::{Report, duration, plural, print, print_json_line, si};
+pub use crate::report::output::{Report, duration, plural, positions, print, print_json_line, si};
 
 /// A file a command will write after its work (a proof), created before the
 /// work starts so that a bad path fails at once instead of after an hour of

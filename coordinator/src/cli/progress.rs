@@ -29,7 +29,7 @@ pub fn with_lines<R: Send>(line: impl Fn(Duration) -> String + Send, work: impl 
             let mut wait = FIRST_LINE_AFTER;
             while let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(wait) {
                 wait = EVERY;
-                eprintln!("{}", line(start.elapsed()));
+                golomb_proto::process::say(&line(start.elapsed()));
             }
         });
         let result = work();

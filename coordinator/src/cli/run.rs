@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
+use golomb_proto::process::say;
 use golomb_proto::{ValidSpec, pb};
 use golomb_worker::{WorkerConfig, WorkerSummary};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -83,7 +84,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let imported = match &args.resume {
         Some(file) => {
             let summary = import::import_into(file, &args.db, None)?;
-            eprintln!("{}", import::describe(&summary, file, &args.db));
+            say(&import::describe(&summary, file, &args.db));
             Some(summary.job)
         }
         None => None,
@@ -107,14 +108,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let (bound, server) = bind_all(config, &args.listen, shutdown.clone()).await?;
         let addr = bound.grpc;
         if let Some(page) = bound.http {
-            eprintln!("status page on http://{page}/");
+            say(&format!("status page on http://{page}/"));
         }
         let server = tokio::spawn(server);
         let url = format!("http://{addr}");
         let mut client = client::connect(&ClientArgs::local(url.clone())).await?;
         let job = match existing {
             Some(job) => {
-                eprintln!("resuming job {job} from {}", args.db.display());
+                say(&format!("resuming job {job} from {}", args.db.display()));
                 job.0
             }
             None => {
@@ -156,19 +157,19 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .into_inner();
         if let (Some(file), true) = (&mut proof_file, finished) {
             let leaves = save_proof(&mut client, job, file).await?;
-            eprintln!(
+            say(&format!(
                 "proof written to {} ({leaves} position{} for the checker)",
                 file.path().display(),
                 plural(leaves as usize)
-            );
+            ));
         }
         shutdown.cancel();
         server.await.context("the coordinator task failed")??;
         if !finished {
-            eprintln!(
+            say(&format!(
                 "interrupted: finished units are saved in {}; run the same command again to resume",
                 args.db.display()
-            );
+            ));
         }
         print_summary(&summary);
         let mut report = ResultsReport::of(&results);
@@ -211,9 +212,9 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
             .and_then(|p| Some((p.closest_move.as_ref()?, p.proof_number?)))
             .map_or(String::new(), |(m, leaves)| format!(", closest {m} ({leaves} leaves to show at least)"));
         bar.set_message(format!(
-            "{} children decided, {} positions at {}/s, {value}, {eta}{closest}",
+            "{} children decided, {} at {}/s, {value}, {eta}{closest}",
             s.children_decided,
-            si(s.positions as f64),
+            output::positions(s.positions),
             si(s.positions_per_second)
         ));
         if is_finished(&s) {
@@ -231,11 +232,12 @@ async fn follow(client: &mut Client, job: u64, quiet: bool, interrupt: &Cancella
 }
 
 fn print_summary(summary: &WorkerSummary) {
-    eprintln!(
-        "local worker: {} units, {} positions, solving {:.1}% of {} (the rest waiting on the coordinator)",
+    say(&format!(
+        "local worker: {} unit{}, {}, solving {:.1}% of {} (the rest waiting on the coordinator)",
         summary.units,
-        si(summary.positions as f64),
+        plural(summary.units as usize),
+        output::positions(summary.positions),
         100.0 * summary.busy_seconds / summary.wall_seconds.max(1e-9),
         duration(summary.wall_seconds)
-    );
+    ));
 }

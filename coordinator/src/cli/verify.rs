@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::args::{build_game, thread_pool};
 use super::input;
-use super::output::{self, Report};
+use super::output::{self, Report, plural};
 use super::progress::{Estimate, MIN_BASIS, estimate, with_lines};
 
 /// Options of `golomb verify`.
@@ -140,17 +140,28 @@ impl Report for VerifyReport {
             },
         }
         let of = self.part.as_ref().map(|p| format!(" (of {})", p.leaves_in_proof)).unwrap_or_default();
+        let solved = self.part.as_ref().map_or(self.leaves, |p| p.leaves_in_proof);
         writeln!(
             out,
-            "checker re-solved {}{of} positions, examining {} positions in {:.2} s",
-            self.leaves, self.positions, self.seconds
+            "checker re-solved {}{of} position{}, examining {} position{} in {:.2} s",
+            self.leaves,
+            plural(solved),
+            self.positions,
+            plural(self.positions as usize),
+            self.seconds
         )?;
         if let Some(c) = &self.children {
             writeln!(
                 out,
                 "verified: the value of each of the {} children the export proves ({} lost for their side to move, \
-                 so winning moves here); re-solved {} positions, examining {} positions in {:.2} s",
-                c.verified, c.lost, c.leaves, c.positions, c.seconds
+                 so winning moves here); re-solved {} position{}, examining {} position{} in {:.2} s",
+                c.verified,
+                c.lost,
+                c.leaves,
+                plural(c.leaves),
+                c.positions,
+                plural(c.positions as usize),
+                c.seconds
             )?;
         }
         Ok(())

@@ -8,7 +8,7 @@ use golomb_proto::convert::value_name;
 use golomb_proto::pb;
 use serde::Serialize;
 
-use super::output::{Report, duration, si};
+use super::output::{Report, duration, positions, si};
 use crate::store::JobState;
 
 mod results;
@@ -309,32 +309,38 @@ impl<C> JobReport<C> {
         !self.is_hands() && matches!(self.spec.goal.as_str(), "solve" | "classify")
     }
 
-    /// The job as one line of a list: state, value, units, title.
-    pub fn write_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+    /// How far along the job is, as a count that means what it says: for a
+    /// game, its root's children decided of all of them; for a tiling count,
+    /// its units done of those it needs (split and not-needed units are
+    /// neither done nor to do, so they count on neither side).
+    fn done_text(&self) -> String {
+        if self.solutions.is_none() {
+            let (decided, total) = self.children_decided;
+            let what = if self.is_hands() { "solved" } else { "decided" };
+            return format!(
+                "{decided}/{total} {} {what}",
+                if self.spec.moves.is_empty() { "openings" } else { "moves" }
+            );
+        }
         let u = &self.units;
+        format!("{}/{} units done", u.done, u.done + u.pending + u.leased + u.failed)
+    }
+
+    /// The job as one line of a list: state, value, how far along, title.
+    pub fn write_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         let waiting = matches!(self.state.as_str(), "pending" | "running");
         let state = match self.jobs_ahead {
             _ if self.paused && waiting => format!("{} paused", self.state),
             Some(n) if n > 0 => format!("{} ({n} ahead)", self.state),
             _ => self.state.clone(),
         };
-        writeln!(
-            out,
-            "{:<9} {:<5} {}/{} units done  {}",
-            state,
-            self.value.unwrap_or("-"),
-            u.done,
-            u.done + u.pending + u.leased + u.failed + u.cancelled,
-            self.title()
-        )?;
+        writeln!(out, "{:<9} {:<5} {:<24} {}", state, self.value.unwrap_or("-"), self.done_text(), self.title())?;
         Ok(())
     }
 
     /// The job's progress on one line, for `status --watch` into a pipe or a
-    /// log: state, value, units done of all, positions and rate, time left.
+    /// log: state, value, how far along, positions and rate, time left.
     pub fn write_progress_line(&self, out: &mut dyn Write) -> anyhow::Result<()> {
-        let u = &self.units;
-        let all = u.done + u.pending + u.leased + u.failed + u.cancelled;
         let eta = match self.eta_seconds {
             Some(eta) if !JobState::from_name(&self.state).is_some_and(JobState::is_finished) => {
                 format!(", ~{} left (estimate)", duration(eta))
@@ -343,12 +349,12 @@ impl<C> JobReport<C> {
         };
         writeln!(
             out,
-            "job {}: {} {}, {}/{all} units done, {} positions, {}/s, elapsed {}{eta}",
+            "job {}: {} {}, {}, {}, {}/s, elapsed {}{eta}",
             self.job,
             self.state,
             self.value.unwrap_or("-"),
-            u.done,
-            si(self.positions as f64),
+            self.done_text(),
+            positions(self.positions),
             si(self.positions_per_second),
             duration(self.elapsed_seconds)
         )?;
@@ -404,9 +410,12 @@ impl<C> JobReport<C> {
             writeln!(out, "children:  {} of {} decided", self.children_decided.0, self.children_decided.1)?;
         }
         let u = &self.units;
+        // Units are cancelled when a job is, and when their answer is no longer needed (a sibling decided
+        // their parent): only the first is a cancellation.
+        let cancelled = if self.state == JobState::Cancelled.name() { "cancelled" } else { "not needed" };
         writeln!(
             out,
-            "units:     {} done, {} leased, {} pending, {} failed, {} cancelled, {} split",
+            "units:     {} done, {} leased, {} pending, {} failed, {} {cancelled}, {} split",
             u.done, u.leased, u.pending, u.failed, u.cancelled, u.split
         )?;
         let eta = match self.eta_seconds {
@@ -429,8 +438,8 @@ impl<C> JobReport<C> {
         };
         writeln!(
             out,
-            "progress:  {} positions, {}/s, {} worker{} on it, {} {}{eta}",
-            si(self.positions as f64),
+            "progress:  {}, {}/s, {} worker{} on it, {} {}{eta}",
+            positions(self.positions),
             si(self.positions_per_second),
             self.workers,
             super::output::plural(self.workers as usize),
@@ -441,10 +450,10 @@ impl<C> JobReport<C> {
         if self.known_nodes > 0 {
             writeln!(
                 out,
-                "known:     {} unit{} answered from positions other jobs had decided ({} positions not searched again)",
+                "known:     {} unit{} answered from positions other jobs had decided ({} not searched again)",
                 self.known_nodes,
                 super::output::plural(self.known_nodes as usize),
-                si(self.known_positions as f64)
+                positions(self.known_positions)
             )?;
         }
         if self.checks_waiting + self.checks_done > 0 {
@@ -516,5 +525,96 @@ pub struct JobList(pub Vec<StatusReport>);
 impl Report for JobList {
     fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
         self.0.iter().try_for_each(|job| job.write_line(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use golomb_proto::pb;
+
+    use super::{ResultsReport, StatusReport};
+
+    /// A classify of the 8x8 board's openings, as the issue saw it: many units
+    /// done, split and not needed, and no opening decided yet.
+    fn classify(state: pb::JobState) -> pb::JobStatus {
+        pb::JobStatus {
+            job_id: 3,
+            job_state: state as i32,
+            spec: Some(pb::JobSpec {
+                board: "8x8".into(),
+                pieces: "pentominoes".into(),
+                goal: "classify".into(),
+                ..Default::default()
+            }),
+            units: Some(pb::UnitCounts {
+                done: 1256,
+                pending: 900,
+                leased: 2,
+                cancelled: 5000,
+                split: 1472,
+                failed: 0,
+            }),
+            children_decided: 0,
+            children_total: 2308,
+            positions: 78_880_000,
+            ..Default::default()
+        }
+    }
+
+    fn text(report: &impl crate::report::output::Report) -> String {
+        let mut out = Vec::new();
+        report.write_text(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_jobs_line_counts_what_is_decided_not_units() {
+        let report = StatusReport::of(&classify(pb::JobState::Running));
+        let mut line = Vec::new();
+        report.write_line(&mut line).unwrap();
+        let line = String::from_utf8(line).unwrap();
+        assert!(line.contains("0/2308 openings decided") && !line.contains("1256"), "{line}");
+        let mut progress = Vec::new();
+        report.write_progress_line(&mut progress).unwrap();
+        let progress = String::from_utf8(progress).unwrap();
+        assert!(progress.contains("0/2308 openings decided") && !progress.contains("units done"), "{progress}");
+        // A tiling count's units are its work: done of those it needs, not of the split or dropped.
+        let mut count = classify(pb::JobState::Running);
+        count.spec.as_mut().unwrap().goal = "count".into();
+        let mut line = Vec::new();
+        StatusReport::of(&count).write_line(&mut line).unwrap();
+        assert!(String::from_utf8(line).unwrap().contains("1256/2158 units done"));
+    }
+
+    #[test]
+    fn units_not_needed_are_not_called_cancelled_unless_the_job_was() {
+        let done = text(&StatusReport::of(&classify(pb::JobState::Done)));
+        assert!(done.contains("5000 not needed") && !done.contains("cancelled"), "{done}");
+        let cancelled = text(&StatusReport::of(&classify(pb::JobState::Cancelled)));
+        assert!(cancelled.contains("5000 cancelled"), "{cancelled}");
+    }
+
+    #[test]
+    fn a_move_still_searched_shows_no_zero_seconds() {
+        let results = pb::JobResults {
+            status: Some(classify(pb::JobState::Running)),
+            children: vec![
+                pb::ChildResult { r#move: "I:a1,a2,a3,a4,a5".into(), positions: 78_880_000, ..Default::default() },
+                pb::ChildResult {
+                    r#move: "I:b1,b2,b3,b4,b5".into(),
+                    index: 1,
+                    value: pb::Value::Loss as i32,
+                    positions: 1000,
+                    seconds: 0.0,
+                    ..Default::default()
+                },
+            ],
+            matching: 2,
+        };
+        let table = text(&ResultsReport::of(&results));
+        let running = table.lines().find(|l| l.contains("I:a1")).unwrap();
+        assert!(running.ends_with("running") && !running.contains("0.00"), "{table}");
+        let decided = table.lines().find(|l| l.contains("I:b1")).unwrap();
+        assert!(decided.ends_with("0.00"), "{table}");
     }
 }

@@ -58,3 +58,18 @@ pub fn duration(seconds: f64) -> String {
 pub fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
+
+/// A count of positions as the reports write it: `1 position`, `0 positions`, `1.23 M positions`.
+pub fn positions(n: u64) -> String {
+    format!("{} position{}", si(n as f64), if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_position_is_singular() {
+        assert_eq!(super::positions(1), "1 position");
+        assert_eq!(super::positions(0), "0 positions");
+        assert_eq!(super::positions(1_234_567), "1.23 M positions");
+    }
+}

@@ -17,8 +17,11 @@ pub enum WorkerState {
     Working,
     /// Online, holding none.
     Idle,
-    /// Online and asked to drain: finishing its unit, then leaving.
+    /// Asked to drain and still holding a unit: finishing it, then leaving.
     Draining,
+    /// Asked to drain and holding nothing: it left (or leaves at its next
+    /// call) as it was asked to, unlike a worker that is gone.
+    Drained,
     /// Not heard from within [`ONLINE_SECONDS`]: stopped, crashed or cut off.
     Gone,
 }
@@ -27,6 +30,8 @@ impl WorkerState {
     /// The state of `w`.
     pub fn of(w: &pb::WorkerInfo) -> WorkerState {
         match w {
+            // Checked before the time: a drained worker that left is not one that crashed.
+            w if w.draining && w.leased_units == 0 => WorkerState::Drained,
             w if w.last_seen_seconds >= ONLINE_SECONDS => WorkerState::Gone,
             w if w.draining => WorkerState::Draining,
             w if w.leased_units > 0 => WorkerState::Working,
@@ -40,6 +45,7 @@ impl WorkerState {
             WorkerState::Working => "working",
             WorkerState::Idle => "idle",
             WorkerState::Draining => "draining",
+            WorkerState::Drained => "drained",
             WorkerState::Gone => "gone",
         }
     }
@@ -56,7 +62,8 @@ pub struct WorkerReport {
     pub host: String,
     /// Solver threads.
     pub threads: u32,
-    /// Heard from within the last [`ONLINE_SECONDS`] (a crashed or stopped worker is listed, offline).
+    /// Heard from within the last [`ONLINE_SECONDS`] and not drained (a crashed, stopped or drained
+    /// worker is listed, offline).
     pub online: bool,
     /// What it is doing.
     pub state: WorkerState,
@@ -85,7 +92,7 @@ impl WorkersReport {
                 .into_iter()
                 .map(|w| WorkerReport {
                     worker: w.worker_id,
-                    online: w.last_seen_seconds < ONLINE_SECONDS,
+                    online: w.last_seen_seconds < ONLINE_SECONDS && WorkerState::of(&w) != WorkerState::Drained,
                     state: WorkerState::of(&w),
                     threads: w.threads,
                     last_seen_seconds: w.last_seen_seconds,
@@ -109,6 +116,7 @@ impl Report for WorkersReport {
             "id", "name", "state", "threads", "leased", "done", "pos/s", "busy", "last seen"
         )?;
         let online = self.0.iter().filter(|w| w.online).count();
+        let drained = self.0.iter().filter(|w| w.state == WorkerState::Drained).count();
         for w in &self.0 {
             writeln!(
                 out,
@@ -124,11 +132,49 @@ impl Report for WorkersReport {
                 format!("{} ago", duration(w.last_seen_seconds))
             )?;
         }
+        let drained = if drained > 0 { format!(", {drained} drained (left when asked)") } else { String::new() };
         writeln!(
             out,
-            "{online} online, {} offline (not heard from for {ONLINE_SECONDS:.0} s: stopped or crashed)",
-            self.0.len() - online
+            "{online} online{drained}, {} offline (not heard from for {ONLINE_SECONDS:.0} s: stopped or crashed)",
+            self.0.iter().filter(|w| w.state == WorkerState::Gone).count()
         )?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use golomb_proto::pb;
+
+    use super::{WorkerState, WorkersReport};
+    use crate::report::output::Report as _;
+
+    fn worker(id: u64, last_seen_seconds: f64, leased_units: u32, draining: bool) -> pb::WorkerInfo {
+        pb::WorkerInfo {
+            worker_id: id,
+            name: format!("w{id}"),
+            last_seen_seconds,
+            leased_units,
+            draining,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_drained_worker_is_not_a_crashed_one() {
+        let workers = vec![
+            worker(1, 1.0, 1, false),
+            worker(2, 2.0, 0, true),
+            worker(3, 100.0, 0, true),
+            worker(4, 100.0, 1, false),
+            worker(5, 1.0, 1, true),
+        ];
+        let states: Vec<WorkerState> = workers.iter().map(WorkerState::of).collect();
+        use WorkerState::*;
+        assert_eq!(states, [Working, Drained, Drained, Gone, Draining]);
+        let mut text = Vec::new();
+        WorkersReport::of(workers).write_text(&mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.contains("2 online, 2 drained (left when asked), 1 offline"), "{text}");
     }
 }

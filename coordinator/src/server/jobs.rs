@@ -59,10 +59,15 @@ impl pb::jobs_server::Jobs for JobsService {
             })
             .await?;
         drop(_planning);
+        let position =
+            if valid.spec.moves.is_empty() { "the empty board".to_string() } else { format!("`{}`", valid.spec.moves) };
         tracing::info!(
-            "job {job_id}: {} of `{}`, {units} units, {known} answered from the store of decided positions",
+            "job {job_id}: {} of {position} on {} {}, {units} unit{}, {known} answered from the store of decided \
+             positions",
             valid.spec.goal,
-            valid.spec.moves
+            valid.spec.game.board,
+            valid.spec.game.pieces,
+            crate::report::output::plural(units)
         );
         Ok(Response::new(pb::SubmitResponse { job_id: job_id.0 }))
     }

@@ -13,6 +13,7 @@
 mod arbitrate;
 mod config;
 mod connections;
+mod ecosystem;
 pub mod export;
 #[cfg(test)]
 mod growth_tests;
@@ -138,7 +139,8 @@ pub async fn bind_all(
     }))
 }
 
-/// Serves both services on `listener` (over TLS when `tls` is given) until `shutdown` is cancelled.
+/// Serves both services, and the ecosystem's health and reflection services (see `ecosystem`), on
+/// `listener` (over TLS when `tls` is given) until `shutdown` is cancelled.
 async fn serve(
     listener: TcpListener,
     shared: Shared,
@@ -159,6 +161,8 @@ async fn serve(
     let limits = connections::Limits { max: shared.config.max_connections, handshake, tls: tls.is_some() };
     // What the token check answered each connection's calls: one with none let through is closed.
     let verdicts = probation::Verdicts::default();
+    let health = ecosystem::health(shutdown.clone()).await;
+    let (reflection, reflection_v1alpha) = ecosystem::reflection().context("cannot set up server reflection")?;
     let mut builder = tonic::transport::Server::builder();
     if let Some(tls) = tls {
         builder = builder.tls_config(tls.timeout(handshake)).context("bad TLS certificate or key")?;
@@ -170,6 +174,9 @@ async fn serve(
         .layer(slow_refusals::SlowRefusalsLayer::new(verdicts.clone()))
         .add_service(jobs)
         .add_service(work)
+        .add_service(health)
+        .add_service(reflection)
+        .add_service(reflection_v1alpha)
         .serve_with_incoming_shutdown(
             connections::incoming(listener, limits, verdicts, shutdown.clone()),
             shutdown.cancelled_owned(),

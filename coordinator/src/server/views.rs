@@ -62,7 +62,8 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
             split: u.split,
         }),
         positions: row.positions,
-        positions_per_second: if row.elapsed > 0.0 { row.positions as f64 / row.elapsed } else { 0.0 },
+        // Over the work done here only: an imported unit's positions were searched before `elapsed` began.
+        positions_per_second: if row.elapsed > 0.0 { row.local_positions as f64 / row.elapsed } else { 0.0 },
         eta_seconds,
         workers: row.workers as u32,
         stale_leases: row.stale_leases,

@@ -65,6 +65,10 @@ pub struct JobRow {
     pub units: UnitCounts,
     /// Positions searched (finished units and running ones).
     pub positions: u64,
+    /// Of those, the ones this coordinator's workers searched: not the
+    /// imported units' (`golomb run --resume`, `golomb import`), solved
+    /// elsewhere and before [`elapsed`](Self::elapsed) began.
+    pub local_positions: u64,
     /// Seconds from its first lease (from submission while it waits) to now, or to the end.
     pub elapsed: f64,
     /// Why it failed.
@@ -189,13 +193,15 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         units.add(state, count.query_row(rusqlite::params![state, job], |r| r.get::<_, i64>(0))? as u64);
     }
     drop(count);
-    let (positions, workers, stale_leases, solutions, fixed): (i64, i64, i64, i64, i64) = tx.query_row(
+    let (positions, workers, stale_leases, solutions, fixed, local): (i64, i64, i64, i64, i64, i64) = tx.query_row(
         // Workers: the online ones holding its units; a crashed worker's lease outlives it.
         // Waiting units have searched nothing that still counts: they are left out (by the index).
+        // Local: an imported unit has no worker.
         "SELECT CAST(TOTAL(u.positions + u.progress) AS INTEGER),
                 COUNT(DISTINCT CASE WHEN u.state = :leased AND w.last_seen >= :online THEN u.worker END),
                 COALESCE(SUM(u.state = :leased AND (w.last_seen IS NULL OR w.last_seen < :online)), 0),
-                COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0)
+                COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0),
+                CAST(TOTAL(CASE WHEN u.worker IS NOT NULL THEN u.positions + u.progress END) AS INTEGER)
          FROM units u LEFT JOIN workers w ON w.id = u.worker
          WHERE u.state IN (:leased, :done, :failed, :cancelled, :split) AND u.job = :job",
         named_params! {
@@ -203,7 +209,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
             ":done": UnitState::Done, ":failed": UnitState::Failed, ":cancelled": UnitState::Cancelled,
             ":split": UnitState::Split,
         },
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
     )?;
     let conflicts: i64 =
         tx.query_row("SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1", [job], |r| {
@@ -229,6 +235,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
         best: columns.best,
         units,
         positions: positions as u64,
+        local_positions: local as u64,
         elapsed: columns.elapsed,
         error: columns.error,
         conflicts: conflicts as u64,

@@ -21,8 +21,10 @@ pub struct WorkerCounts {
     pub working: u64,
     /// Online and holding none.
     pub idle: u64,
-    /// Online and asked to drain.
+    /// Online, asked to drain and holding a unit.
     pub draining: u64,
+    /// Asked to drain and holding none: left, or leaving, as asked.
+    pub drained: u64,
     /// Not heard from within [`ONLINE_SECONDS`].
     pub gone: u64,
 }
@@ -84,19 +86,25 @@ impl Store {
         }
         m.conflicts = tx.query_row("SELECT COUNT(*) FROM conflicts", [], |r| r.get::<_, i64>(0))? as u64;
         let t = now();
-        let (working, idle, draining, gone): (i64, i64, i64, i64) = tx.query_row(
+        let (working, idle, draining, drained, gone): (i64, i64, i64, i64, i64) = tx.query_row(
             "SELECT COALESCE(SUM(last_seen >= :online AND draining = 0 AND held > 0), 0),
                     COALESCE(SUM(last_seen >= :online AND draining = 0 AND held = 0), 0),
-                    COALESCE(SUM(last_seen >= :online AND draining = 1), 0),
-                    COALESCE(SUM(last_seen < :online), 0)
+                    COALESCE(SUM(last_seen >= :online AND draining = 1 AND held > 0), 0),
+                    COALESCE(SUM(draining = 1 AND held = 0), 0),
+                    COALESCE(SUM(last_seen < :online AND NOT (draining = 1 AND held = 0)), 0)
              FROM (SELECT w.last_seen, w.draining,
                           (SELECT COUNT(*) FROM units u WHERE u.worker = w.id AND u.state = :leased) AS held
                    FROM workers w)",
             named_params! { ":online": t - ONLINE_SECONDS, ":leased": UnitState::Leased },
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )?;
-        m.workers =
-            WorkerCounts { working: working as u64, idle: idle as u64, draining: draining as u64, gone: gone as u64 };
+        m.workers = WorkerCounts {
+            working: working as u64,
+            idle: idle as u64,
+            draining: draining as u64,
+            drained: drained as u64,
+            gone: gone as u64,
+        };
         let oldest: Option<f64> = tx.query_row(
             "SELECT MIN(j.created) FROM units u JOIN jobs j ON j.id = u.job
              WHERE u.state = :pending AND j.paused = 0 AND j.state IN (:job_pending, :job_running)",

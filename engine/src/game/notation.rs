@@ -53,7 +53,9 @@ pub enum NotationError {
     },
     /// The cells do not have the piece's shape.
     #[error(
-        "in `{token}`: the {count} cells do not form piece {piece} (it has {size} cells; it must be some rotation or reflection of\n{picture})"
+        "in `{token}`: {} not form piece {piece} (it has {}; it must be some rotation or reflection of\n{picture})",
+        if *count == 1 { "the one cell does".to_string() } else { format!("the {count} cells do") },
+        if *size == 1 { "1 cell".to_string() } else { format!("{size} cells") }
     )]
     NotThePiece {
         /// The move as written.
@@ -279,6 +281,7 @@ mod tests {
         assert!(line_err("Q:a1,a2,a3,a4,b1").contains("unknown piece `Q`"));
         assert!(line_err("L:a1,a2,a3,a4,c1").contains("do not form piece L"));
         assert!(line_err("L:a1,a2,a3,a4").contains("do not form piece L"));
+        assert!(line_err("L:a1").contains("the one cell does not form piece L"), "{}", line_err("L:a1"));
         assert!(line_err("L:a1,a1,a3,a4,b1").contains("cell `a1` is listed twice"));
         assert!(line_err("I:h4,h5,h6,h7,h8").contains("cell `h8` is blocked"));
         assert!(

@@ -13,6 +13,7 @@ mod hands;
 mod hands_cluster;
 mod known;
 mod manager;
+mod operator;
 mod ops;
 mod play;
 mod proof_trees;

@@ -108,8 +108,12 @@ fn a_drained_worker_finishes_its_unit_and_exits() {
     let status = cluster.status(job);
     assert_eq!(count(&status, "units", "leased"), 0, "every unit reported or given back: {status}");
     assert_eq!(count(&status, "units", "failed"), 0);
+    // Left as asked: drained, not online and not gone like a crashed worker.
     let workers = cluster.workers();
-    assert_eq!(workers[0]["state"], "draining", "{workers}");
+    assert_eq!(workers[0]["state"], "drained", "{workers}");
+    assert_eq!(workers[0]["online"], false, "{workers}");
+    let shown = text(&cluster.golomb(&["workers"]).stdout);
+    assert!(shown.contains("0 online, 1 drained (left when asked), 0 offline"), "{shown}");
     // A new worker takes over; a drain of a name nobody has is refused.
     let _next = cluster.worker("w-next", 1);
     let before = count(&status, "units", "done");
@@ -263,7 +267,7 @@ fn status_watch_updates_in_place_on_a_terminal_and_by_lines_into_a_pipe() {
     assert!(watched.status.success() && !out.contains('\x1b'), "{out}");
     let (lines, block) = out.split_once(&format!("job {job}: classify")).expect("the whole status at the end");
     assert!(lines.lines().count() >= 1, "{out}");
-    assert!(lines.lines().all(|l| l.starts_with(&format!("job {job}: ")) && l.contains("units done")), "{out}");
+    assert!(lines.lines().all(|l| l.starts_with(&format!("job {job}: ")) && l.contains("openings decided")), "{out}");
     assert!(
         block.contains("state:     done") && !block.contains("search:"),
         "an ended job's search line is left out: {out}"

@@ -110,6 +110,10 @@ fn a_classify_exported_half_way_finishes_on_a_fresh_database() {
     // included (their replies are often replies to other openings too, listed in the
     // file under those: a DAG), so nothing decided is searched again.
     let before = second.results(resumed);
+    // The imported positions were searched on the first machine: no rate comes of them here.
+    let status = second.status(resumed);
+    assert!(status["positions"].as_u64().unwrap() > 0, "{status}");
+    assert_eq!(status["positions_per_second"].as_f64(), Some(0.0), "no work done here yet: {status}");
     let decided_here: std::collections::HashMap<&str, &str> = before["children"]
         .as_array()
         .unwrap()

@@ -136,6 +136,30 @@ fn a_worker_over_tls_finishes_a_job_and_plaintext_is_refused() {
     assert!(text(&out.stderr).contains("needs a token"), "{}", text(&out.stderr));
 }
 
+/// A worker given `http://` for a TLS coordinator is told to use
+/// `https://`, not to check that the coordinator runs and the port is open.
+#[test]
+fn a_plaintext_worker_is_told_to_use_https() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_ca, cert, key) = make_certificates(dir.path());
+    let (_coordinator, url) = serve_tls(dir.path(), &cert, &key, None);
+    let plain = url.replace("https://", "http://");
+    let log = dir.path().join("worker.log");
+    let mut worker = Command::new(binary("golomb-worker"));
+    worker
+        .args(["--coordinator", &plain, "--threads", "1", "--name", "w-plain", "--tt-mb", "16"])
+        .env_remove("GOLOMB_TLS_CA")
+        .env("RUST_LOG", "info")
+        .stderr(std::fs::File::create(&log).unwrap());
+    let _worker = Process::spawn(&mut worker);
+    let said = wait_until(MINUTES, "the worker to say why it cannot register", || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.contains("cannot register").then_some(text)
+    });
+    assert!(said.contains(&format!("give its address as {url}")), "{said}");
+    assert!(!said.contains("that the port is open"), "{said}");
+}
+
 /// Bad certificate files stop `serve` at start, naming the file.
 #[test]
 fn bad_tls_files_are_named_at_start() {

@@ -36,6 +36,17 @@ impl ResultsReport {
     }
 }
 
+/// A row's solver seconds as the table shows them: a move still being
+/// searched has its positions so far but no seconds yet (they are counted
+/// when its units finish), so it shows `running`, not `0.00`.
+fn seconds_text(c: &ChildReport) -> String {
+    if c.value.is_none() && c.score.is_none() && c.seconds == 0.0 {
+        if c.positions > 0 { "running" } else { "-" }.to_string()
+    } else {
+        format!("{:.2}", c.seconds)
+    }
+}
+
 impl ResultsReport {
     /// Notes that the table shows only part of the children.
     pub fn set_page(&mut self, page: PageReport) {
@@ -56,14 +67,14 @@ impl ResultsReport {
         for c in rows {
             writeln!(
                 out,
-                "{:<5} {:<24} {:>6} {:>7} {:<24} {:>10} {:>8.2}",
+                "{:<5} {:<24} {:>6} {:>7} {:<24} {:>10} {:>8}",
                 c.index + 1,
                 c.mv,
                 c.score.map_or_else(|| "?".to_string(), |s| format!("{s:+}")),
                 c.replies,
                 c.winning_move.as_deref().unwrap_or(""),
                 si(c.positions as f64),
-                c.seconds
+                seconds_text(c)
             )?;
         }
         writeln!(
@@ -112,7 +123,7 @@ impl Report for ResultsReport {
             // A merged row was solved as its twin: its work is counted there, once.
             let (positions, seconds) = match c.same_as {
                 Some(_) => ("-".to_string(), "-".to_string()),
-                None => (si(c.positions as f64), format!("{:.2}", c.seconds)),
+                None => (si(c.positions as f64), seconds_text(c)),
             };
             writeln!(
                 out,

@@ -1,8 +1,10 @@
-//! A job's history as an SVG chart for its page: four panels over the
+//! A job's history as an SVG chart for its page: up to four panels over the
 //! job's time, each a line per series: decided nodes; root children
 //! decided; the root's proof and disproof numbers (a log scale, gaps where
-//! a number is infinite); positions per second. Drawn from the samples the
-//! coordinator keeps (`golomb status --history`), no script.
+//! a number is infinite or 0, that is, decided); positions per second.
+//! Drawn from the samples the coordinator keeps (`golomb status --history`),
+//! no script. A panel with nothing to draw (no value, or the same value in
+//! every sample) is not drawn: a line under the chart says its value.
 
 use std::fmt::Write as _;
 
@@ -25,14 +27,25 @@ struct Series {
     values: Vec<Option<f64>>,
 }
 
-/// The chart of a job's samples, oldest first; empty with fewer than two samples.
+/// The chart of a job's samples, oldest first, with a line naming the
+/// panels left out; with one sample, a line saying when the chart comes;
+/// empty with none (a job with no search to sample).
 pub(super) fn history_chart(rows: &[ProgressRow]) -> String {
-    if rows.len() < 2 {
-        return String::new();
+    match rows {
+        [] => return String::new(),
+        [_] => {
+            return format!(
+                "<p class=\"muted\" id=\"history-note\">One sample so far: the coordinator takes one every {:.0} s, \
+                 and the chart starts with the second.</p>",
+                crate::server::PROGRESS_EVERY_SECONDS
+            );
+        }
+        _ => {}
     }
     let start = rows[0].at;
     let times: Vec<f64> = rows.iter().map(|r| r.at - start).collect();
-    let number = |n: Option<u64>| n.map(|n| n as f64);
+    // On the log panel, 0 is a decided root (and ∞ its other number): a gap, like ∞, not a point at the bottom.
+    let number = |n: Option<u64>| n.filter(|&n| n > 0).map(|n| n as f64);
     let panels: [(&str, bool, Vec<Series>); 4] = [
         (
             "nodes decided",
@@ -78,14 +91,34 @@ pub(super) fn history_chart(rows: &[ProgressRow]) -> String {
             }],
         ),
     ];
-    let height = panels.len() as f64 * (TOP + HEIGHT + GAP);
+    let span = times.last().copied().unwrap_or(0.0).max(1e-9);
+    let (drawn, flat): (Vec<_>, Vec<_>) = panels.iter().partition(|(_, _, series)| flat_value(series).is_none());
+    let notes: Vec<String> = flat
+        .iter()
+        .map(|(title, _, series)| match flat_value(series) {
+            Some(Some(v)) => format!("{title}: {} throughout", si(v)),
+            _ => format!("{title}: no finite value yet"),
+        })
+        .collect();
+    let note = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<p class=\"muted\" id=\"history-note\">Not drawn, the same in every sample of the {}: {}.</p>",
+            duration(span),
+            notes.join("; ")
+        )
+    };
+    if drawn.is_empty() {
+        return note;
+    }
+    let height = drawn.len() as f64 * (TOP + HEIGHT + GAP);
     let mut svg = format!(
         "<svg id=\"history\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" \
          font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"the job's history\">",
         LEFT + WIDTH + 20.0
     );
-    let span = times.last().copied().unwrap_or(0.0).max(1e-9);
-    for (i, (title, log, series)) in panels.iter().enumerate() {
+    for (i, (title, log, series)) in drawn.iter().enumerate() {
         let y0 = i as f64 * (TOP + HEIGHT + GAP) + TOP;
         panel(&mut svg, y0, title, *log, series, &times, span);
     }
@@ -96,7 +129,18 @@ pub(super) fn history_chart(rows: &[ProgressRow]) -> String {
         LEFT + WIDTH,
         duration(span)
     );
-    svg
+    svg + &note
+}
+
+/// Why a panel would draw nothing: `Some(Some(v))` when every value of its
+/// series is `v`, `Some(None)` when it has no value at all; `None` when it
+/// has something to draw (two different values).
+fn flat_value(series: &[Series]) -> Option<Option<f64>> {
+    let mut values = series.iter().flat_map(|s| s.values.iter().flatten().copied());
+    let Some(first) = values.next() else {
+        return Some(None);
+    };
+    values.all(|v| v == first).then_some(Some(first))
 }
 
 /// Draws one panel with its top at `y0`.
@@ -123,11 +167,7 @@ fn panel(svg: &mut String, y0: f64, title: &str, log: bool, series: &[Series], t
         );
         legend += 150.0;
     }
-    if !low.is_finite() {
-        let _ = write!(svg, "<text x=\"{}\" y=\"{}\">no value yet (∞)</text>", LEFT + 8.0, y0 + HEIGHT / 2.0);
-        return;
-    }
-    // Linear panels start at 0; the log panel at its smallest value.
+    // Linear panels start at 0; the log panel at its smallest value (never 0: those are gaps).
     let floor = if log { low } else { low.min(0.0) };
     let (lo, hi) = (scale(floor), scale(high));
     let range = (hi - lo).max(1e-9);
@@ -190,13 +230,39 @@ mod tests {
 
     #[test]
     fn a_history_draws_one_line_per_series_and_breaks_at_infinite_numbers() {
-        assert!(history_chart(&[sample(0.0, 0, Some(1), None)]).is_empty(), "one sample is no history");
+        assert!(history_chart(&[]).is_empty(), "no samples, no history");
+        let one = history_chart(&[sample(0.0, 0, Some(1), None)]);
+        assert!(one.contains("One sample so far") && !one.contains("<svg"), "one sample is no chart: {one}");
         let rows =
             [sample(100.0, 0, Some(10), None), sample(110.0, 4, None, Some(1e6)), sample(120.0, 9, Some(2), Some(2e6))];
         let chart = history_chart(&rows);
-        assert!(chart.starts_with("<svg id=\"history\"") && chart.ends_with("</svg>"));
+        assert!(chart.starts_with("<svg id=\"history\"") && chart.ends_with("</svg>"), "{chart}");
         // Decided nodes: 1; children: 1; φ: 2 stretches (broken by ∞) + δ: 1; positions/s: 1.
         assert_eq!(chart.matches("<polyline").count(), 6, "{chart}");
         assert!(chart.contains("since the first sample"), "{chart}");
+    }
+
+    #[test]
+    fn a_panel_with_nothing_to_draw_is_named_not_drawn() {
+        // A finished job's last samples: φ 0 and δ ∞ (decided), no child decided, no rate.
+        let mut rows = [sample(0.0, 0, Some(0), None), sample(10.0, 6, Some(0), None), sample(20.0, 8, Some(0), None)];
+        for row in &mut rows {
+            row.tree.disproof_number = None;
+            row.children_decided = 0;
+        }
+        let chart = history_chart(&rows);
+        let svg = chart.split("</svg>").next().unwrap();
+        assert!(svg.contains("nodes decided") && !svg.contains("root children decided"), "{chart}");
+        assert!(!svg.contains("root's numbers") && !svg.contains("positions/s"), "{chart}");
+        assert_eq!(svg.matches("<polyline").count(), 1, "{chart}");
+        let note = chart.split("id=\"history-note\">").nth(1).expect("a note of the panels left out");
+        assert!(note.contains("root children decided: 0 throughout"), "{note}");
+        assert!(note.contains("root's numbers (log): no finite value yet"), "{note}");
+        // No axis labelled 0 at top and bottom: the only panel drawn goes from 0 to 8.
+        assert!(svg.contains(">8</text>"), "{chart}");
+        // Nothing changes at all: no chart, only the note.
+        let still = [sample(0.0, 2, Some(3), Some(5.0)), sample(10.0, 2, Some(3), Some(5.0))];
+        let chart = history_chart(&still);
+        assert!(!chart.contains("<svg") && chart.contains("nodes decided: 2 throughout"), "{chart}");
     }
 }

@@ -76,7 +76,9 @@ pub fn render(m: &MetricsSnapshot, expired_leases: u64) -> String {
     }
     head(&mut out, "golomb_workers", "gauge", "Workers the coordinator knows, by state.");
     let w = &m.workers;
-    for (state, n) in [("working", w.working), ("idle", w.idle), ("draining", w.draining), ("gone", w.gone)] {
+    for (state, n) in
+        [("working", w.working), ("idle", w.idle), ("draining", w.draining), ("drained", w.drained), ("gone", w.gone)]
+    {
         let _ = writeln!(out, "golomb_workers{{state=\"{state}\"}} {n}");
     }
     head(
@@ -98,7 +100,53 @@ pub fn render(m: &MetricsSnapshot, expired_leases: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
+
+    /// The Grafana dashboard of `deploy/grafana/`, for the test that it draws only what is exported.
+    const DASHBOARD: &str = include_str!("../../../../deploy/grafana/golomb-dashboard.json");
+
+    /// The names in a PromQL expression that are metrics of ours (`golomb_...`).
+    fn metric_names(expr: &str) -> Vec<&str> {
+        expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| w.starts_with("golomb_")).collect()
+    }
+
+    #[test]
+    fn every_metric_the_grafana_dashboard_draws_is_exported_and_every_one_is_drawn() {
+        let dashboard: serde_json::Value = serde_json::from_str(DASHBOARD).expect("the dashboard is JSON");
+        let text = render(&MetricsSnapshot::default(), 0);
+        let samples: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        let exported: BTreeSet<&str> = samples.iter().filter_map(|l| l.split(['{', ' ']).next()).collect();
+        let mut drawn = BTreeSet::new();
+        let panels = dashboard["panels"].as_array().expect("panels");
+        for panel in panels {
+            let targets = panel["targets"].as_array().expect("every panel has targets");
+            assert!(!targets.is_empty(), "{panel}");
+            for target in targets {
+                let expr = target["expr"].as_str().expect("a PromQL expression");
+                let names = metric_names(expr);
+                assert!(!names.is_empty(), "`{expr}` draws none of our metrics");
+                for name in names {
+                    assert!(exported.contains(name), "`{expr}` draws {name}, which /metrics does not export");
+                    drawn.insert(name);
+                    // The labels it groups by are ones the metric has.
+                    for by in expr.split("by (").skip(1) {
+                        for label in by.split(')').next().unwrap_or("").split(',').map(str::trim) {
+                            let labelled = samples.iter().any(|l| l.starts_with(&format!("{name}{{{label}=\"")));
+                            assert!(labelled, "`{expr}` groups {name} by {label}, a label it does not have");
+                        }
+                    }
+                }
+            }
+        }
+        // Every family is drawn (a histogram by its buckets, sum or count): a new metric gets a panel.
+        let families: BTreeSet<&str> =
+            text.lines().filter_map(|l| l.strip_prefix("# TYPE ")).filter_map(|l| l.split(' ').next()).collect();
+        for family in families {
+            assert!(drawn.iter().any(|d| d.starts_with(family)), "the dashboard draws nothing of {family}");
+        }
+    }
 
     #[test]
     fn every_line_is_a_comment_or_a_sample_and_buckets_are_cumulative() {

@@ -83,10 +83,10 @@ fn position_text(moves: &str) -> String {
     if moves.is_empty() { "the empty board".to_string() } else { moves.to_string() }
 }
 
-/// Units as "done / all (leased, pending, failed)".
+/// Units by state: done, leased, pending, failed. Not "done of all": split
+/// and no-longer-needed units are neither, so that fraction is no progress.
 fn units_text(u: &pb::UnitCounts) -> String {
-    let all = u.done + u.leased + u.pending + u.failed + u.cancelled;
-    format!("{} / {all} done; {} leased, {} pending, {} failed", u.done, u.leased, u.pending, u.failed)
+    format!("{} done, {} leased, {} pending, {} failed", u.done, u.leased, u.pending, u.failed)
 }
 
 /// `/`: every job.
@@ -153,7 +153,17 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
         ("game", format!("{} {} {}", escape(&spec.board), escape(&spec.pieces), escape(&spec.blocked))),
         ("value", format!("{} {}", value_cell(s.value), escape(&s.winning_move))),
         ("children", format!("{} of {} decided", s.children_decided, s.children_total)),
-        ("units", format!("{}; {} cancelled, {} split", units_text(&u), u.cancelled, u.split)),
+        (
+            "units",
+            // Units cancelled while the job runs on are ones its answer no longer needs.
+            format!(
+                "{}, {} {}, {} split",
+                units_text(&u),
+                u.cancelled,
+                if state == Some(JobState::Cancelled) { "cancelled" } else { "not needed" },
+                u.split
+            ),
+        ),
         ("positions", format!("{} at {}/s", si(s.positions as f64), si(s.positions_per_second))),
         ("workers", s.workers.to_string()),
         ("elapsed", duration(s.elapsed_seconds)),
@@ -245,6 +255,9 @@ fn results_table(spec: &pb::JobSpec, children: &[pb::ChildResult]) -> String {
         let merged = !c.same_as.is_empty();
         let (positions, seconds) = if merged {
             ("-".to_string(), "-".to_string())
+        } else if c.value == pb::Value::Unknown as i32 && c.score.is_none() && c.seconds == 0.0 {
+            // Still searched: its seconds are counted when its units finish.
+            (si(c.positions as f64), if c.positions > 0 { "running" } else { "-" }.to_string())
         } else {
             (si(c.positions as f64), format!("{:.2}", c.seconds))
         };
@@ -344,9 +357,19 @@ pub(super) async fn job_page(State(web): State<Web>, Path(id): Path<u64>) -> Res
     );
     let history = web.shared.read(move |s| s.progress_history(JobId(id))).await?;
     let chart = history_chart(&history);
+    let sampled = spec.kind() == Some(golomb_proto::Kind::GameValue)
+        && !crate::report::job::job_state(&s).is_some_and(JobState::is_finished);
     if !chart.is_empty() {
         body.push_str("<h2>History</h2>");
         body.push_str(&chart);
+    } else if sampled {
+        // A game job's first sample is taken within its first seconds: say so rather than leave the section out.
+        let _ = write!(
+            body,
+            "<h2>History</h2><p class=\"muted\" id=\"history-note\">No sample yet: the coordinator takes one \
+             every {:.0} s, and the chart starts with the second.</p>",
+            crate::server::PROGRESS_EVERY_SECONDS
+        );
     }
     body.push_str(&downloads(id, &s));
     if !results.children.is_empty() {
