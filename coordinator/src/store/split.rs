@@ -99,7 +99,9 @@ impl Store {
     /// What splitting a unit a worker holds needs; `None` if it does not hold it.
     pub fn unit_to_split(&self, worker: WorkerId, held: &HeldUnit) -> Result<Option<SplitTarget>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let found: Option<(i64, String, Vec<u8>, u32, Option<f64>)> = tx
+        // The unit's job, its node's line, rank and depth, and the seconds since its lease.
+        type Held = (i64, String, Vec<u8>, u32, Option<f64>);
+        let found: Option<Held> = tx
             .query_row(
                 "SELECT u.job, n.line, n.rank, n.depth, unixepoch('subsec') - u.leased_at
                  FROM units u JOIN nodes n ON n.id = u.node

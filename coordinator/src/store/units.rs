@@ -504,7 +504,9 @@ impl Store {
                 named_params! { ":absent": absent, ":leased": UnitState::Leased },
             )?;
         }
-        let expired: Vec<(i64, i64, i64, NodeId, Option<i64>)> = tx
+        // Each expired unit, its attempts, job, node and worker.
+        type Expired = (i64, i64, i64, NodeId, Option<i64>);
+        let expired: Vec<Expired> = tx
             .prepare_cached(
                 "SELECT id, attempts, job, node, worker FROM units WHERE state = :leased AND deadline < :now",
             )?

@@ -158,7 +158,7 @@ fn imported(index: usize, path: &[&str], value: Outcome) -> ImportEntry {
 
 #[test]
 fn an_import_stores_the_children_its_file_names_and_a_batch_and_bears_them_in_a_tree_that_has_not() {
-    let (mut store, _job, worker, _dir) = flat(Goal::Solve);
+    let (mut store, _job, _worker, _dir) = flat(Goal::Solve);
     // The file names two children of "a" the fewest-replies order puts last.
     let children = wide_children();
     let mut late: Vec<usize> = (0..WIDE).collect();
