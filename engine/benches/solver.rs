@@ -1,5 +1,6 @@
 //! The solver's fixed suite (`golomb_engine::bench_suite`): positions
-//! visited, time and rate for each of the five positions of issue 11.
+//! visited, time and rate for each of the five pentomino positions of
+//! issue 11 and the hexomino games on 8x6 and 8x7.
 //!
 //! `cargo bench -p golomb-engine --bench solver -- [--quick] [--threads N]
 //! [--tt-mb M] [--only NAME,...] [--json]`. Without `--threads`, each case

@@ -1,6 +1,7 @@
-//! The solver's fixed benchmark suite: the five positions of issue 11, each
-//! solved from an empty transposition table, with positions visited (the
-//! primary, deterministic figure on one thread), time and rate.
+//! The solver's fixed benchmark suite: the five pentomino positions of
+//! issue 11 and the hexomino games on 8x6 and 8x7 (issue 59), each solved
+//! from an empty transposition table, with positions visited (the primary,
+//! deterministic figure on one thread), time and rate.
 //!
 //! ```no_run
 //! use golomb_engine::bench_suite::{run_case, suite};
@@ -33,7 +34,9 @@ pub struct BenchCase {
     pub width: usize,
     /// Board height.
     pub height: usize,
-    /// The moves played from the empty board (pentominoes), `;`-separated.
+    /// The order of the pieces: all free polyominoes of this many cells (5: pentominoes).
+    pub order: usize,
+    /// The moves played from the empty board, `;`-separated.
     pub moves: &'static str,
     /// The value for the side to move, as known.
     pub expected: Outcome,
@@ -114,12 +117,14 @@ pub struct BenchReport {
     pub seconds: f64,
 }
 
-/// The five positions of issue 11, in its order.
+/// The five pentomino positions of issue 11, in its order, then the
+/// hexomino games on 8x6 and 8x7.
 pub fn suite() -> Vec<BenchCase> {
     let case = |name, width, height, moves, expected, threads, quick_positions| BenchCase {
         name,
         width,
         height,
+        order: 5,
         moves,
         expected,
         threads,
@@ -131,6 +136,10 @@ pub fn suite() -> Vec<BenchCase> {
         case("6x8", 6, 8, "", Outcome::Win, 1, None),
         case("8x8-L1181-I", 8, 8, "L:c4,d4,e4,f4,c5;I:c8,d8,e8,f8,g8", Outcome::Loss, 2, Some(100_000_000)),
         case("8x8-N1197", 8, 8, "N:c4,d4,e4,e5,f5", Outcome::Loss, 2, Some(100_000_000)),
+        // Both first-player wins (results/hexominoes-games.csv), about 29 M
+        // and 64 M positions on one thread.
+        BenchCase { order: 6, ..case("hexo-8x6", 8, 6, "", Outcome::Win, 1, None) },
+        BenchCase { order: 6, ..case("hexo-8x7", 8, 7, "", Outcome::Win, 1, None) },
     ]
 }
 
@@ -138,7 +147,7 @@ pub fn suite() -> Vec<BenchCase> {
 /// in `quick` mode a long case stops at its cap.
 pub fn run_case(case: &BenchCase, threads: usize, tt_mb: usize, quick: bool) -> BenchRow {
     let board = Board::new(case.width, case.height).expect("suite boards are valid");
-    let game = Game::<Bitboard>::new(board, PieceSet::of_order(5)).expect("suite boards fit 64 cells");
+    let game = Game::<Bitboard>::new(board, PieceSet::of_order(case.order)).expect("suite boards fit 64 cells");
     let (pos, _) = game.play_line(Position::empty(), case.moves).expect("suite positions are legal");
     let config =
         SolveConfig { position_budget: if quick { case.quick_positions } else { None }, ..SolveConfig::default() };
@@ -197,7 +206,8 @@ mod tests {
     #[test]
     fn the_suite_parses_and_a_capped_case_says_unknown() {
         let cases = suite();
-        assert_eq!(cases.len(), 5);
+        assert_eq!(cases.len(), 7);
+        assert!(cases.iter().any(|c| c.order == 6));
         let mut capped = cases[4].clone();
         capped.quick_positions = Some(5_000);
         let row = run_case(&capped, 1, 1, true);
