@@ -17,9 +17,10 @@ use golomb_engine::split::Goal;
 use golomb_proto::JobId;
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
+use super::batch::{Batch, next_batch};
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
-use super::split::{Batch, SplitTarget, TreeGame, insert_children, next_batch};
+use super::split::{SplitTarget, TreeGame, insert_children};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, settle};
 use super::{Store, StoreError, now, proofs};

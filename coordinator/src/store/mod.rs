@@ -54,6 +54,7 @@
 //! (decided positions by game and key, shared by all jobs), and `proofs`
 //! (the proof tree a worker sent with a big unit's value, by node).
 
+mod batch;
 mod check;
 mod clock;
 mod db;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use golomb_proto::pb;
 use golomb_tests::{Cluster, count};
 
-use super::{register, runtime};
+use super::{register, runtime, split_request};
 
 #[test]
 fn a_count_unit_is_never_split_and_out_of_range_numbers_are_bounded() {
@@ -21,14 +21,7 @@ fn a_count_unit_is_never_split_and_out_of_range_numbers_are_bounded() {
         let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 3 }).await.unwrap().into_inner().units;
         assert_eq!(units.len(), 3, "{units:?}");
         // 1. A count's unit is a share of the tiler's search: given back, never split.
-        let split = pb::GiveBackRequest {
-            worker_id: me,
-            unit_ids: vec![units[0].unit_id],
-            lease_tokens: vec![units[0].lease_token.clone()],
-            split: true,
-            ..Default::default()
-        };
-        client.give_back(split).await.unwrap();
+        client.give_back(split_request(me, &units[0])).await.unwrap();
         // 2. Progress no machine makes, on the two units still held: bounded, the sums hold.
         let heartbeat = pb::HeartbeatRequest {
             worker_id: me,

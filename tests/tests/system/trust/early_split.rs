@@ -6,7 +6,7 @@
 use golomb_proto::pb;
 use golomb_tests::{Cluster, count};
 
-use super::{register, runtime};
+use super::{register, runtime, split_request};
 
 #[test]
 fn a_split_before_the_units_budget_is_refused() {
@@ -16,14 +16,7 @@ fn a_split_before_the_units_budget_is_refused() {
         let mut client = cluster.work_client().await;
         let me = register(&mut client, "splitter").await;
         let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 1 }).await.unwrap().into_inner().units;
-        let split = pb::GiveBackRequest {
-            worker_id: me,
-            unit_ids: vec![units[0].unit_id],
-            lease_tokens: vec![units[0].lease_token.clone()],
-            split: true,
-            ..Default::default()
-        };
-        client.give_back(split).await.expect_err("a split at once")
+        client.give_back(split_request(me, &units[0])).await.expect_err("a split at once")
     });
     assert_eq!(refusal.code(), tonic::Code::InvalidArgument, "{refusal:?}");
     assert!(refusal.message().contains("of a 5 s budget is refused"), "{refusal:?}");

@@ -69,6 +69,17 @@ async fn register(client: &mut WorkClient, name: &str) -> u64 {
     client.register(request).await.expect("registers").into_inner().worker_id
 }
 
+/// A worker's request to give `unit` back to be split.
+fn split_request(worker_id: u64, unit: &pb::Unit) -> pb::GiveBackRequest {
+    pb::GiveBackRequest {
+        worker_id,
+        unit_ids: vec![unit.unit_id],
+        lease_tokens: vec![unit.lease_token.clone()],
+        split: true,
+        ..Default::default()
+    }
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime")
 }
