@@ -41,6 +41,7 @@
 //! map; every change (a lease, a value, an expansion, a lease given back)
 //! recomputes only the node's ancestors, deepest first.
 
+mod forget;
 mod in_flight;
 mod preferred;
 mod stats;
@@ -89,6 +90,9 @@ pub enum NodeKind {
     /// counted once per child. Chosen by a descent, it asks for the next
     /// batch to be born ([`PnTree::take_births`]).
     Unborn,
+    /// A slot whose node the tree forgot (it was below decided nodes only,
+    /// see `forget.rs`), kept for the next node added.
+    Free,
 }
 
 #[derive(Clone, Debug)]
@@ -167,6 +171,23 @@ pub struct PnTree {
     unborn: HashMap<u32, u32>,
     /// Nodes whose next children a descent asked for since the last [`PnTree::take_births`].
     births: Vec<NodeId>,
+    /// Slots of forgotten nodes ([`NodeKind::Free`]), for the next nodes added.
+    free: Vec<u32>,
+    /// The job's nodes the tree does not hold (below decided nodes only), as its stats count them.
+    forgotten: Forgotten,
+}
+
+/// The nodes of a job that its tree does not hold, counted: the tree keeps
+/// the nodes still needed and the decided children of those, and forgets
+/// what is below a decided node, which no descent enters again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Forgotten {
+    /// Nodes.
+    pub nodes: u64,
+    /// Of them, decided as wins for the side to move at the root.
+    pub proved: u64,
+    /// Of them, decided as wins for the other side.
+    pub disproved: u64,
 }
 
 /// How many children a node's first batch stores, and the least a later
@@ -187,6 +208,8 @@ impl PnTree {
             counting: Counting::default(),
             unborn: HashMap::new(),
             births: Vec::new(),
+            free: Vec::new(),
+            forgotten: Forgotten::default(),
         };
         for leaf in nodes {
             tree.insert(leaf);
@@ -240,11 +263,24 @@ impl PnTree {
         if let Some(&n) = self.index.get(&leaf.id) {
             return n;
         }
-        let n = self.nodes.len() as u32;
         let busy = leaf.busy && leaf.kind == NodeKind::Frontier;
-        self.nodes.push(PnNode::new(leaf.id, leaf.depth, leaf.replies, leaf.kind, busy, 1));
+        let n = self.alloc(PnNode::new(leaf.id, leaf.depth, leaf.replies, leaf.kind, busy, 1));
         self.index.insert(leaf.id, n);
         n
+    }
+
+    /// Puts a node in a free slot (or a new one) and returns its index.
+    fn alloc(&mut self, node: PnNode) -> u32 {
+        match self.free.pop() {
+            Some(n) => {
+                self.nodes[n as usize] = node;
+                n
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        }
     }
 
     /// Adds the edge; the caller makes sure it is new (two moves to one position count once).
@@ -265,7 +301,7 @@ impl PnTree {
             NodeKind::Won | NodeKind::Lost => true,
             NodeKind::Expanded if self.classify && n == self.root => node.children.iter().all(|&c| self.decided(c)),
             NodeKind::Expanded => node.phi == 0 || node.delta == 0,
-            NodeKind::Frontier | NodeKind::Stuck | NodeKind::Unborn => false,
+            NodeKind::Frontier | NodeKind::Stuck | NodeKind::Unborn | NodeKind::Free => false,
         }
     }
 
@@ -275,7 +311,7 @@ impl PnTree {
         let (phi, delta, saturated) = match node.kind {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
-            NodeKind::Stuck => (1, u64::from(node.replies.max(1)), true),
+            NodeKind::Stuck | NodeKind::Free => (1, u64::from(node.replies.max(1)), true),
             NodeKind::Frontier if node.busy && matches!(self.policy, InFlight::VirtualWin | InFlight::VirtualLoss) => {
                 let root_moves = (node.depth - self.nodes[self.root as usize].depth.min(node.depth)).is_multiple_of(2);
                 let root_wins = self.policy == InFlight::VirtualWin;
@@ -303,12 +339,15 @@ impl PnTree {
         changed
     }
 
-    /// Recomputes the ancestors of `start` (and `start`), deepest first, as far as anything changes.
+    /// Recomputes the ancestors of `start` (and `start`), deepest first, as
+    /// far as anything changes. A node its children's values decide becomes
+    /// won or lost, and what is below it leaves the tree (see `forget.rs`).
     fn update_from(&mut self, start: u32) {
         let mut queue = BTreeSet::new();
         queue.insert((std::cmp::Reverse(self.nodes[start as usize].depth), start));
         while let Some((_, n)) = queue.pop_first() {
-            if self.recompute(n) {
+            let settled = self.settle(n);
+            if self.recompute(n) || settled {
                 for &p in &self.nodes[n as usize].parents {
                     queue.insert((std::cmp::Reverse(self.nodes[p as usize].depth), p));
                 }
@@ -487,6 +526,7 @@ impl PnTree {
         };
         self.nodes[n as usize].kind = kind;
         self.nodes[n as usize].busy = false;
+        self.forget_below(n);
         self.update_from(n);
     }
 
@@ -569,8 +609,7 @@ impl PnTree {
         busy
     }
 
-    /// Whether the tree knows the node.
-    #[cfg(test)]
+    /// Whether the tree holds the node.
     pub fn contains(&self, id: NodeId) -> bool {
         self.index.contains_key(&id)
     }

@@ -62,7 +62,7 @@ impl PnTree {
                 !self.numbers_decide(n, phi, delta)
                     && node.children.iter().any(|&c| self.nodes[c as usize].preferred.held)
             }
-            NodeKind::Won | NodeKind::Lost | NodeKind::Stuck => false,
+            NodeKind::Won | NodeKind::Lost | NodeKind::Stuck | NodeKind::Free => false,
         }
     }
 
@@ -90,7 +90,7 @@ impl PnTree {
                 let capped = self.is_capped(n, phi, delta, k);
                 node.children.iter().any(|&c| self.capped_eligible(c, capped))
             }
-            NodeKind::Won | NodeKind::Lost | NodeKind::Stuck => false,
+            NodeKind::Won | NodeKind::Lost | NodeKind::Stuck | NodeKind::Free => false,
         }
     }
 
@@ -112,7 +112,7 @@ impl PnTree {
                         .filter(|&c| self.capped_eligible(c, capped))
                         .min_by_key(|&c| self.descent_key(n, c))?;
                 }
-                NodeKind::Won | NodeKind::Lost | NodeKind::Stuck => return None,
+                NodeKind::Won | NodeKind::Lost | NodeKind::Stuck | NodeKind::Free => return None,
             }
         }
     }
@@ -129,7 +129,7 @@ impl PnTree {
         let (phi, delta, saturated) = match node.kind {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
-            NodeKind::Stuck => (1, u64::from(node.replies.max(1)), true),
+            NodeKind::Stuck | NodeKind::Free => (1, u64::from(node.replies.max(1)), true),
             NodeKind::Frontier if node.busy => {
                 if self.root_side_moves(n) == (set == VIRTUAL_WIN) {
                     (0, INFINITE, true)
@@ -205,7 +205,7 @@ impl PnTree {
                         (child.delta, child.phi)
                     })?;
                 }
-                NodeKind::Won | NodeKind::Lost | NodeKind::Stuck => return None,
+                NodeKind::Won | NodeKind::Lost | NodeKind::Stuck | NodeKind::Free => return None,
             }
         }
     }

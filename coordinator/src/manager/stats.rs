@@ -11,8 +11,11 @@ pub struct PnStats {
     pub proof_number: Option<u64>,
     /// The root's disproof number: leaves at least to show that it loses (`None`: ∞).
     pub disproof_number: Option<u64>,
-    /// Nodes in the tree.
+    /// Nodes in the job's tree.
     pub nodes: u64,
+    /// Of them, the nodes the manager holds in memory now: the ones still
+    /// needed and their decided children (the rest are forgotten, see `forget.rs`).
+    pub held: u64,
     /// Nodes decided as wins for the side to move at the root.
     pub nodes_proved: u64,
     /// Nodes decided as wins for the other side.
@@ -41,7 +44,10 @@ impl PnTree {
         let mut stats = PnStats {
             proof_number: finite(root.phi),
             disproof_number: finite(root.delta),
-            nodes: self.nodes.iter().filter(|node| node.kind != NodeKind::Unborn).count() as u64,
+            held: self.index.len() as u64,
+            nodes: self.index.len() as u64 + self.forgotten.nodes,
+            nodes_proved: self.forgotten.proved,
+            nodes_disproved: self.forgotten.disproved,
             ..PnStats::default()
         };
         if !self.classify && !self.decided(self.root) {

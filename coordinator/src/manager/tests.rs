@@ -253,6 +253,7 @@ fn play_random_tree(seed: u64, policy: InFlight, counting: Counting) {
             tree.decide(n, value);
         }
         held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+        assert_holds_only_what_is_needed(&tree, seed);
         assert_eq!(
             tree.answered(),
             tree.stats().frontier == 0,
@@ -267,6 +268,99 @@ fn play_random_tree(seed: u64, policy: InFlight, counting: Counting) {
         _ => stats.disproof_number == Some(0),
     };
     assert!(decided, "seed {seed}, {policy:?} {counting:?}: the root should be decided as {truth:?}: {stats:?}");
+}
+
+/// The tree holds the root, the nodes reached from it through undecided
+/// nodes and nothing else (what is below decided nodes is forgotten), and
+/// every slot it does not hold is free.
+fn assert_holds_only_what_is_needed(tree: &PnTree, seed: u64) {
+    let mut reached = vec![false; tree.nodes.len()];
+    let mut stack = vec![tree.root];
+    reached[tree.root as usize] = true;
+    while let Some(n) = stack.pop() {
+        if matches!(tree.nodes[n as usize].kind, NodeKind::Won | NodeKind::Lost) && n != tree.root {
+            assert!(tree.nodes[n as usize].children.is_empty(), "seed {seed}: a decided node keeps its children");
+            continue;
+        }
+        for &c in &tree.nodes[n as usize].children {
+            if !std::mem::replace(&mut reached[c as usize], true) {
+                stack.push(c);
+            }
+        }
+    }
+    for (n, node) in tree.nodes.iter().enumerate() {
+        let free = node.kind == NodeKind::Free;
+        assert_eq!(reached[n], !free, "seed {seed}: node {} ({:?}) held but not needed, or lost", node.id, node.kind);
+        assert_eq!(free, tree.free.contains(&(n as u32)), "seed {seed}: slot {n} free but not listed");
+    }
+}
+
+#[test]
+fn what_is_below_a_decided_node_is_forgotten_and_still_counted() {
+    // root 1 -> 2, 3; 2 -> 4, 5; 3 -> 5 (a transposition), 6; 4 -> 7.
+    let nodes = [
+        leaf(1, 0, 2, NodeKind::Expanded),
+        leaf(2, 1, 2, NodeKind::Expanded),
+        leaf(3, 1, 2, NodeKind::Expanded),
+        leaf(4, 2, 1, NodeKind::Expanded),
+        leaf(5, 2, 3, NodeKind::Frontier),
+        leaf(6, 2, 3, NodeKind::Frontier),
+        leaf(7, 3, 4, NodeKind::Frontier),
+    ];
+    let edges = [(1, 2), (1, 3), (2, 4), (2, 5), (3, 5), (3, 6), (4, 7)].map(|(p, c)| (NodeId(p), NodeId(c)));
+    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    assert_eq!((tree.stats().nodes, tree.stats().held), (7, 7));
+    // 7 loses: 4 wins, and 2 (all its children but 5 undecided) stays open.
+    tree.decide(NodeId(7), Outcome::Loss);
+    assert!(!tree.contains(NodeId(7)), "below a decided node");
+    assert!(tree.contains(NodeId(4)), "a decided child of an open node stays");
+    let stats = tree.stats();
+    assert_eq!((stats.nodes, stats.held, stats.nodes_proved + stats.nodes_disproved), (7, 6, 2));
+    // 5 loses: 2 and 3 win by it (their children decide them), and what is below them goes, 5 too.
+    tree.decide(NodeId(5), Outcome::Loss);
+    for gone in [4, 5, 6] {
+        assert!(!tree.contains(NodeId(gone)), "{gone} is below won nodes only");
+    }
+    let stats = tree.stats();
+    assert_eq!((stats.nodes, stats.held), (7, 3), "the root and its two won children");
+    assert_eq!(stats.nodes_proved + stats.nodes_disproved, 5, "7, 4, 5, 2 and 3 decided, counted though forgotten");
+    assert_eq!(stats.disproof_number, Some(0), "both children won: the root loses");
+    // A new node takes a forgotten one's slot.
+    let slots = tree.nodes.len();
+    tree.graft(&[leaf(8, 2, 2, NodeKind::Frontier)], &[], &[]);
+    assert_eq!(tree.nodes.len(), slots);
+}
+
+#[test]
+fn a_forgotten_node_reached_again_is_grafted_back_with_what_is_below_it() {
+    // root 1 -> 2, 3; 2 -> 4 (won for its mover), 5; 5 -> 6, 7. 3 is open.
+    let nodes = [
+        leaf(1, 0, 2, NodeKind::Expanded),
+        leaf(2, 1, 2, NodeKind::Expanded),
+        leaf(3, 1, 2, NodeKind::Frontier),
+        leaf(4, 2, 1, NodeKind::Frontier),
+        leaf(5, 2, 2, NodeKind::Expanded),
+        leaf(6, 3, 4, NodeKind::Frontier),
+        leaf(7, 3, 5, NodeKind::Frontier),
+    ];
+    let edges = [(1, 2), (1, 3), (2, 4), (2, 5), (5, 6), (5, 7)].map(|(p, c)| (NodeId(p), NodeId(c)));
+    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    let whole = tree.clone();
+    tree.decide(NodeId(4), Outcome::Loss);
+    assert!(!tree.contains(NodeId(5)) && !tree.contains(NodeId(6)));
+    // Node 3's split reaches 5 again: the store revives it and gives its part of the tree back.
+    let below = [nodes[4], nodes[5], nodes[6]];
+    tree.graft(&below, &[(NodeId(5), NodeId(6)), (NodeId(5), NodeId(7))], &[]);
+    tree.expand(NodeId(3), &[below[0]]);
+    let n5 = tree.index[&NodeId(5)];
+    assert_eq!(tree.nodes[n5 as usize].children.len(), 2, "5's children are back");
+    assert_eq!(
+        (tree.nodes[n5 as usize].phi, tree.nodes[n5 as usize].delta),
+        (whole.nodes[whole.index[&NodeId(5)] as usize].phi, whole.nodes[whole.index[&NodeId(5)] as usize].delta),
+        "with the numbers it had"
+    );
+    let leaf = tree.select();
+    assert!(matches!(leaf, Some(NodeId(6 | 7))), "the descent goes through 3 into 5: {leaf:?}");
 }
 
 #[test]

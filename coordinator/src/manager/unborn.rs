@@ -27,7 +27,7 @@ impl PnTree {
                 self.unborn.remove(&n);
                 self.nodes[n as usize].children.retain(|&c| c != u);
                 self.nodes[u as usize].parents.clear();
-                self.nodes[u as usize].count = 0;
+                self.free_slot(u);
                 self.update_from(n);
             }
             Some(u) => {
@@ -37,10 +37,9 @@ impl PnTree {
             }
             None if count == 0 => {}
             None => {
-                let u = self.nodes.len() as u32;
                 // Not in the index: no store id names it.
                 let depth = self.nodes[n as usize].depth + 1;
-                self.nodes.push(PnNode::new(NodeId(-id.0), depth, replies, NodeKind::Unborn, false, count));
+                let u = self.alloc(PnNode::new(NodeId(-id.0), depth, replies, NodeKind::Unborn, false, count));
                 self.unborn.insert(n, u);
                 self.link(n, u);
                 self.update_from(u);

@@ -50,8 +50,10 @@ pub struct SearchReport {
     proof_number: Option<u64>,
     /// The root's disproof number (`None`: infinite, the side to move wins).
     disproof_number: Option<u64>,
-    /// Nodes in the manager's tree.
+    /// Nodes in the job's tree.
     nodes: u64,
+    /// Of them, the nodes the manager holds in memory (0 in samples before schema 12).
+    nodes_held: u64,
     /// Nodes decided for the side to move at the root.
     nodes_proved: u64,
     /// Nodes decided for the other side.
@@ -76,6 +78,7 @@ impl SearchReport {
             proof_number: p.proof_number,
             disproof_number: p.disproof_number,
             nodes: p.nodes,
+            nodes_held: p.nodes_held,
             nodes_proved: p.nodes_proved,
             nodes_disproved: p.nodes_disproved,
             frontier: p.frontier,
@@ -475,12 +478,13 @@ impl<C> JobReport<C> {
                 .map_or(String::new(), |r| format!(", {}/s over the last minute", si(r)));
             writeln!(
                 out,
-                "search:    {} ago: proof number {}, disproof number {}; {} nodes ({} proved, {} disproved); \
-                 frontier {}, {} in flight{rate}",
+                "search:    {} ago: proof number {}, disproof number {}; {} nodes ({} held, {} proved, \
+                 {} disproved); frontier {}, {} in flight{rate}",
                 duration(age),
                 number(search.proof_number),
                 number(search.disproof_number),
                 search.nodes,
+                search.nodes_held,
                 search.nodes_proved,
                 search.nodes_disproved,
                 search.frontier,

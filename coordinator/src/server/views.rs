@@ -94,6 +94,7 @@ pub fn search_progress(row: &ProgressRow) -> pb::SearchProgress {
         proof_number: row.tree.proof_number,
         disproof_number: row.tree.disproof_number,
         nodes: row.tree.nodes,
+        nodes_held: row.tree.held,
         nodes_proved: row.tree.nodes_proved,
         nodes_disproved: row.tree.nodes_disproved,
         frontier: row.tree.frontier,

@@ -52,7 +52,7 @@ fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>
     let mut rows: Vec<ProgressRow> = conn
         .prepare_cached(
             "SELECT p.at, p.proof_number, p.disproof_number, p.nodes, p.nodes_proved, p.nodes_disproved, p.frontier,
-                    p.in_flight, p.positions, p.children_decided, p.closest, n.line
+                    p.in_flight, p.positions, p.children_decided, p.closest, n.line, p.held
              FROM progress p LEFT JOIN nodes n ON n.id = p.closest
              WHERE p.job = :job ORDER BY p.at DESC LIMIT :limit",
         )?
@@ -64,6 +64,7 @@ fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>
                     proof_number: number(1)?,
                     disproof_number: number(2)?,
                     nodes: r.get::<_, i64>(3)? as u64,
+                    held: r.get::<_, i64>(12)? as u64,
                     nodes_proved: r.get::<_, i64>(4)? as u64,
                     nodes_disproved: r.get::<_, i64>(5)? as u64,
                     frontier: r.get::<_, i64>(6)? as u64,
@@ -160,16 +161,17 @@ fn write_sample(conn: &Connection, job: i64, stats: &PnStats) -> Result<(), Stor
     let number = |n: Option<u64>| n.map(|n| n as f64);
     conn.prepare_cached(
         "INSERT OR REPLACE INTO progress (job, at, proof_number, disproof_number, nodes, nodes_proved,
-                                          nodes_disproved, frontier, in_flight, positions, children_decided, closest)
+                                          nodes_disproved, frontier, in_flight, positions, children_decided, closest,
+                                          held)
          VALUES (:job, :at, :pn, :dn, :nodes, :proved, :disproved, :frontier, :in_flight, :positions, :decided,
-                 :closest)",
+                 :closest, :held)",
     )?
     .execute(named_params! {
         ":job": job, ":at": now(), ":pn": number(stats.proof_number), ":dn": number(stats.disproof_number),
         ":nodes": stats.nodes as i64, ":proved": stats.nodes_proved as i64,
         ":disproved": stats.nodes_disproved as i64, ":frontier": stats.frontier as i64,
         ":in_flight": stats.in_flight as i64, ":positions": positions, ":decided": decided,
-        ":closest": stats.closest,
+        ":closest": stats.closest, ":held": stats.held as i64,
     })?;
     Ok(())
 }

@@ -59,26 +59,66 @@ pub(super) fn known_leaf(conn: &Connection, node: NodeId) -> Result<PnLeaf, Stor
     Ok(conn.query_row(&format!("{LEAF_SELECT} WHERE n.id = ?1"), [node], leaf)?)
 }
 
-/// A job's whole tree from the tables.
+/// A job's tree from the tables: the nodes still needed and their decided
+/// children (the rest stays in the tables, counted, see `manager/forget.rs`).
 fn load_tree(conn: &Connection, job: i64, root: NodeId, classify: bool) -> Result<PnTree, StoreError> {
-    // Check units' nodes are not in the tree (see `check`).
-    let leaves: Vec<PnLeaf> = conn
-        .prepare(&format!("{LEAF_SELECT} WHERE n.job = ?1 AND u.checking IS NULL"))?
-        .query_map([job], leaf)?
-        .collect::<Result<_, _>>()?;
-    let edges: Vec<(NodeId, NodeId)> = conn
-        .prepare("SELECT e.parent, e.child FROM edges e JOIN nodes n ON n.id = e.parent WHERE n.job = ?1")?
-        .query_map([job], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
+    let Below { leaves, edges, unborn } = needed_below(conn, root)?;
     let mut tree = PnTree::new(root, classify, &leaves, &edges);
-    let unborn: Vec<(NodeId, u32, u32)> = conn
-        .prepare("SELECT id, unborn, unborn_replies FROM nodes WHERE job = ?1 AND unborn > 0 AND value IS NULL")?
-        .query_map([job], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<Result<_, _>>()?;
     for (node, count, replies) in unborn {
         tree.set_unborn(node, count, replies);
     }
+    // The totals the tree's stats count, check units' nodes aside (see `check`).
+    let (nodes, proved, disproved): (i64, i64, i64) = conn
+        .prepare_cached(
+            "SELECT count(*),
+                    coalesce(sum((n.value = :win) = (n.depth % 2 = 0)), 0),
+                    coalesce(sum((n.value = :win) != (n.depth % 2 = 0)), 0)
+             FROM nodes n
+             WHERE n.job = :job AND NOT EXISTS (SELECT 1 FROM units u WHERE u.node = n.id AND u.checking IS NOT NULL)",
+        )?
+        .query_row(named_params! { ":job": job, ":win": Value(Outcome::Win) }, |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
+    tree.count_forgotten(nodes as u64, proved as u64, disproved as u64);
     Ok(tree)
+}
+
+/// A part of a job's tree as the manager takes it.
+pub(super) struct Below {
+    /// The nodes.
+    pub(super) leaves: Vec<PnLeaf>,
+    /// The edges between them.
+    pub(super) edges: Vec<(NodeId, NodeId)>,
+    /// Nodes with children not stored yet: node, how many, the fewest replies among them.
+    pub(super) unborn: Vec<(NodeId, u32, u32)>,
+}
+
+/// Node `start` and what is below it that the manager needs: every node
+/// reached from it through needed (`live`) nodes, `start` itself whatever it is.
+pub(super) fn needed_below(conn: &Connection, start: NodeId) -> Result<Below, StoreError> {
+    const BELOW: &str = "WITH RECURSIVE below(id) AS (
+            SELECT :start
+            UNION SELECT e.child FROM below b JOIN nodes p ON p.id = b.id JOIN edges e ON e.parent = b.id
+            WHERE p.live = 1 OR p.id = :start)";
+    let leaves: Vec<PnLeaf> = conn
+        .prepare_cached(&format!("{BELOW} {LEAF_SELECT} JOIN below b ON b.id = n.id WHERE u.checking IS NULL"))?
+        .query_map(named_params! { ":start": start }, leaf)?
+        .collect::<Result<_, _>>()?;
+    let edges: Vec<(NodeId, NodeId)> = conn
+        .prepare_cached(&format!(
+            "{BELOW} SELECT e.parent, e.child FROM below b JOIN nodes p ON p.id = b.id JOIN edges e ON e.parent = b.id
+             WHERE p.live = 1 OR p.id = :start"
+        ))?
+        .query_map(named_params! { ":start": start }, |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let unborn: Vec<(NodeId, u32, u32)> = conn
+        .prepare_cached(&format!(
+            "{BELOW} SELECT n.id, n.unborn, n.unborn_replies FROM below b JOIN nodes n ON n.id = b.id
+             WHERE n.unborn > 0 AND n.value IS NULL"
+        ))?
+        .query_map(named_params! { ":start": start }, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(Below { leaves, edges, unborn })
 }
 
 /// What a node is to the manager, from its value, its unit's state and whether it has children.

@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -247,6 +247,13 @@ const V10_TO_V11: &str = "
 ALTER TABLE units ADD COLUMN leased_at REAL;
 ";
 
+/// Version 11 to 12: how many nodes the manager's tree held at each
+/// progress sample (`progress.held`; it forgets what is below decided
+/// nodes, see `manager/forget.rs`), 0 for samples taken before.
+const V11_TO_V12: &str = "
+ALTER TABLE progress ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -323,6 +330,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 11 {
         tx.execute_batch(V10_TO_V11)?;
+    }
+    if version < 12 {
+        tx.execute_batch(V11_TO_V12)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

@@ -11,7 +11,7 @@ use super::batch::{Batch, next_batch};
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::jobs::NewNode;
-use super::schedule::known_leaf;
+use super::schedule::{Below, known_leaf, needed_below};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, revive, settle};
 use super::units::HeldUnit;
@@ -236,6 +236,7 @@ impl Store {
         tx.commit()?;
         tracing::debug!("job {id}: node {node}: {} more children stored, {} still not", leaves.len(), batch.unborn);
         let (unborn, replies) = (batch.unborn, batch.unborn_replies);
+        self.graft_forgotten(id, &leaves)?;
         if let Some(tree) = self.trees.get_mut(id) {
             tree.birth(node, &leaves, unborn, replies);
         }
@@ -325,6 +326,7 @@ impl Store {
         if let Some(worker) = worker.into() {
             self.trees.set_home(job, worker.0 as i64, node);
         }
+        self.graft_forgotten(job, &leaves)?;
         if let Some(tree) = self.trees.get_mut(job) {
             if !leaves.is_empty() {
                 tree.expand(node, &leaves);
@@ -342,6 +344,23 @@ impl Store {
                     tree.set_busy(below, false);
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Gives `job`'s tree back the expanded nodes among `leaves` (an
+    /// expansion's children) that it forgot, with what the store still needs
+    /// below them: a new line reached them, and the store revived them.
+    fn graft_forgotten(&mut self, job: i64, leaves: &[PnLeaf]) -> Result<(), StoreError> {
+        let Some(tree) = self.trees.get_mut(job) else { return Ok(()) };
+        for leaf in leaves {
+            if leaf.kind != NodeKind::Expanded || tree.contains(leaf.id) {
+                continue;
+            }
+            let Below { leaves, edges, unborn } = needed_below(&self.conn, leaf.id)?;
+            tree.graft(&leaves, &edges, &unborn);
         }
         Ok(())
     }

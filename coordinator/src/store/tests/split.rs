@@ -147,3 +147,48 @@ fn a_failed_unit_of_a_pruned_node_needed_again_goes_back_to_the_queue() {
     assert!(lines.contains(&"c".to_string()), "{lines:?}");
     assert_eq!(store.job(job).unwrap().state, JobState::Running);
 }
+
+/// Splits `unit` (held by `worker`) into new children at `lines`, one ply below it.
+fn split_into(store: &mut Store, worker: WorkerId, unit: &LeasedUnit, lines: &[&str]) {
+    let depth = unit.line.len() as u32 + 1;
+    let children: Vec<(String, NewNode)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| (format!("m{i}"), node(line, depth, &[0, i as u8], true, &[])))
+        .collect();
+    let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+    let cost = SplitCost { positions: 1000, seconds: 0.1 };
+    let growth = Growth { children: &children, decided: &[], must: &[] };
+    assert!(store.split_unit(worker, &held, growth, cost, &NoGame).unwrap());
+}
+
+/// An expanded node below decided nodes only leaves the manager's tree
+/// (the tables keep it); a split that reaches it again by another line
+/// brings it back with its children, which are handed out as before.
+#[test]
+fn a_forgotten_expanded_node_reached_again_brings_its_children_back() {
+    let (mut store, job, first, _dir) = flat(Goal::Solve);
+    let leased = store.lease(first, 3, 60.0).unwrap();
+    let by_line = |units: &[LeasedUnit], line: &str| units.iter().find(|u| u.line == line).unwrap().clone();
+    let (a, b) = (by_line(&leased, "a"), by_line(&leased, "b"));
+    split_into(&mut store, first, &b, &["b1", "bx"]);
+    let below_b = store.lease(first, 2, 60.0).unwrap();
+    split_into(&mut store, first, &by_line(&below_b, "bx"), &["bx1", "bx2"]);
+    let id = |store: &Store, line: &str| -> NodeId {
+        store.conn.query_row("SELECT id FROM nodes WHERE line = ?1", [line], |r| r.get(0)).unwrap()
+    };
+    let bx = id(&store, "bx");
+    let held = |store: &mut Store, node: NodeId| store.trees.get_mut(job.0 as i64).unwrap().contains(node);
+    assert!(held(&mut store, bx));
+    // b1 loses: b wins, and bx, below b only, leaves the manager's tree.
+    assert!(!done(&mut store, first, by_line(&below_b, "b1").unit, Loss));
+    let bx1 = id(&store, "bx1");
+    assert!(!held(&mut store, bx) && !held(&mut store, bx1));
+    let stats = store.trees.get_mut(job.0 as i64).unwrap().stats();
+    assert_eq!((stats.nodes, stats.held), (8, 4), "every node counted; the root, a, b and c held");
+    // a's split reaches bx again: it comes back with its children, which wait for a worker again.
+    split_a(&mut store, first, &a, "bx", &[]);
+    assert!(held(&mut store, bx) && held(&mut store, bx1), "grafted back, not left for a reload to find");
+    let lines: Vec<String> = store.lease(first, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
+    assert!(lines.contains(&"bx1".to_string()) && lines.contains(&"bx2".to_string()), "{lines:?}");
+}
