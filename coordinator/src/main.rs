@@ -4,6 +4,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc gives freed memory back to the system: after a big export the
+/// coordinator's resident memory falls back to what it holds (glibc's
+/// allocator kept the peak).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Whether `err` is a write to a closed pipe (`golomb results 1 | head`): the reader has what it wanted.
 /// The JSON and CSV writers wrap the I/O error in their own types.
 fn closed_pipe(err: &anyhow::Error) -> bool {

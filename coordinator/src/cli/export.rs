@@ -53,15 +53,10 @@ impl Report for Exported {
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut file = OutputFile::create(&args.file)?;
     let export = with_client(&args.client, async |client| {
-        Ok(client.export(pb::ExportRequest { job_id: args.job }).await.map_err(refused)?.into_inner())
+        Ok(client.export(pb::ExportRequest { job_id: args.job, gzip: true }).await.map_err(refused)?.into_inner())
     })?;
-    let parsed: serde_json::Value = serde_json::from_str(&export.json)?;
-    file.write_all(export.json.as_bytes())?;
-    let report = Exported {
-        job: args.job,
-        file: args.file.display().to_string(),
-        nodes: export.nodes,
-        proof: !parsed["proof"].is_null(),
-    };
+    file.write_gzipped(&export.json_gz)?;
+    let report =
+        Exported { job: args.job, file: args.file.display().to_string(), nodes: export.nodes, proof: export.proof };
     output::print(out, &report, args.json)
 }

@@ -45,6 +45,18 @@ impl OutputFile {
         self.write_with(|file| Ok(file.write_all(bytes)?))
     }
 
+    /// Writes gzipped `bytes` as the whole file and keeps it: as they are
+    /// for a path ending in `.gz`, else uncompressed as they go.
+    pub fn write_gzipped(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
+        if self.path.extension().is_some_and(|e| e == "gz") {
+            let mut file = self.file.take().with_context(|| format!("{} was already written", self.path.display()))?;
+            file.write_all(bytes).with_context(|| format!("cannot write {}", self.path.display()))?;
+            self.kept = true;
+            return Ok(());
+        }
+        self.write_with(|file| Ok(std::io::copy(&mut flate2::read::GzDecoder::new(bytes), file).map(drop)?))
+    }
+
     /// Writes the file with `write` through a buffer and keeps it.
     pub fn write_with(&mut self, write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>) -> anyhow::Result<()> {
         let file = self.file.take().with_context(|| format!("{} was already written", self.path.display()))?;

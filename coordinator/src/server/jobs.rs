@@ -216,10 +216,11 @@ impl pb::jobs_server::Jobs for JobsService {
     }
 
     async fn export(&self, request: Request<pb::ExportRequest>) -> Result<Response<pb::ExportResponse>, Status> {
-        let job = JobId(request.into_inner().job_id);
+        let request = request.into_inner();
+        let job = JobId(request.job_id);
         let (row, nodes, tree) =
             self.0.read(move |s| Ok((s.job(job)?, s.decided_nodes(job)?, s.job_tree(job)?))).await?;
-        let file = tokio::task::spawn_blocking(move || {
+        let response = tokio::task::spawn_blocking(move || {
             let proof = match proof::job_proof(job, &tree) {
                 Ok(proof) => Some(proof),
                 Err(ProofExportError::Replay(e)) => return Err(Status::internal(e.to_string())),
@@ -228,13 +229,30 @@ impl pb::jobs_server::Jobs for JobsService {
             };
             let mut file = export::export_file(&row, &tree.spec, &nodes, proof);
             file.children = proof::child_proofs(job, &tree).map_err(|e| Status::internal(e.to_string()))?;
-            Ok(file)
+            drop(tree);
+            let mut response = pb::ExportResponse {
+                nodes: file.nodes.len() as u64,
+                proof: file.proof.is_some(),
+                ..Default::default()
+            };
+            let internal = |e: &dyn std::fmt::Display| Status::internal(format!("cannot write the export: {e}"));
+            if request.gzip {
+                // Straight into the compressor: the text of a big job's file (127 MB
+                // for the 9x8 hexomino job's) is never held whole.
+                // (Through a buffer: the compressor is slow on serde's many small writes.)
+                let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                let mut buffered = std::io::BufWriter::with_capacity(1 << 16, gz);
+                serde_json::to_writer_pretty(&mut buffered, &file).map_err(|e| internal(&e))?;
+                let gz = buffered.into_inner().map_err(|e| internal(&e.into_error()))?;
+                response.json_gz = gz.finish().map_err(|e| internal(&e))?;
+            } else {
+                response.json = serde_json::to_string_pretty(&file).map_err(|e| internal(&e))?;
+            }
+            Ok(response)
         })
         .await
         .map_err(|e| Status::internal(e.to_string()))??;
-        let count = file.nodes.len() as u64;
-        let json = serde_json::to_string_pretty(&file).map_err(|e| Status::internal(e.to_string()))?;
-        Ok(Response::new(pb::ExportResponse { json, nodes: count }))
+        Ok(Response::new(response))
     }
 
     async fn prove(&self, request: Request<pb::ProveRequest>) -> Result<Response<pb::ProveResponse>, Status> {

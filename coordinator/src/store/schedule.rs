@@ -31,7 +31,19 @@ fn load<'t>(
     root: NodeId,
     goal: Goal,
 ) -> Result<&'t mut PnTree, StoreError> {
-    trees.get_or_load(job, || load_tree(conn, job, root, goal == Goal::Classify))
+    trees.get_or_load(job, || {
+        let started = std::time::Instant::now();
+        let tree = load_tree(conn, job, root, goal == Goal::Classify)?;
+        let stats = tree.stats();
+        tracing::info!(
+            "job {job}: its tree loaded in {:.1} s: {} nodes held of {} ({} decided)",
+            started.elapsed().as_secs_f64(),
+            stats.held,
+            stats.nodes,
+            stats.nodes_proved + stats.nodes_disproved
+        );
+        Ok(tree)
+    })
 }
 
 /// A node as the manager's tree takes it: its id, depth, moves, value,

@@ -63,7 +63,7 @@ pub(super) async fn proof(State(web): State<Web>, Path(id): Path<u64>) -> Result
 /// `/api/jobs/ID/export`: the file `golomb export ID FILE` writes.
 pub(super) async fn export(State(web): State<Web>, Path(id): Path<u64>) -> Result<Response, WebError> {
     let service = JobsService(web.shared.clone());
-    let export = service.export(Request::new(pb::ExportRequest { job_id: id })).await?.into_inner();
+    let export = service.export(Request::new(pb::ExportRequest { job_id: id, gzip: false })).await?.into_inner();
     Ok(download("application/json", &format!("job-{id}.export.json"), export.json.into_bytes()))
 }
 
