@@ -17,7 +17,8 @@
 # `golomb status JOB --coordinator 127.0.0.1:PORT` reads. The samples go to
 # EXPORT's name with .samples.tsv: time, the sitting's minutes, positions,
 # nodes stored, nodes decided, the database's bytes (with its WAL) and the
-# coordinator's resident memory. Stop it with Ctrl-C: it writes a last
+# coordinator's resident memory. Stop it with Ctrl-C (or SIGTERM: a
+# sitting started in the background ignores SIGINT): it writes a last
 # export, then stops the cluster. golomb, golomb-worker and sqlite3 (for
 # the node counts, read beside the coordinator) must be on PATH.
 set -euo pipefail

@@ -43,6 +43,9 @@ pub struct Store {
     pub(super) checks_exist: bool,
     /// Each game job's key in the store of decided positions (`known`), once read.
     pub(super) game_keys: std::collections::HashMap<i64, Option<String>>,
+    /// How long one lease call may spend growing the tree (dives and births) before it hands out what it has
+    /// ([`GROWTH_TIME`](super::lease::GROWTH_TIME); shorter in tests).
+    pub(super) growth_time: std::time::Duration,
 }
 
 impl Store {
@@ -62,6 +65,7 @@ impl Store {
             check_fraction: 0.0,
             checks_exist,
             game_keys: std::collections::HashMap::new(),
+            growth_time: super::lease::GROWTH_TIME,
         })
     }
 

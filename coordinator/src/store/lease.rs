@@ -28,6 +28,14 @@ use super::{Store, StoreError, now};
 /// The most leaves one lease call expands on dives before it hands out what it has.
 pub const MAX_DIVES: usize = 8;
 
+/// The longest one lease call spends on dives and births (each makes a
+/// node's children, about a second for a 15x15 hexomino node) before it
+/// hands out what it has: the store answers no heartbeat and takes no
+/// report meanwhile. Measured: 64 births and 8 dives in one call held the
+/// 15x15 job's store for tens of seconds, the worker's split report timed
+/// out again and again, and the leases it could not keep failed the job.
+pub const GROWTH_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The most nodes one lease call stores the next children of before it hands out what it has.
 pub const MAX_BIRTHS: usize = 64;
 
@@ -143,11 +151,13 @@ impl Store {
     ) -> Result<Vec<LeasedUnit>, StoreError> {
         let mut out = Vec::new();
         let (mut dives, mut answered, mut births) = (0, 0, 0);
+        let started = std::time::Instant::now();
         while out.len() < max as usize {
             let units = self.lease(worker, max - out.len() as u32, lease_seconds)?;
             let mut again = false;
             for (job, node) in self.trees.take_births() {
-                if births >= MAX_BIRTHS {
+                // The first one always: every call makes progress.
+                if births >= MAX_BIRTHS || (births > 0 && started.elapsed() >= self.growth_time) {
                     self.trees.birth_failed(job, node);
                     continue;
                 }
@@ -187,7 +197,8 @@ impl Store {
                     continue;
                 }
                 let levels = self.trees.get_mut(job).and_then(|t| t.dive_into(node));
-                let Some(levels) = levels.filter(|_| dives < MAX_DIVES) else {
+                let growing = dives == 0 || started.elapsed() < self.growth_time;
+                let Some(levels) = levels.filter(|_| dives < MAX_DIVES && growing) else {
                     out.push(unit);
                     continue;
                 };

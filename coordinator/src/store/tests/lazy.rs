@@ -141,6 +141,32 @@ fn a_node_with_children_not_stored_is_never_lost_and_a_reload_keeps_them_counted
     assert_eq!(counts(&store, "a").0, 2 * stored as i64, "the next batch: as many as were stored");
 }
 
+/// A lease call makes the first batch it is asked for, and more only while
+/// its time to grow the tree lasts (`GROWTH_TIME`): the store answers no
+/// heartbeat or report meanwhile. The batches it leaves are made by the
+/// next calls, and every child still goes out.
+#[test]
+fn a_lease_call_stops_making_children_when_its_time_is_spent() {
+    let stored_after_one_call = |growth_time: std::time::Duration| {
+        let (mut store, _job, worker, _dir) = flat(Goal::Solve);
+        split_a(&mut store, worker, &[]);
+        store.growth_time = growth_time;
+        let first = store.lease_growing(worker, 100, 60.0, &Wide).unwrap();
+        let stored = counts(&store, "a").0;
+        let mut out = first.len();
+        while let Ok(more) = store.lease_growing(worker, 100, 60.0, &Wide)
+            && !more.is_empty()
+        {
+            out += more.len();
+        }
+        assert_eq!(out, WIDE - 1, "every open child of a goes out in the end");
+        stored
+    };
+    let batch = BIRTH_BATCH as i64 + 1;
+    assert_eq!(stored_after_one_call(std::time::Duration::from_secs(60)), WIDE as i64, "time enough for both batches");
+    assert_eq!(stored_after_one_call(std::time::Duration::ZERO), 2 * batch, "no time: the first batch only");
+}
+
 /// A decided unit of an import file, at `path` (the fake game's keys are its lines).
 fn imported(index: usize, path: &[&str], value: Outcome) -> ImportEntry {
     ImportEntry {
