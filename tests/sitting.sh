@@ -25,7 +25,7 @@ set -euo pipefail
 for tool in golomb golomb-worker sqlite3; do
   command -v "$tool" > /dev/null || { echo "$tool is not on PATH" >&2; exit 1; }
 done
-[ $# -ge 1 ] || { sed -n '2,21p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
 export_file="$1"
 [ -f "$export_file" ] || { echo "no export file $export_file" >&2; exit 1; }
 stem="$(basename "$export_file")"
