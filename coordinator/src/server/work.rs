@@ -26,6 +26,12 @@ const MAX_SCORE: u32 = 64;
 /// The most threads a registering worker may claim.
 const MAX_THREADS: u32 = 1 << 16;
 
+/// The most units one worker holds at once. A worker runs one unit at a
+/// time with all its threads and keeps one more queued, so 16 leaves room
+/// for any honest one; a client asking for hundreds would otherwise take
+/// most of a job's units at once and hold them with heartbeats.
+pub const MAX_HELD_UNITS: u32 = 16;
+
 /// The longest worker name or host name a registration may carry, in bytes
 /// (a DNS name is at most 253): they are stored, listed by `golomb workers`
 /// and shown on the web page.
@@ -184,11 +190,17 @@ impl pb::work_server::Work for WorkService {
     async fn lease(&self, request: Request<pb::LeaseRequest>) -> Result<Response<pb::LeaseResponse>, Status> {
         let r = request.into_inner();
         let lease = self.0.config.lease_seconds;
-        let max = r.max_units.clamp(1, 256);
         let worker = WorkerId(r.worker_id);
         let (leased, drain) = self
             .0
-            .store(move |s| Ok((s.lease_growing(worker, max, lease, &plan::Engine)?, s.worker_draining(worker)?)))
+            .store(move |s| {
+                let room = MAX_HELD_UNITS.saturating_sub(s.units_held(worker)?);
+                let leased = match r.max_units.clamp(1, MAX_HELD_UNITS).min(room) {
+                    0 => Vec::new(),
+                    max => s.lease_growing(worker, max, lease, &plan::Engine)?,
+                };
+                Ok((leased, s.worker_draining(worker)?))
+            })
             .await?;
         let units = leased
             .into_iter()

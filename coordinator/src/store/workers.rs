@@ -154,4 +154,12 @@ impl Store {
             .optional()?
             .unwrap_or(false))
     }
+
+    /// How many units `worker` holds now.
+    pub fn units_held(&self, worker: WorkerId) -> Result<u32, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT count(*) FROM units WHERE worker = :worker AND state = :leased")?
+            .query_row(named_params! { ":worker": worker.0 as i64, ":leased": UnitState::Leased }, |r| r.get(0))?)
+    }
 }

@@ -75,3 +75,33 @@ fn a_count_unit_is_never_split_and_out_of_range_numbers_are_bounded() {
     let results = cluster.json(&["results", &job.to_string()]);
     assert!(results.is_object(), "{results}");
 }
+
+/// One worker cannot take most of a job's units at once: however many it
+/// asks for, it holds at most 16 (`MAX_HELD_UNITS`), and gets more only as
+/// it gives some back; another worker still finds units to lease.
+#[test]
+fn a_worker_holds_at_most_sixteen_units_however_many_it_asks_for() {
+    let cluster = Cluster::start(None, 60.0);
+    let job = cluster.submit(&["--board", "6x10", "--goal", "count", "--split-depth", "2"]);
+    assert!(count(&cluster.status(job), "units", "pending") > 40);
+    runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        let hoarder = register(&mut client, "hoarder").await;
+        let lease = |max_units| pb::LeaseRequest { worker_id: hoarder, max_units };
+        let first = client.lease(lease(256)).await.unwrap().into_inner().units;
+        assert_eq!(first.len(), 16, "asked for 256");
+        assert!(client.lease(lease(256)).await.unwrap().into_inner().units.is_empty(), "it holds 16 already");
+        // One given back (its worker stopped it): room for one more.
+        let back = pb::GiveBackRequest {
+            worker_id: hoarder,
+            unit_ids: vec![first[0].unit_id],
+            lease_tokens: vec![first[0].lease_token.clone()],
+            ..Default::default()
+        };
+        client.give_back(back).await.unwrap();
+        assert_eq!(client.lease(lease(256)).await.unwrap().into_inner().units.len(), 1);
+        let other = register(&mut client, "other").await;
+        let units = client.lease(pb::LeaseRequest { worker_id: other, max_units: 2 }).await.unwrap().into_inner().units;
+        assert_eq!(units.len(), 2, "another worker still gets units");
+    });
+}

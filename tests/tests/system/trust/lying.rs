@@ -31,36 +31,45 @@ fn a_liars_classify_fails_verify_of_its_export() {
 }
 
 /// A worker that leases every unit of `job` and reports each child lost: the
-/// really lost ones first, then a lie for every winning one. Returns its id
-/// and how many lies it told.
+/// really lost ones as soon as it has them, the lies (every winning child)
+/// once it can lease nothing more (it holds at most 16 units at once), so
+/// that the first children reported are really lost. Returns its id and how
+/// many lies it told.
 fn lie(cluster: &Cluster, board: &str, job: u64) -> (u64, usize) {
     runtime().block_on(async {
         let mut client = cluster.work_client().await;
         let me = register(&mut client, "liar").await;
-        let mut leased = Vec::new();
+        let mut held_lies = Vec::new();
+        let mut lies = 0;
         loop {
             let units =
                 client.lease(pb::LeaseRequest { worker_id: me, max_units: 16 }).await.unwrap().into_inner().units;
+            let mut report = Vec::new();
             if units.is_empty() {
-                break;
+                if held_lies.is_empty() {
+                    break;
+                }
+                lies += held_lies.len();
+                report.append(&mut held_lies);
             }
-            leased.extend(units);
-        }
-        // The children that are really lost first (so the root's own proof holds), then a
-        // "loss" for every other one.
-        leased.sort_by_key(|u| local_value(board, &u.moves) == "win");
-        let mut lies = 0;
-        for unit in leased {
-            lies += usize::from(local_value(board, &unit.moves) == "win");
-            let request = pb::CompleteRequest {
-                worker_id: me,
-                unit_id: unit.unit_id,
-                job_id: job,
-                result: game_value(pb::Value::Loss as i32, ""),
-                lease_token: unit.lease_token.clone(),
-                ..Default::default()
-            };
-            client.complete(request).await.expect("a loss claim with a real lease is taken");
+            for unit in units {
+                if local_value(board, &unit.moves) == "win" {
+                    held_lies.push(unit);
+                } else {
+                    report.push(unit);
+                }
+            }
+            for unit in report {
+                let request = pb::CompleteRequest {
+                    worker_id: me,
+                    unit_id: unit.unit_id,
+                    job_id: job,
+                    result: game_value(pb::Value::Loss as i32, ""),
+                    lease_token: unit.lease_token.clone(),
+                    ..Default::default()
+                };
+                client.complete(request).await.expect("a loss claim with a real lease is taken");
+            }
         }
         (me, lies)
     })
