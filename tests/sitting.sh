@@ -14,7 +14,10 @@
 # (`golomb import`) and served as it stands after. The cluster is the one an
 # operator runs: `golomb serve` on the file and one `golomb-worker` (THREADS,
 # default all cores) on loopback port PORT (default 7198), which
-# `golomb status JOB --coordinator 127.0.0.1:PORT` reads. The samples go to
+# `golomb status JOB --coordinator 127.0.0.1:PORT` reads; its leases last
+# LEASE_SECONDS (default 300: a coordinator starved by other work on the
+# machine for tens of seconds must not let its only worker's leases expire,
+# which fails the job after three). The samples go to
 # EXPORT's name with .samples.tsv: time, the sitting's minutes, positions,
 # nodes stored, nodes decided, the database's bytes (with its WAL) and the
 # coordinator's resident memory. Stop it with Ctrl-C (or SIGTERM: a
@@ -25,7 +28,7 @@ set -euo pipefail
 for tool in golomb golomb-worker sqlite3; do
   command -v "$tool" > /dev/null || { echo "$tool is not on PATH" >&2; exit 1; }
 done
-[ $# -ge 1 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,26p' "$0" >&2; exit 2; }
 export_file="$1"
 [ -f "$export_file" ] || { echo "no export file $export_file" >&2; exit 1; }
 stem="$(basename "$export_file")"
@@ -45,7 +48,7 @@ if [ ! -f "$db" ]; then
   golomb import "$export_file" --db "$db"
 fi
 job=$(sqlite3 "$db" "SELECT max(id) FROM jobs")
-golomb serve --db "$db" --listen "$coordinator" > "$db.serve.log" 2>&1 &
+golomb serve --db "$db" --listen "$coordinator" --lease-seconds "${LEASE_SECONDS:-300}" > "$db.serve.log" 2>&1 &
 serve=$!
 for _ in $(seq 30); do
   golomb status --coordinator "$coordinator" > /dev/null 2>&1 && break
