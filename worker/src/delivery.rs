@@ -27,13 +27,22 @@ fn report_tokens(report: &Report) -> Vec<&str> {
     }
 }
 
-/// Tells the heartbeat task which solved units wait in the outbox.
+/// Tells the heartbeat task which units wait in the outbox: solved ones and
+/// ones given back (to be split, or unstarted), whose leases must outlive
+/// however long the coordinator takes to take them (a split of a 15x15
+/// node near the root took it more than the default 30 s lease on a
+/// starved machine, and three expired leases failed the job).
 pub(crate) fn publish_waiting(shared: &Shared, outbox: &VecDeque<Report>) {
     let waiting = outbox
         .iter()
-        .filter_map(|r| match r {
-            Report::Complete(c) => Some((c.lease_token.clone(), c.unit_id, c.stats.map_or(0, |s| s.positions))),
-            Report::GiveBack(_) => None,
+        .flat_map(|r| -> Vec<(String, u64, u64)> {
+            match r {
+                Report::Complete(c) => vec![(c.lease_token.clone(), c.unit_id, c.stats.map_or(0, |s| s.positions))],
+                Report::GiveBack(g) => {
+                    let positions = g.stats.map_or(0, |s| s.positions);
+                    g.unit_ids.iter().zip(&g.lease_tokens).map(|(&id, token)| (token.clone(), id, positions)).collect()
+                }
+            }
         })
         .collect();
     *shared.waiting.lock().unwrap_or_else(|e| e.into_inner()) = waiting;

@@ -346,6 +346,9 @@ impl pb::work_server::Work for WorkService {
     }
 
     async fn give_back(&self, request: Request<pb::GiveBackRequest>) -> Result<Response<pb::GiveBackResponse>, Status> {
+        if crate::store::give_backs_fail() {
+            return Err(Status::unavailable("give-backs refused (injected: GOLOMB_FAULT_GIVE_BACKS file exists)"));
+        }
         let mut r = request.into_inner();
         let units = held_units(&r)?;
         let worker = WorkerId(r.worker_id);

@@ -2,7 +2,9 @@
 //! feature, which the system tests turn on (`tests/Cargo.toml`) and a
 //! release build leaves off, a coordinator started with
 //! `GOLOMB_FAULT_WRITES=FILE` fails every write transaction as a full disk
-//! would while FILE exists: for tests of what the cluster does on a bad day.
+//! would while FILE exists, and with `GOLOMB_FAULT_GIVE_BACKS=FILE` refuses
+//! every `GiveBack` call as unavailable: for tests of what the cluster does
+//! on a bad day.
 //! Without the feature nothing here reads the environment, and no write
 //! fails this way.
 
@@ -13,6 +15,21 @@ use super::error::StoreError;
 
 /// The environment variable that names a fault file (read only with the `fault-injection` feature).
 pub const FAULT_WRITES_ENV: &str = "GOLOMB_FAULT_WRITES";
+
+/// The environment variable that names a file while which every `GiveBack`
+/// call is refused as unavailable (read only with the `fault-injection`
+/// feature): a coordinator that takes a worker's heartbeats but not its
+/// split reports, as a starved one did.
+pub const FAULT_GIVE_BACKS_ENV: &str = "GOLOMB_FAULT_GIVE_BACKS";
+
+/// Whether `GiveBack` calls should be refused now (never, without the `fault-injection` feature).
+pub fn give_backs_fail() -> bool {
+    #[cfg(feature = "fault-injection")]
+    if std::env::var_os(FAULT_GIVE_BACKS_ENV).is_some_and(|file| std::path::Path::new(&file).exists()) {
+        return true;
+    }
+    false
+}
 
 /// Whether the store's writes should fail now (never, without the `fault-injection` feature).
 #[derive(Debug, Default)]

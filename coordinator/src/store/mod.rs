@@ -92,7 +92,7 @@ pub use distrust::Distrusted;
 pub use error::StoreError;
 pub use export::DecidedNode;
 pub use failures::WORKER_FAILURE_LIMIT;
-pub use fault::FAULT_WRITES_ENV;
+pub use fault::{FAULT_GIVE_BACKS_ENV, FAULT_WRITES_ENV, give_backs_fail};
 pub use import::{ImportCounts, ImportEntry};
 pub use job_row::{JobRow, UnitCounts};
 pub use jobs::NewNode;

@@ -577,3 +577,30 @@ fn an_oversized_submit_is_refused_within_seconds() {
     // The coordinator is still there.
     cluster.json(&["status"]);
 }
+
+/// A unit given back to be split keeps its lease while the coordinator
+/// cannot take the report (here it refuses every give-back for three
+/// leases' time, as a coordinator starved by its own work on a node's
+/// children did): the worker heartbeats it as it does a solved unit
+/// waiting for delivery, no lease expires, and the job ends right.
+#[test]
+fn a_split_report_the_coordinator_cannot_take_yet_keeps_its_lease() {
+    let flags = tempfile::tempdir().unwrap();
+    let fault = flags.path().join("no-give-backs");
+    let cluster = Cluster::start_with(ServeOptions::new(LEASE_SECONDS).env("GOLOMB_FAULT_GIVE_BACKS", &fault));
+    std::fs::write(&fault, "").unwrap();
+    let _worker = cluster.worker("w1", 1);
+    // 8x5 from the empty board: 1.2 M positions, far more than 0.005 s of search (see `manager.rs`).
+    let job = cluster.submit(&["--board", "8x5", "--goal", "solve", "--split-depth", "0", "--split-after", "0.005"]);
+    wait_until(MINUTES, "a split report refused", || {
+        cluster.worker_log("w1").contains("giving it back to be split").then_some(())
+    });
+    std::thread::sleep(Duration::from_secs_f64(3.0 * LEASE_SECONDS));
+    std::fs::remove_file(&fault).unwrap();
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert_eq!(status["value"], local_value("8x5", ""), "{status}");
+    assert!(count(&status, "units", "split") >= 1, "{status}");
+    let log = cluster.coordinator_log();
+    assert!(!log.contains("leases expired"), "a split waiting for delivery lost its lease:\n{log}");
+}
