@@ -69,34 +69,47 @@ impl PnTree {
 
     /// Forgets node `m` (no parent and no child left): counts it and frees its slot.
     pub(super) fn free_slot(&mut self, m: u32) {
-        let root_depth = self.nodes[self.root as usize].depth;
-        let node = &self.nodes[m as usize];
-        if node.kind != NodeKind::Unborn {
-            self.index.remove(&node.id);
+        if self.nodes[m as usize].kind != NodeKind::Unborn {
+            let (proved, disproved) = self.decided_side(m);
+            self.index.remove(&self.nodes[m as usize].id);
             self.forgotten.nodes += 1;
-            let root_moves = (node.depth - root_depth.min(node.depth)).is_multiple_of(2);
-            match (node.kind, root_moves) {
-                (NodeKind::Won, true) | (NodeKind::Lost, false) => self.forgotten.proved += 1,
-                (NodeKind::Won, false) | (NodeKind::Lost, true) => self.forgotten.disproved += 1,
-                _ => {}
-            }
+            self.forgotten.proved += proved;
+            self.forgotten.disproved += disproved;
         }
         self.unborn.remove(&m);
         self.nodes[m as usize] = PnNode::new(NodeId(0), 0, 0, NodeKind::Free, false, 0);
         self.free.push(m);
     }
 
+    /// Whether node `m` counts as proved or as disproved (1 or 0 each), as [`PnTree::stats`] counts them.
+    fn decided_side(&self, m: u32) -> (u64, u64) {
+        let root_depth = self.nodes[self.root as usize].depth;
+        let node = &self.nodes[m as usize];
+        let root_moves = (node.depth - root_depth.min(node.depth)).is_multiple_of(2);
+        match (node.kind, root_moves) {
+            (NodeKind::Won, true) | (NodeKind::Lost, false) => (1, 0),
+            (NodeKind::Won, false) | (NodeKind::Lost, true) => (0, 1),
+            _ => (0, 0),
+        }
+    }
+
     /// Adds a forgotten node the store revived (a new line reached it) back
     /// with the part of its subtree the store still needs: `leaves` (the
     /// node among them) and `edges` as a load gives them, and its nodes'
     /// children not stored yet (`unborn`: node, count, fewest replies).
-    /// Nodes the tree holds already keep their state. The node has no
-    /// parent in the tree until the expansion that reached it links it.
+    /// Nodes the tree holds already keep their state; the others were
+    /// counted as forgotten, and no longer are. The node has no parent in
+    /// the tree until the expansion that reached it links it.
     pub fn graft(&mut self, leaves: &[PnLeaf], edges: &[(NodeId, NodeId)], unborn: &[(NodeId, u32, u32)]) {
         let mut added: Vec<u32> = Vec::new();
         for leaf in leaves {
             if !self.index.contains_key(&leaf.id) {
-                added.push(self.insert(leaf));
+                let n = self.insert(leaf);
+                let (proved, disproved) = self.decided_side(n);
+                self.forgotten.nodes = self.forgotten.nodes.saturating_sub(1);
+                self.forgotten.proved = self.forgotten.proved.saturating_sub(proved);
+                self.forgotten.disproved = self.forgotten.disproved.saturating_sub(disproved);
+                added.push(n);
             }
         }
         let new: HashSet<u32> = added.iter().copied().collect();

@@ -533,15 +533,25 @@ impl PnTree {
     /// Gives a node its children (its unit ran past its budget and was split):
     /// children already in the tree (transpositions) are linked, new ones added.
     pub fn expand(&mut self, id: NodeId, children: &[PnLeaf]) {
+        self.expand_with_unborn(id, children, 0, 0);
+    }
+
+    /// [`PnTree::expand`] for a node whose other `unborn` children are not
+    /// stored yet, the fewest replies among them `replies` (see
+    /// [`PnTree::set_unborn`]): they join before its numbers are worked out,
+    /// so that stored children all won never decide it while others are open.
+    pub fn expand_with_unborn(&mut self, id: NodeId, children: &[PnLeaf], unborn: u32, replies: u32) {
         let Some(&n) = self.index.get(&id) else { return };
         if self.nodes[n as usize].kind != NodeKind::Frontier && self.nodes[n as usize].kind != NodeKind::Stuck {
             return;
         }
-        self.attach(n, children);
+        self.attach(n, children, (unborn, replies));
     }
 
-    /// Links node `n` to `children` (new ones added, known ones linked once) and recomputes above it.
-    fn attach(&mut self, n: u32, children: &[PnLeaf]) {
+    /// Links node `n` to `children` (new ones added, known ones linked once)
+    /// and to a stand-in for `unborn` (count, fewest replies) more if any, then
+    /// recomputes above it.
+    fn attach(&mut self, n: u32, children: &[PnLeaf], unborn: (u32, u32)) {
         let had_children = !self.nodes[n as usize].children.is_empty();
         let mut linked = std::collections::HashSet::new();
         for leaf in children {
@@ -565,6 +575,9 @@ impl PnTree {
         }
         self.nodes[n as usize].kind = NodeKind::Expanded;
         self.nodes[n as usize].busy = false;
+        if unborn.0 > 0 {
+            self.set_unborn(self.nodes[n as usize].id, unborn.0, unborn.1);
+        }
         self.update_from(n);
     }
 

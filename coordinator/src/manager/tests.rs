@@ -331,6 +331,23 @@ fn what_is_below_a_decided_node_is_forgotten_and_still_counted() {
     assert_eq!(tree.nodes.len(), slots);
 }
 
+/// A split whose stored children are all won already (transpositions of
+/// decided nodes) with others not stored yet leaves its node open, as the
+/// store does: the children not stored count before its numbers are
+/// worked out, so it is neither lost nor emptied.
+#[test]
+fn a_node_whose_stored_children_all_won_stays_open_while_others_are_unborn() {
+    let nodes = [leaf(1, 0, 1, NodeKind::Expanded), leaf(2, 1, 7, NodeKind::Frontier)];
+    let mut tree = PnTree::new(NodeId(1), false, &nodes, &[(NodeId(1), NodeId(2))]);
+    let won = [leaf(3, 2, 1, NodeKind::Won), leaf(4, 2, 1, NodeKind::Won)];
+    tree.expand_with_unborn(NodeId(2), &won, 5, 2);
+    let n2 = tree.index[&NodeId(2)] as usize;
+    assert_eq!(tree.nodes[n2].kind, NodeKind::Expanded, "five children are still open");
+    assert!(tree.contains(NodeId(3)) && tree.contains(NodeId(4)), "nothing below it forgotten");
+    assert_eq!(tree.select(), None, "the descent asks for the next batch instead");
+    assert_eq!(tree.take_births(), vec![NodeId(2)]);
+}
+
 #[test]
 fn a_forgotten_node_reached_again_is_grafted_back_with_what_is_below_it() {
     // root 1 -> 2, 3; 2 -> 4 (won for its mover), 5; 5 -> 6, 7. 3 is open.

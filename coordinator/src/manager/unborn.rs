@@ -66,7 +66,7 @@ impl PnTree {
         if self.nodes[n as usize].kind != NodeKind::Expanded {
             return;
         }
-        self.attach(n, children);
+        self.attach(n, children, (0, 0));
         self.set_unborn(id, count, replies);
     }
 }

@@ -236,7 +236,7 @@ impl Store {
         tx.commit()?;
         tracing::debug!("job {id}: node {node}: {} more children stored, {} still not", leaves.len(), batch.unborn);
         let (unborn, replies) = (batch.unborn, batch.unborn_replies);
-        self.graft_forgotten(id, &leaves)?;
+        self.graft_forgotten(id, &leaves, &known)?;
         if let Some(tree) = self.trees.get_mut(id) {
             tree.birth(node, &leaves, unborn, replies);
         }
@@ -326,10 +326,10 @@ impl Store {
         if let Some(worker) = worker.into() {
             self.trees.set_home(job, worker.0 as i64, node);
         }
-        self.graft_forgotten(job, &leaves)?;
+        self.graft_forgotten(job, &leaves, &known)?;
         if let Some(tree) = self.trees.get_mut(job) {
             if !leaves.is_empty() {
-                tree.expand(node, &leaves);
+                tree.expand_with_unborn(node, &leaves, unborn, replies);
                 tree.set_unborn(node, unborn, replies);
             }
             for id in kept {
@@ -350,17 +350,22 @@ impl Store {
 }
 
 impl Store {
-    /// Gives `job`'s tree back the expanded nodes among `leaves` (an
-    /// expansion's children) that it forgot, with what the store still needs
-    /// below them: a new line reached them, and the store revived them.
-    fn graft_forgotten(&mut self, job: i64, leaves: &[PnLeaf]) -> Result<(), StoreError> {
+    /// Gives `job`'s tree back the nodes among `leaves` (an expansion's
+    /// children) that it forgot, `known` naming those that existed before:
+    /// a new line reached them, and the store revived them. An expanded one
+    /// comes back with what the store still needs below it.
+    fn graft_forgotten(&mut self, job: i64, leaves: &[PnLeaf], known: &[NodeId]) -> Result<(), StoreError> {
         let Some(tree) = self.trees.get_mut(job) else { return Ok(()) };
         for leaf in leaves {
-            if leaf.kind != NodeKind::Expanded || tree.contains(leaf.id) {
+            if tree.contains(leaf.id) || !known.contains(&leaf.id) {
                 continue;
             }
-            let Below { leaves, edges, unborn } = needed_below(&self.conn, leaf.id)?;
-            tree.graft(&leaves, &edges, &unborn);
+            if leaf.kind == NodeKind::Expanded {
+                let Below { leaves, edges, unborn } = needed_below(&self.conn, leaf.id)?;
+                tree.graft(&leaves, &edges, &unborn);
+            } else {
+                tree.graft(std::slice::from_ref(leaf), &[], &[]);
+            }
         }
         Ok(())
     }

@@ -189,6 +189,9 @@ fn a_forgotten_expanded_node_reached_again_brings_its_children_back() {
     // a's split reaches bx again: it comes back with its children, which wait for a worker again.
     split_a(&mut store, first, &a, "bx", &[]);
     assert!(held(&mut store, bx) && held(&mut store, bx1), "grafted back, not left for a reload to find");
+    let stats = store.trees.get_mut(job.0 as i64).unwrap().stats();
+    let stored: i64 = store.conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0)).unwrap();
+    assert_eq!((stats.nodes, stats.held), (stored as u64, 8), "what came back is no longer counted as forgotten");
     let lines: Vec<String> = store.lease(first, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
     assert!(lines.contains(&"bx1".to_string()) && lines.contains(&"bx2".to_string()), "{lines:?}");
 }
