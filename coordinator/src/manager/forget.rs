@@ -48,22 +48,21 @@ impl PnTree {
         }
         self.unborn.remove(&n);
         let mut orphans = Vec::new();
-        for c in std::mem::take(&mut self.nodes[n as usize].children) {
+        self.unlink_children(n, &mut orphans);
+        while let Some(m) = orphans.pop() {
+            self.unlink_children(m, &mut orphans);
+            self.free_slot(m);
+        }
+    }
+
+    /// Unlinks node `m` from its children, pushing onto `orphans` those left with no parent.
+    fn unlink_children(&mut self, m: u32, orphans: &mut Vec<u32>) {
+        for c in std::mem::take(&mut self.nodes[m as usize].children) {
             let parents = &mut self.nodes[c as usize].parents;
-            parents.retain(|&p| p != n);
+            parents.retain(|&p| p != m);
             if parents.is_empty() {
                 orphans.push(c);
             }
-        }
-        while let Some(m) = orphans.pop() {
-            for c in std::mem::take(&mut self.nodes[m as usize].children) {
-                let parents = &mut self.nodes[c as usize].parents;
-                parents.retain(|&p| p != m);
-                if parents.is_empty() {
-                    orphans.push(c);
-                }
-            }
-            self.free_slot(m);
         }
     }
 
@@ -82,7 +81,7 @@ impl PnTree {
     }
 
     /// Whether node `m` counts as proved or as disproved (1 or 0 each), as [`PnTree::stats`] counts them.
-    fn decided_side(&self, m: u32) -> (u64, u64) {
+    pub(super) fn decided_side(&self, m: u32) -> (u64, u64) {
         let root_depth = self.nodes[self.root as usize].depth;
         let node = &self.nodes[m as usize];
         let root_moves = (node.depth - root_depth.min(node.depth)).is_multiple_of(2);

@@ -60,14 +60,10 @@ impl PnTree {
                 .min()
                 .map(|(_, id)| id);
         }
-        let root_depth = root.depth;
-        for node in &self.nodes {
-            let root_moves = (node.depth - root_depth.min(node.depth)) % 2 == 0;
-            match (node.kind, root_moves) {
-                (NodeKind::Won, true) | (NodeKind::Lost, false) => stats.nodes_proved += 1,
-                (NodeKind::Won, false) | (NodeKind::Lost, true) => stats.nodes_disproved += 1,
-                _ => {}
-            }
+        for n in 0..self.nodes.len() as u32 {
+            let (proved, disproved) = self.decided_side(n);
+            stats.nodes_proved += proved;
+            stats.nodes_disproved += disproved;
         }
         // The leaves still needed: those reachable from the root through undecided nodes.
         let mut seen = vec![false; self.nodes.len()];
