@@ -1,7 +1,7 @@
 //! System tests of the first hour (issue 14): what a new user trips on when
 //! talking to a coordinator, with real processes on loopback. Each test
 //! names the items of the issue it covers; the local commands' items are
-//! in `coordinator/tests/cli.rs`.
+//! in `golomb_cli.rs`.
 
 use std::process::Command;
 use std::time::Duration;

@@ -9,6 +9,7 @@
 
 mod cluster;
 mod first_hour;
+mod golomb_cli;
 mod hands;
 mod hands_cluster;
 mod known;
@@ -23,3 +24,4 @@ mod tls;
 mod trust;
 mod unsafe_code;
 mod web;
+mod worker_cli;

@@ -1,9 +1,9 @@
-//! The `golomb-worker` binary on its own (the cluster tests are in `tests/`).
+//! The `golomb-worker` binary on its own: its arguments and the errors it stops on.
 
 use std::process::Command;
 
 fn worker() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_golomb-worker"))
+    Command::new(golomb_tests::binary("golomb-worker"))
 }
 
 #[test]

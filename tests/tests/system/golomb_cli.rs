@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 fn golomb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_golomb")).args(args).output().expect("the golomb binary runs")
+    Command::new(golomb_tests::binary("golomb")).args(args).output().expect("the golomb binary runs")
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -361,7 +361,7 @@ fn small_things_a_new_user_meets() {
     // A reader that stops early (`| head`) ends the command quietly, in text and in JSON
     // (whose writer wraps the closed pipe in its own error: the fresh-clone walk saw it).
     for format in [None, Some("--json")] {
-        let mut all = std::process::Command::new(env!("CARGO_BIN_EXE_golomb"))
+        let mut all = std::process::Command::new(golomb_tests::binary("golomb"))
             .args(["tile", "--board", "6x10", "--all"])
             .args(format)
             .stdout(std::process::Stdio::piped())
@@ -396,7 +396,7 @@ fn small_things_a_new_user_meets() {
     let first_row = table.lines().skip_while(|l| !l.starts_with("#")).nth(1).unwrap();
     assert!(first_row.split_whitespace().nth(2) == Some("win"), "winning moves first: {first_row}");
     assert!(table.contains("win for the player who makes them"), "{table}");
-    let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_golomb"))
+    let mut serve = std::process::Command::new(golomb_tests::binary("golomb"))
         .args(["serve", "--listen", "127.0.0.1:0", "--json", "--db", dir.path().join("s.db").to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
