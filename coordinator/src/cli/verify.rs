@@ -16,6 +16,7 @@ use golomb_engine::verify::{Part, VerifyProgress, check_header, verify_part};
 use golomb_engine::{GameSpec, with_game};
 
 use crate::server::export::ExportFile;
+use crate::server::export::agree::{NodeValues, check_nodes};
 use crate::server::proof::ChildProof;
 use serde::Serialize;
 
@@ -61,6 +62,9 @@ struct VerifyReport {
     /// For a classify job's export: its children's proofs, each checked.
     #[serde(skip_serializing_if = "Option::is_none")]
     children: Option<ChildrenChecked>,
+    /// For an export: how many of its nodes' values the checked proofs prove.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nodes: Option<NodeValues>,
     /// With `--part`: which part was checked, of which proof.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     part: Option<PartChecked>,
@@ -164,6 +168,16 @@ impl Report for VerifyReport {
                 c.seconds
             )?;
         }
+        if let Some(n) = &self.nodes {
+            writeln!(
+                out,
+                "the export's nodes agree with each other and with the proofs: {} node value{} proved by them, {} \
+                 the proofs do not reach (the workers' word, not verified)",
+                n.proved,
+                plural(n.proved),
+                n.unproved
+            )?;
+        }
         Ok(())
     }
 }
@@ -172,7 +186,7 @@ impl Report for VerifyReport {
 enum Proof {
     /// A Golomb game's proof (from a proof file or an export), with the
     /// proofs of the root's children a classify export carries.
-    Game(ProofFile, Vec<ChildProof>),
+    Game(ProofFile, Vec<ChildProof>, Option<NodeValues>),
     /// A hands game's proof: both bound trees.
     Hands(HandsProofFile),
 }
@@ -188,16 +202,16 @@ impl Proof {
                 .with_context(|| format!("{} is not a valid hands proof file", path.display()))?;
             return Ok(Proof::Hands(proof));
         }
-        let (proof, children) = read_game_proof(text)
+        let (proof, children, nodes) = read_game_proof(text)
             .with_context(|| format!("{} is not a valid proof file (nor a golomb export)", path.display()))?;
         check_header(&proof)?;
-        Ok(Proof::Game(proof, children))
+        Ok(Proof::Game(proof, children, nodes))
     }
 
     /// The game the proof is about.
     fn game_spec(&self) -> GameSpec {
         match self {
-            Proof::Game(proof, _) => proof.game_spec(),
+            Proof::Game(proof, ..) => proof.game_spec(),
             Proof::Hands(proof) => proof.game_spec(),
         }
     }
@@ -205,11 +219,12 @@ impl Proof {
 
 /// The Golomb game proof in `text`: a `golomb-proof` file, or the proof inside a
 /// `golomb-export` file (whose nodes are first checked against the proof's game),
-/// with the export's proofs of the root's children (none for a proof file).
-fn read_game_proof(text: &str) -> anyhow::Result<(ProofFile, Vec<ChildProof>)> {
+/// with the export's proofs of the root's children (none for a proof file)
+/// and how many of its nodes' values those proofs reach.
+fn read_game_proof(text: &str) -> anyhow::Result<(ProofFile, Vec<ChildProof>, Option<NodeValues>)> {
     let value: serde_json::Value = serde_json::from_str(text)?;
     if value["format"] != crate::server::export::FORMAT {
-        return Ok((serde_json::from_value(value)?, Vec::new()));
+        return Ok((serde_json::from_value(value)?, Vec::new(), None));
     }
     let export: ExportFile = serde_json::from_value(value)?;
     anyhow::ensure!(
@@ -221,13 +236,15 @@ fn read_game_proof(text: &str) -> anyhow::Result<(ProofFile, Vec<ChildProof>)> {
     let proof = export.proof.clone().context(
         "this export holds no proof: its root was not decided when it was exported (or the job counts tilings)",
     )?;
-    check_export_nodes(&export, &proof)?;
-    Ok((proof, export.children))
+    let nodes = check_export_nodes(&export, &proof)?;
+    Ok((proof, export.children, Some(nodes)))
 }
 
 /// Checks an export's nodes against its proof's game: each position replays,
-/// each winning move is legal there, and the root's value is the proof's.
-fn check_export_nodes(export: &ExportFile, proof: &ProofFile) -> anyhow::Result<()> {
+/// each winning move is legal there, the root's value is the proof's, and
+/// the nodes agree with each other and with every position the file's
+/// proofs reach ([`check_nodes`]); says how many of them those proofs reach.
+fn check_export_nodes(export: &ExportFile, proof: &ProofFile) -> anyhow::Result<NodeValues> {
     anyhow::ensure!(
         export.job.moves == proof.moves && export.job.board == proof.board && export.job.pieces == proof.pieces,
         "the export's job and its proof name different games or roots"
@@ -239,17 +256,7 @@ fn check_export_nodes(export: &ExportFile, proof: &ProofFile) -> anyhow::Result<
         proof.value
     );
     let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")?;
-    with_game!(&game, g => {
-        for node in &export.nodes {
-            let (pos, _) = g
-                .play_line(golomb_engine::Position::empty(), &node.line)
-                .with_context(|| format!("exported node `{}` does not replay", node.line))?;
-            if let Some(mv) = &node.winning_move {
-                g.play_line(pos, mv).with_context(|| format!("the winning move {mv} at `{}` is not legal", node.line))?;
-            }
-        }
-        anyhow::Ok(())
-    })
+    with_game!(&game, g => check_nodes(g, export).context("the export's nodes do not agree with its proofs"))
 }
 
 /// A progress line of the checker: positions re-solved, positions examined,
@@ -348,7 +355,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         })
     };
     let report = match proof {
-        Proof::Game(proof, children) => {
+        Proof::Game(proof, children, nodes) => {
             let threads = pool.current_num_threads();
             let progress = VerifyProgress::default();
             let line = |elapsed| progress_line(&path.display().to_string(), threads, &progress, elapsed);
@@ -365,6 +372,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 seconds: checked.elapsed.as_secs_f64(),
                 positions_per_leaf: Some(checked.positions_per_leaf),
                 children,
+                nodes,
                 part: part_checked(checked.leaves_in_proof),
             }
         }
@@ -391,6 +399,7 @@ pub fn run(args: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 seconds: checked.elapsed.as_secs_f64(),
                 positions_per_leaf: None,
                 children: None,
+                nodes: None,
                 part: part_checked(checked.leaves_in_proof),
             }
         }

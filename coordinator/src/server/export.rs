@@ -22,6 +22,8 @@ use serde::{Deserialize, Serialize};
 use super::proof::ChildProof;
 use crate::store::{DecidedNode, JobRow};
 
+pub mod agree;
+
 /// The format name of every export file.
 pub const FORMAT: &str = "golomb-export";
 /// The version of the format this code writes and reads.

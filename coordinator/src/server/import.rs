@@ -63,6 +63,9 @@ pub enum ImportError {
         /// What is wrong.
         what: String,
     },
+    /// The file's nodes disagree with each other, with the job's value or with its proofs.
+    #[error("the file disagrees with itself: {0}")]
+    Disagrees(#[from] super::export::agree::Disagreement),
     /// The database refused it (a conflict names its node) or failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -217,6 +220,7 @@ fn entries(spec: &JobSpec, file: &ExportFile) -> Result<Vec<ImportEntry>, Import
                 proof,
             });
         }
+        super::export::agree::check_nodes(g, file)?;
         out
     });
     out.sort_by_key(|e| e.path.len());

@@ -17,6 +17,7 @@ use serde_json::Value;
 mod bounds;
 mod connections;
 mod early_split;
+mod edited_export;
 mod failing;
 mod lying;
 mod messages;
