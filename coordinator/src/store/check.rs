@@ -47,7 +47,7 @@ pub struct Disagreement {
 /// After `unit` (a game unit of `job`) got its first result: ends the
 /// checks of any earlier result of it (voided since), then, with probability
 /// `fraction`, while the job runs, adds a check unit for it. Returns whether it did.
-pub(super) fn maybe_check(tx: &Transaction<'_>, job: i64, unit: i64, fraction: f64) -> Result<bool, StoreError> {
+pub(super) fn maybe_check(tx: &Transaction<'_>, job: JobId, unit: UnitId, fraction: f64) -> Result<bool, StoreError> {
     // Checks of an earlier result of the unit (voided since) are about that result: they end here.
     tx.prepare_cached(
         "UPDATE units SET state = :cancelled, deadline = NULL WHERE checking = :unit AND state IN (:pending, :leased, :done)",
@@ -74,7 +74,7 @@ pub(super) fn maybe_check(tx: &Transaction<'_>, job: i64, unit: i64, fraction: f
 
 /// Adds a check unit for `unit` (a done game unit); `wants_proof`: its
 /// worker is asked for the proof tree whatever its search costs.
-fn add_check(tx: &Transaction<'_>, unit: i64, wants_proof: bool) -> Result<(), StoreError> {
+fn add_check(tx: &Transaction<'_>, unit: UnitId, wants_proof: bool) -> Result<(), StoreError> {
     // Its own node, reached by no edge and never decided: `live = 0`, so it fails no job.
     tx.prepare_cached(
         "INSERT INTO nodes (job, key, line, depth, rank, replies, live)
@@ -82,7 +82,7 @@ fn add_check(tx: &Transaction<'_>, unit: i64, wants_proof: bool) -> Result<(), S
          FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
     )?
     .execute([unit])?;
-    let node = tx.last_insert_rowid();
+    let node = NodeId(tx.last_insert_rowid());
     tx.prepare_cached(
         "INSERT INTO units (job, node, rank, state, checking, wants_proof)
          SELECT job, id, rank, :pending, :unit, :wants_proof FROM nodes WHERE id = :node",
@@ -99,10 +99,10 @@ fn add_check(tx: &Transaction<'_>, unit: i64, wants_proof: bool) -> Result<(), S
 /// as the checked node's, unless that node has one already.
 pub(super) fn keep_proof(
     tx: &Transaction<'_>,
-    checked: i64,
+    checked: UnitId,
     value: Outcome,
     tree: &str,
-    worker: i64,
+    worker: WorkerId,
 ) -> Result<(), StoreError> {
     let node: Option<NodeId> = tx
         .query_row(
@@ -190,12 +190,12 @@ impl Store {
         };
         if let Some(needed) = needed {
             let keep: HashSet<NodeId> = split.iter().map(|a| a.node).chain(needed.leaves.iter().copied()).collect();
-            let waiting: Vec<(i64, NodeId)> = tx
+            let waiting: Vec<(UnitId, NodeId)> = tx
                 .prepare(
                     "SELECT c.id, o.node FROM units c JOIN units o ON o.id = c.checking
                      WHERE c.job = :job AND c.checking IS NOT NULL AND c.wants_proof AND c.state = :pending",
                 )?
-                .query_map(named_params! { ":job": job.0 as i64, ":pending": UnitState::Pending }, |r| {
+                .query_map(named_params! { ":job": job, ":pending": UnitState::Pending }, |r| {
                     Ok((r.get(0)?, r.get(1)?))
                 })?
                 .collect::<Result<_, _>>()?;
@@ -207,10 +207,10 @@ impl Store {
             drop(withdraw);
             // An answered job that waited only for those checks is done now.
             if asked.withdrawn > 0 {
-                finish_if_answered(&tx, job.0 as i64)?;
+                finish_if_answered(&tx, job)?;
             }
         }
-        let units: Vec<(i64, i64, NodeId)> = tx
+        let units: Vec<(UnitId, i64, NodeId)> = tx
             .prepare(concat!(
                 "SELECT u.id, u.positions, u.node FROM units u
                  WHERE u.job = :job AND u.state = :done AND u.checking IS NULL AND u.value IS NOT NULL
@@ -222,7 +222,7 @@ impl Store {
             ))?
             .query_map(
                 named_params! {
-                    ":job": job.0 as i64, ":done": UnitState::Done, ":min": min_positions.min(i64::MAX as u64) as i64,
+                    ":job": job, ":done": UnitState::Done, ":min": min_positions.min(i64::MAX as u64) as i64,
                     ":pending": UnitState::Pending, ":leased": UnitState::Leased,
                 },
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
@@ -243,7 +243,7 @@ impl Store {
         }
         tx.commit()?;
         self.checks_exist |= asked.units > 0;
-        self.after_change(job.0 as i64);
+        self.after_change(job);
         Ok(asked)
     }
 }
@@ -251,7 +251,7 @@ impl Store {
 /// A split node that [`Store::request_proofs`] asks to solve again whole.
 struct SplitAsk {
     /// Its split unit (the one a check re-solves).
-    unit: i64,
+    unit: UnitId,
     /// Its node.
     node: NodeId,
     /// What its unit searched before it was given back.
@@ -267,7 +267,7 @@ struct SplitAsk {
 /// it), if its unit was split by the worker that decided the leaf, it is
 /// decided, has no tree and is not the job's root. Each node once.
 fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Result<Vec<SplitAsk>, StoreError> {
-    let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job.0 as i64], |r| r.get(0))?;
+    let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
     // The worker that decided a lost leaf on a split unit's way (no positions of its own; a unit
     // answered from the store of decided positions has none either, but names the job it came from).
     let mut partial = tx.prepare_cached(
@@ -291,7 +291,7 @@ fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Re
             continue;
         }
         let params = named_params! { ":node": leaf, ":done": UnitState::Done, ":loss": Value(Outcome::Loss) };
-        let Some(worker) = partial.query_row(params, |r| r.get::<_, Option<i64>>(0)).optional()?.flatten() else {
+        let Some(worker) = partial.query_row(params, |r| r.get::<_, Option<WorkerId>>(0)).optional()?.flatten() else {
             continue;
         };
         let params = named_params! {
@@ -314,7 +314,7 @@ fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Re
 /// value any more (voided meanwhile). A split unit's disagreement is
 /// recorded as a conflict, but it is no standing disagreement that the
 /// coordinator settles: the value came from many workers' units below it.
-pub(super) fn disagrees(tx: &Transaction<'_>, checked: i64, value: Outcome) -> Result<Option<Outcome>, StoreError> {
+pub(super) fn disagrees(tx: &Transaction<'_>, checked: UnitId, value: Outcome) -> Result<Option<Outcome>, StoreError> {
     let recorded: Option<Value> = tx
         .prepare_cached(
             "SELECT CASE u.state WHEN :done THEN u.value ELSE n.value END
@@ -329,7 +329,7 @@ pub(super) fn disagrees(tx: &Transaction<'_>, checked: i64, value: Outcome) -> R
 
 /// A check unit's row as [`Store::disagreement`] reads it: job, line,
 /// checked unit, its worker and value, the check's worker and value.
-type CheckRow = (i64, String, i64, Option<i64>, Value, Option<i64>, Value);
+type CheckRow = (JobId, String, UnitId, Option<WorkerId>, Value, Option<WorkerId>, Value);
 
 impl Store {
     /// Sets the share of game units whose result another worker checks (0 to 1; 0: none).
@@ -342,15 +342,14 @@ impl Store {
     /// checks while that result stands: the disagreements still to settle
     /// (a coordinator that stopped while settling one looks here at start).
     pub fn open_disagreements(&self) -> Result<Vec<UnitId>, StoreError> {
-        let ids: Vec<i64> = self
+        Ok(self
             .conn
             .prepare(concat!(
                 "SELECT c.id FROM units c JOIN units o ON o.id = c.checking WHERE ",
                 standing_disagreement!()
             ))?
             .query_map(named_params! { ":done": UnitState::Done }, |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        Ok(ids.into_iter().map(|id| UnitId(id as u64)).collect())
+            .collect::<Result<_, _>>()?)
     }
 
     /// The disagreement a check unit's result recorded, if `check` is a
@@ -365,17 +364,17 @@ impl Store {
                      WHERE c.id = :check AND ",
                     standing_disagreement!()
                 ),
-                named_params! { ":check": check.0 as i64, ":done": UnitState::Done },
+                named_params! { ":check": check, ":done": UnitState::Done },
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)),
             )
             .optional()?;
         let out = match found {
             Some((job, line, checked, Some(by), value, Some(checker), check_value)) => Some(Disagreement {
-                job: JobId(job as u64),
+                job,
                 spec: job_spec(&tx, job)?,
                 line,
-                checked: (UnitId(checked as u64), WorkerId(by as u64), value.0),
-                check: (check, WorkerId(checker as u64), check_value.0),
+                checked: (checked, by, value.0),
+                check: (check, checker, check_value.0),
             }),
             _ => None,
         };

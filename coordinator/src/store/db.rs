@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use golomb_proto::JobId;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::error::StoreError;
@@ -42,7 +43,7 @@ pub struct Store {
     /// when not, leases and reports skip every query about them.
     pub(super) checks_exist: bool,
     /// Each game job's key in the store of decided positions (`known`), once read.
-    pub(super) game_keys: std::collections::HashMap<i64, Option<String>>,
+    pub(super) game_keys: std::collections::HashMap<JobId, Option<String>>,
     /// How long one lease call may spend growing the tree (dives and births) before it hands out what it has
     /// ([`GROWTH_TIME`](super::lease::GROWTH_TIME); shorter in tests).
     pub(super) growth_time: std::time::Duration,

@@ -19,7 +19,7 @@ use rusqlite::{Transaction, named_params};
 use super::db::Store;
 use super::error::StoreError;
 use super::finish::finish_if_answered;
-use super::state::{JobState, NodeId, UnitState, Value};
+use super::state::{JobState, NodeId, UnitState, Value, tree_key};
 use super::tree::{count_open, losing_move, open_children};
 use super::{known, proofs};
 
@@ -40,28 +40,29 @@ pub struct Distrusted {
 impl Store {
     /// Voids every result `worker` reported and stops it leasing; `None` if no such worker.
     pub fn distrust(&mut self, worker: WorkerId) -> Result<Option<Distrusted>, StoreError> {
-        let w = worker.0 as i64;
         let tx = self.write()?;
-        if tx.execute("UPDATE workers SET distrusted = 1, draining = 1 WHERE id = ?1", [w])? == 0 {
+        if tx.execute("UPDATE workers SET distrusted = 1, draining = 1 WHERE id = ?1", [worker])? == 0 {
             return Ok(None);
         }
         // The store of decided positions forgets what may rest on the worker,
         // and every unit answered from the store is voided too (it may have
         // been answered by what was just forgotten; what still stands answers it again).
-        known::forget_worker(&tx, w)?;
-        let jobs: Vec<i64> = tx
+        known::forget_worker(&tx, worker)?;
+        let jobs: Vec<JobId> = tx
             .prepare(
                 "SELECT DISTINCT job FROM units
                  WHERE (worker = :w AND state IN (:done, :leased)) OR (known_job IS NOT NULL AND state = :done)
                  ORDER BY job",
             )?
-            .query_map(named_params! { ":w": w, ":done": UnitState::Done, ":leased": UnitState::Leased }, |r| r.get(0))?
+            .query_map(named_params! { ":w": worker, ":done": UnitState::Done, ":leased": UnitState::Leased }, |r| {
+                r.get(0)
+            })?
             .collect::<Result<_, _>>()?;
         // Reports under its leases are refused from now on: the leases no longer exist.
         let leases = tx.execute(
             "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0, lease_token = NULL
              WHERE worker = :w AND state = :leased",
-            named_params! { ":w": w, ":pending": UnitState::Pending, ":leased": UnitState::Leased },
+            named_params! { ":w": worker, ":pending": UnitState::Pending, ":leased": UnitState::Leased },
         )?;
         let voided: Vec<NodeId> = tx
             .prepare(
@@ -70,7 +71,7 @@ impl Store {
                         error = NULL, deadline = NULL, known_job = NULL, lease_token = NULL
                  WHERE state = :done AND (worker = :w OR known_job IS NOT NULL) RETURNING node",
             )?
-            .query_map(named_params! { ":w": w, ":pending": UnitState::Pending, ":done": UnitState::Done }, |r| {
+            .query_map(named_params! { ":w": worker, ":pending": UnitState::Pending, ":done": UnitState::Done }, |r| {
                 r.get(0)
             })?
             .collect::<Result<_, _>>()?;
@@ -79,24 +80,19 @@ impl Store {
             proofs::forget(&tx, node)?;
         }
         // The trees it sent as checks of other workers' units: their values stand, its trees do not.
-        proofs::forget_worker(&tx, w)?;
+        proofs::forget_worker(&tx, worker)?;
         let mut reopened = Vec::new();
         for &job in &jobs {
             if resettle(&tx, job)? {
-                reopened.push(JobId(job as u64));
+                reopened.push(job);
             }
         }
         tx.commit()?;
         for &job in &jobs {
-            self.trees.forget(job);
+            self.trees.forget(tree_key(job));
             self.after_change(job);
         }
-        Ok(Some(Distrusted {
-            units: voided.len() as u64,
-            leases: leases as u64,
-            jobs: jobs.into_iter().map(|j| JobId(j as u64)).collect(),
-            reopened,
-        }))
+        Ok(Some(Distrusted { units: voided.len() as u64, leases: leases as u64, jobs, reopened }))
     }
 }
 
@@ -105,7 +101,7 @@ impl Store {
 /// leaves back in the queue and stops those of decided ones, and runs the
 /// job again if it was done and its answer no longer stands. Returns whether
 /// it was reopened.
-fn resettle(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
+fn resettle(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
     let expanded: Vec<NodeId> = tx
         .prepare(
             "SELECT id FROM nodes n WHERE job = ?1 AND EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)

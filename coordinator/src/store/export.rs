@@ -40,12 +40,11 @@ impl Store {
     /// positions and seconds of the units at or below it (found by rank
     /// prefix, as the results table does).
     pub fn decided_nodes(&self, job: JobId) -> Result<Vec<DecidedNode>, StoreError> {
-        let id = job.0 as i64;
         let tx = self.conn.unchecked_transaction()?;
-        super::job_row::job_spec(&tx, id)?;
+        super::job_row::job_spec(&tx, job)?;
         let units: Vec<(Vec<u8>, i64, f64)> = tx
             .prepare("SELECT rank, positions, seconds FROM units WHERE job = ?1 ORDER BY rank")?
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .query_map([job], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<_, _>>()?;
         let mut sums = Vec::with_capacity(units.len() + 1);
         sums.push((0i64, 0f64));
@@ -62,7 +61,7 @@ impl Store {
                         (SELECT p.tree FROM proofs p WHERE p.node = n.id)
                  FROM nodes n WHERE n.job = ?1 AND (n.value IS NOT NULL OR n.score IS NOT NULL) ORDER BY n.rank",
             )?
-            .query_map(rusqlite::params![id, UnitState::Done], |r| {
+            .query_map(rusqlite::params![job, UnitState::Done], |r| {
                 let rank: Vec<u8> = r.get(5)?;
                 let start = units.partition_point(|(u, _, _)| u.as_slice() < rank.as_slice());
                 let end = start + units[start..].partition_point(|(u, _, _)| u.starts_with(&rank));

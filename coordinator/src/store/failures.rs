@@ -8,6 +8,7 @@
 //! more than the results it gave, is distrusted: the reports count against
 //! it, not the job.
 
+use golomb_proto::{UnitId, WorkerId};
 use rusqlite::{Transaction, named_params};
 
 use super::workers::ONLINE_SECONDS;
@@ -20,7 +21,7 @@ pub const WORKER_FAILURE_LIMIT: i64 = 5;
 
 /// Records that `worker` failed `unit`: `reported` by a failure report
 /// (`failures.reported` counts them), or by letting its lease expire.
-pub(super) fn record(tx: &Transaction<'_>, unit: i64, worker: i64, reported: bool) -> Result<(), StoreError> {
+pub(super) fn record(tx: &Transaction<'_>, unit: UnitId, worker: WorkerId, reported: bool) -> Result<(), StoreError> {
     tx.prepare_cached(
         "INSERT INTO failures (unit, worker, reported, at) VALUES (:unit, :worker, :reported, :at)
          ON CONFLICT (unit, worker) DO UPDATE SET reported = reported + excluded.reported, at = excluded.at",
@@ -32,7 +33,7 @@ pub(super) fn record(tx: &Transaction<'_>, unit: i64, worker: i64, reported: boo
 /// Whether `unit`, failed `attempts` times in all, fails its job: at least
 /// [`MAX_ATTEMPTS`] times, by as many different trusted workers as are at
 /// work now (heard from within [`ONLINE_SECONDS`]), up to [`MAX_ATTEMPTS`].
-pub(super) fn fails_job(tx: &Transaction<'_>, unit: i64, attempts: i64) -> Result<bool, StoreError> {
+pub(super) fn fails_job(tx: &Transaction<'_>, unit: UnitId, attempts: i64) -> Result<bool, StoreError> {
     if attempts < MAX_ATTEMPTS {
         return Ok(false);
     }
@@ -48,7 +49,7 @@ pub(super) fn fails_job(tx: &Transaction<'_>, unit: i64, attempts: i64) -> Resul
 
 /// Whether `worker` reported units failed at least [`WORKER_FAILURE_LIMIT`]
 /// times, more than the units it solved: it is to be distrusted.
-pub(super) fn past_limit(tx: &Transaction<'_>, worker: i64) -> Result<bool, StoreError> {
+pub(super) fn past_limit(tx: &Transaction<'_>, worker: WorkerId) -> Result<bool, StoreError> {
     let (failed, solved): (f64, i64) = tx
         .prepare_cached(
             "SELECT (SELECT TOTAL(reported) FROM failures WHERE worker = :worker),

@@ -3,6 +3,7 @@
 //! of a hands game.
 
 use golomb_engine::split::Goal;
+use golomb_proto::JobId;
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::db::now;
@@ -15,7 +16,7 @@ use super::tree::{StopChecks, stop_units_of_job};
 /// decided, `classify` when every child of the root is, `count` when every
 /// share is counted. Units left stop. While checks of its results wait
 /// (`serve --check-fraction`), an answered job runs on with them alone.
-pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: i64) -> Result<(), StoreError> {
+pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: JobId) -> Result<(), StoreError> {
     let found: Option<(String, JobState)> = tx
         .prepare_cached("SELECT goal, state FROM jobs WHERE id = ?1")?
         .query_row([job], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -75,7 +76,7 @@ pub(super) use standing_disagreement;
 /// Whether `job` has open checks (see `check`): check units waiting for a
 /// worker or being solved, or a done one that disagrees with the result it
 /// checks while that result stands (until the disagreement is settled).
-pub(super) fn checks_open(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
+pub(super) fn checks_open(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached(concat!(
             "SELECT EXISTS (SELECT 1 FROM units c JOIN units o ON o.id = c.checking

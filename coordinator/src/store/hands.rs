@@ -42,7 +42,7 @@ pub fn combine<'m>(mover: Player, children: &[(&'m str, i32)]) -> Option<(i32, &
 }
 
 /// Whether the job is a hands game.
-pub(super) fn is_hands(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
+pub(super) fn is_hands(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached("SELECT hands IS NOT NULL FROM jobs WHERE id = ?1")?
         .query_row([job], |r| r.get(0))
@@ -53,7 +53,7 @@ pub(super) fn is_hands(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreErro
 /// Finishes a hands job whose units are all done: the root's score (from
 /// its unit, or combined from its children's), its best move, its value for
 /// the side to move (win or loss by the score's sign, unknown for a draw).
-pub(super) fn finish_if_done(tx: &Transaction<'_>, job: i64) -> Result<(), StoreError> {
+pub(super) fn finish_if_done(tx: &Transaction<'_>, job: JobId) -> Result<(), StoreError> {
     let (state, root): (JobState, Option<NodeId>) =
         tx.query_row("SELECT state, root FROM jobs WHERE id = ?1", [job], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let Some(root) = root else { return Ok(()) };
@@ -64,9 +64,8 @@ pub(super) fn finish_if_done(tx: &Transaction<'_>, job: i64) -> Result<(), Store
         return Ok(());
     }
     let spec = job_spec(tx, job)?;
-    let id = JobId(job as u64);
     let mover =
-        spec.hands_side_to_move().map_err(|error| StoreError::StoredSpec { job: id, error })?.unwrap_or(Player::First);
+        spec.hands_side_to_move().map_err(|error| StoreError::StoredSpec { job, error })?.unwrap_or(Player::First);
     let (score, best): (Option<i32>, Option<String>) = if spec.split_depth == 0 {
         tx.query_row("SELECT score, best FROM nodes WHERE id = ?1", [root], |r| Ok((r.get(0)?, r.get(1)?)))?
     } else {

@@ -14,14 +14,14 @@ use std::collections::HashSet;
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
-use golomb_proto::JobId;
+use golomb_proto::{JobId, UnitId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::batch::{Batch, next_batch};
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::split::{SplitTarget, TreeGame, insert_children};
-use super::state::{NodeId, UnitState, Value};
+use super::state::{NodeId, UnitState, Value, tree_key};
 use super::tree::{decide, settle};
 use super::{Store, StoreError, now, proofs};
 
@@ -85,14 +85,13 @@ impl Store {
         game: &dyn TreeGame,
     ) -> Result<ImportCounts, StoreError> {
         let tx = self.write()?;
-        let job_id = job.0 as i64;
-        let spec = job_spec(&tx, job_id)?;
+        let spec = job_spec(&tx, job)?;
         let root: Option<NodeId> =
-            tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job_id], |r| r.get(0)).optional()?.flatten();
+            tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional()?.flatten();
         let root = root.ok_or(StoreError::NoJob(job))?;
         let mut counts = ImportCounts::default();
         let needed = entries.iter().flat_map(|e| e.path.iter().map(String::as_str)).collect();
-        let walk = Walk { tx: &tx, job: job_id, spec: &spec, game, needed };
+        let walk = Walk { tx: &tx, job, spec: &spec, game, needed };
         // A node left out may be made later by another entry's expansion (a reply
         // to an opening expanded further down the file): those get another look,
         // until a pass takes none of them.
@@ -112,11 +111,11 @@ impl Store {
         }
         counts.skipped = left.len() as u64;
         walk.carry_work(entries)?;
-        finish_if_answered(&tx, job_id)?;
+        finish_if_answered(&tx, job)?;
         tx.commit()?;
         // The manager's tree is rebuilt from the tables when next needed.
-        self.trees.forget(job_id);
-        self.after_change(job_id);
+        self.trees.forget(tree_key(job));
+        self.after_change(job);
         Ok(counts)
     }
 }
@@ -124,7 +123,7 @@ impl Store {
 /// Walking one import's entries down the job's tree.
 struct Walk<'a, 't> {
     tx: &'a Transaction<'t>,
-    job: i64,
+    job: JobId,
     spec: &'a golomb_proto::JobSpec,
     game: &'a dyn TreeGame,
     /// Every position the file names (its entries' lines): an expansion
@@ -200,7 +199,7 @@ impl Walk<'_, '_> {
             let Some(node) = self.by_key(entry.path.last().expect("not the root"))? else {
                 continue;
             };
-            let unit: Option<i64> = self
+            let unit: Option<UnitId> = self
                 .tx
                 .query_row(
                     "SELECT id FROM units WHERE node = ?1 AND state = ?2",
@@ -310,10 +309,7 @@ impl Walk<'_, '_> {
             rank: node.rank.clone(),
             depth: node.depth,
         };
-        let children = self
-            .game
-            .children(&target)
-            .map_err(|error| StoreError::StoredSpec { job: JobId(self.job as u64), error })?;
+        let children = self.game.children(&target).map_err(|error| StoreError::StoredSpec { job: self.job, error })?;
         let required: Vec<bool> = children.iter().map(|(_, c)| self.needed.contains(c.key.as_str())).collect();
         let batch = if expanded {
             let batch = next_batch(self.tx, node.id, &children, &required)?;

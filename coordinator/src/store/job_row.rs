@@ -129,13 +129,12 @@ fn spec_from_row(row: &Row<'_>) -> rusqlite::Result<Result<JobSpec, SpecError>> 
 }
 
 /// A job's spec alone (cheap: for leases and splits).
-pub(super) fn job_spec(tx: &Transaction<'_>, job: i64) -> Result<JobSpec, StoreError> {
-    let id = JobId(job as u64);
+pub(super) fn job_spec(tx: &Transaction<'_>, job: JobId) -> Result<JobSpec, StoreError> {
     tx.prepare_cached("SELECT * FROM jobs WHERE id = ?1")?
         .query_row([job], spec_from_row)
         .optional()?
-        .ok_or(StoreError::NoJob(id))?
-        .map_err(|error| StoreError::StoredSpec { job: id, error })
+        .ok_or(StoreError::NoJob(job))?
+        .map_err(|error| StoreError::StoredSpec { job, error })
 }
 
 /// The job's own columns, before its progress is counted.
@@ -154,8 +153,7 @@ struct JobColumns {
 }
 
 /// Reads a job with its progress inside a transaction.
-pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreError> {
-    let job = id.0 as i64;
+pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreError> {
     let columns = tx
         .query_row(
             "SELECT j.*, n.value AS root_value, n.best AS root_best FROM jobs j LEFT JOIN nodes n ON n.id = j.root
@@ -182,8 +180,8 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
             },
         )
         .optional()?
-        .ok_or(StoreError::NoJob(id))?;
-    let spec = columns.spec.map_err(|error| StoreError::StoredSpec { job: id, error })?;
+        .ok_or(StoreError::NoJob(job))?;
+    let spec = columns.spec.map_err(|error| StoreError::StoredSpec { job, error })?;
     // Counted state by state through the (state, job) index: a job the
     // manager expanded has millions of waiting units, and a pass over its
     // rows took seconds.
@@ -228,7 +226,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, id: JobId) -> Result<JobRow, StoreEr
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
     Ok(JobRow {
-        id,
+        id: job,
         spec,
         state: columns.state,
         value: columns.value.0,

@@ -87,7 +87,7 @@ impl Store {
                 ":priority": priority,
             },
         )?;
-        let job = tx.last_insert_rowid();
+        let job = JobId(tx.last_insert_rowid() as u64);
         let mut ids = Vec::with_capacity(nodes.len());
         {
             let mut node_stmt = tx.prepare(
@@ -137,13 +137,13 @@ impl Store {
         }
         finish_if_answered(&tx, job)?;
         tx.commit()?;
-        Ok(JobId(job as u64))
+        Ok(job)
     }
 
     /// The unfinished or finished job with exactly this spec, newest first (for `golomb run` to resume).
     pub fn find_job(&self, spec: &JobSpec) -> Result<Option<JobId>, StoreError> {
         let (hands, neutral) = hands_columns(spec);
-        let id = self
+        Ok(self
             .conn
             .query_row(
                 "SELECT id FROM jobs WHERE rules = :rules AND board = :board AND blocked = :blocked
@@ -166,10 +166,9 @@ impl Store {
                     ":running": JobState::Running,
                     ":done": JobState::Done,
                 },
-                |r| r.get::<_, i64>(0),
+                |r| r.get(0),
             )
-            .optional()?;
-        Ok(id.map(|id| JobId(id as u64)))
+            .optional()?)
     }
 
     /// A job's spec, state and progress.
@@ -183,11 +182,11 @@ impl Store {
     /// Every job, newest first.
     pub fn jobs(&self) -> Result<Vec<JobRow>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let ids: Vec<i64> = tx
+        let ids: Vec<JobId> = tx
             .prepare("SELECT id FROM jobs ORDER BY id DESC")?
             .query_map([], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let rows = ids.into_iter().map(|id| job_row(&tx, JobId(id as u64))).collect::<Result<_, _>>()?;
+        let rows = ids.into_iter().map(|id| job_row(&tx, id)).collect::<Result<_, _>>()?;
         tx.commit()?;
         Ok(rows)
     }
@@ -204,11 +203,11 @@ impl Store {
         tx.execute(
             "UPDATE jobs SET state = :cancelled, finished = :now WHERE id = :job AND state IN (:pending, :running)",
             named_params! {
-                ":job": job.0 as i64, ":now": now(), ":cancelled": JobState::Cancelled,
+                ":job": job, ":now": now(), ":cancelled": JobState::Cancelled,
                 ":pending": JobState::Pending, ":running": JobState::Running,
             },
         )?;
-        tree::stop_units_of_job(&tx, job.0 as i64, tree::StopChecks::Yes)?;
+        tree::stop_units_of_job(&tx, job, tree::StopChecks::Yes)?;
         let row = job_row(&tx, job)?;
         tx.commit()?;
         Ok(row)
@@ -223,7 +222,7 @@ impl Store {
             "SELECT COUNT(*) FROM jobs j JOIN jobs me ON me.id = :job
              WHERE j.id != me.id AND j.state IN (:pending, :running) AND j.paused = 0
                AND (j.priority > me.priority OR (j.priority = me.priority AND j.id < me.id))",
-            named_params! { ":job": job.0 as i64, ":pending": JobState::Pending, ":running": JobState::Running },
+            named_params! { ":job": job, ":pending": JobState::Pending, ":running": JobState::Running },
             |r| r.get(0),
         )?;
         Ok(ahead as u64)
@@ -248,16 +247,16 @@ impl Store {
              WHERE job = :job AND state IN (:failed, :cancelled)
                AND node IN (SELECT id FROM nodes WHERE job = :job AND live = 1 AND value IS NULL)",
             named_params! {
-                ":job": job.0 as i64, ":pending": UnitState::Pending, ":failed": UnitState::Failed,
+                ":job": job, ":pending": UnitState::Pending, ":failed": UnitState::Failed,
                 ":cancelled": UnitState::Cancelled,
             },
         )?;
         tx.execute(
             "UPDATE jobs SET state = :running, finished = NULL, error = NULL WHERE id = :job",
-            named_params! { ":job": job.0 as i64, ":running": JobState::Running },
+            named_params! { ":job": job, ":running": JobState::Running },
         )?;
         // Results that came in after the failure may already answer it.
-        finish_if_answered(&tx, job.0 as i64)?;
+        finish_if_answered(&tx, job)?;
         let row = job_row(&tx, job)?;
         tx.commit()?;
         Ok(row)
@@ -285,7 +284,7 @@ impl Store {
         }
         tx.execute(
             "UPDATE jobs SET paused = :paused WHERE id = :job",
-            named_params! { ":job": job.0 as i64, ":paused": paused },
+            named_params! { ":job": job, ":paused": paused },
         )?;
         let row = job_row(&tx, job)?;
         tx.commit()?;
@@ -298,7 +297,7 @@ impl Store {
         job_row(&tx, job)?;
         tx.execute(
             "UPDATE jobs SET priority = :priority WHERE id = :job",
-            named_params! { ":job": job.0 as i64, ":priority": priority },
+            named_params! { ":job": job, ":priority": priority },
         )?;
         let row = job_row(&tx, job)?;
         tx.commit()?;

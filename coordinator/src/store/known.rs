@@ -13,6 +13,7 @@
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
+use golomb_proto::{JobId, WorkerId};
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
 use super::error::StoreError;
@@ -28,9 +29,9 @@ pub(super) struct KnownPosition {
     /// For a win, a winning move in the position of `line`.
     pub(super) best: Option<String>,
     /// The job that decided it.
-    pub(super) job: i64,
+    pub(super) job: JobId,
     /// The worker whose unit decided it (none: its children did, or it came from a file).
-    pub(super) worker: Option<i64>,
+    pub(super) worker: Option<WorkerId>,
     /// What deciding it cost: the positions its unit searched (0 when its children decided it).
     pub(super) positions: i64,
 }
@@ -43,7 +44,7 @@ const GAME_OF_JOB: &str = "SELECT CASE WHEN j.hands IS NULL AND j.goal != :count
     FROM jobs j WHERE j.id = :job";
 
 /// The store's game key of `job`, if its nodes are positions of a game.
-pub(super) fn game_of(conn: &Connection, job: i64) -> Result<Option<String>, StoreError> {
+pub(super) fn game_of(conn: &Connection, job: JobId) -> Result<Option<String>, StoreError> {
     Ok(conn
         .prepare_cached(GAME_OF_JOB)?
         .query_row(named_params! { ":job": job, ":count": Goal::Count.name() }, |r| r.get(0))
@@ -65,7 +66,7 @@ pub const MIN_POSITIONS: i64 = 10_000;
 pub(super) fn record(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     // One cheap read first: most decided nodes are small units, not kept.
     // `positions` is NULL when no unit is done for the node (its children decided it).
-    let (job, replies, worker, positions, answered): (i64, i64, Option<i64>, Option<i64>, Option<bool>) = tx
+    let (job, replies, worker, positions, answered): (JobId, i64, Option<WorkerId>, Option<i64>, Option<bool>) = tx
         .prepare_cached(
             "SELECT n.job, n.replies, u.worker, u.positions, u.known_job IS NOT NULL
              FROM nodes n LEFT JOIN units u ON u.node = n.id AND u.state = :done WHERE n.id = :node",
@@ -127,6 +128,6 @@ pub(super) fn has_node(conn: &Connection, game: &str, node: NodeId) -> Result<bo
 
 /// Removes what `worker` reported from the store, and every row that may
 /// rest on it (decided by children, or taken from a file); returns the rows removed.
-pub(super) fn forget_worker(tx: &Transaction<'_>, worker: i64) -> Result<u64, StoreError> {
+pub(super) fn forget_worker(tx: &Transaction<'_>, worker: WorkerId) -> Result<u64, StoreError> {
     Ok(tx.execute("DELETE FROM known WHERE worker = ?1 OR worker IS NULL", [worker])? as u64)
 }

@@ -20,7 +20,7 @@ use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::known::{self, KnownPosition};
 use super::split::{Growth, SplitCost, SplitTarget, TreeGame};
-use super::state::{NodeId, UnitState, Value};
+use super::state::{NodeId, UnitState, Value, tree_job, tree_key};
 use super::tree::decide;
 use super::units::{HeldUnit, LeasedUnit};
 use super::{Store, StoreError, now};
@@ -54,7 +54,7 @@ fn answer_node(
     tx: &Transaction<'_>,
     spec: &JobSpec,
     game_key: &str,
-    job: i64,
+    job: JobId,
     node: NodeId,
     game: &dyn TreeGame,
 ) -> Result<Option<Outcome>, StoreError> {
@@ -103,35 +103,34 @@ impl Store {
     /// store of decided positions has (see the module's notes); returns how
     /// many it answered.
     pub fn answer_known(&mut self, job: JobId, game: &dyn TreeGame) -> Result<u64, StoreError> {
-        let id = job.0 as i64;
         let tx = self.write()?;
-        let Some(game_key) = known::game_of(&tx, id)? else {
+        let Some(game_key) = known::game_of(&tx, job)? else {
             return Ok(0);
         };
         // A big plan has a million units: look them up only if the store has positions of this game.
         if !known::has_game(&tx, &game_key)? {
             return Ok(0);
         }
-        let spec = job_spec(&tx, id)?;
+        let spec = job_spec(&tx, job)?;
         let waiting: Vec<NodeId> = tx
             .prepare(
                 "SELECT u.node FROM units u JOIN nodes n ON n.id = u.node
                  WHERE u.job = :job AND u.state = :pending ORDER BY n.depth, n.rank",
             )?
-            .query_map(named_params! { ":job": id, ":pending": UnitState::Pending }, |r| r.get(0))?
+            .query_map(named_params! { ":job": job, ":pending": UnitState::Pending }, |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         let mut answered = 0;
         for node in waiting {
-            if answer_node(&tx, &spec, &game_key, id, node, game)?.is_some() {
+            if answer_node(&tx, &spec, &game_key, job, node, game)?.is_some() {
                 answered += 1;
             }
         }
-        finish_if_answered(&tx, id)?;
+        finish_if_answered(&tx, job)?;
         tx.commit()?;
         if answered > 0 {
             // The manager's tree is built from the tables when next needed.
-            self.trees.forget(id);
-            self.after_change(id);
+            self.trees.forget(tree_key(job));
+            self.after_change(job);
         }
         Ok(answered)
     }
@@ -161,7 +160,7 @@ impl Store {
                     self.trees.birth_failed(job, node);
                     continue;
                 }
-                match self.birth(JobId(job as u64), node, game) {
+                match self.birth(tree_job(job), node, game) {
                     Ok(made) => {
                         births += 1;
                         again |= made;
@@ -181,22 +180,22 @@ impl Store {
                 break;
             }
             for unit in units {
-                let job = unit.job.0 as i64;
+                let job = unit.job;
                 let (node, rank, depth): (NodeId, Vec<u8>, u32) = self.conn.query_row(
                     "SELECT n.id, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
-                    [unit.unit.0 as i64],
+                    [unit.unit],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )?;
                 if answered < MAX_ANSWERED
                     && let Some(value) = self.answer_leased(job, node, &unit.spec, game)?
                 {
-                    self.trees.decide(job, node, value);
+                    self.trees.decide(tree_key(job), node, value);
                     self.after_change(job);
                     answered += 1;
                     again = true;
                     continue;
                 }
-                let levels = self.trees.get_mut(job).and_then(|t| t.dive_into(node));
+                let levels = self.trees.get_mut(tree_key(job)).and_then(|t| t.dive_into(node));
                 let growing = dives == 0 || started.elapsed() < self.growth_time;
                 let Some(levels) = levels.filter(|_| dives < MAX_DIVES && growing) else {
                     out.push(unit);
@@ -232,7 +231,7 @@ impl Store {
     /// Answers a unit just leased from the store of decided positions, in its own transaction.
     fn answer_leased(
         &mut self,
-        job: i64,
+        job: JobId,
         node: NodeId,
         spec: &JobSpec,
         game: &dyn TreeGame,

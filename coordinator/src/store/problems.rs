@@ -1,7 +1,7 @@
 //! What went wrong in a job, for its web page: failed units with their
 //! errors, and results that disagreed with recorded ones.
 
-use golomb_proto::JobId;
+use golomb_proto::{JobId, UnitId, WorkerId};
 
 use super::state::UnitState;
 use super::{Store, StoreError};
@@ -42,17 +42,16 @@ const MAX_ROWS: i64 = 200;
 impl Store {
     /// A job's failed units and conflicts (at most 200 of each).
     pub fn job_problems(&self, job: JobId) -> Result<(Vec<FailedUnit>, Vec<ConflictRow>), StoreError> {
-        let id = job.0 as i64;
         let tx = self.conn.unchecked_transaction()?;
-        super::job_row::job_spec(&tx, id)?;
+        super::job_row::job_spec(&tx, job)?;
         let failed = tx
             .prepare(
                 "SELECT u.id, n.line, COALESCE(u.error, ''), u.attempts FROM units u JOIN nodes n ON n.id = u.node
                  WHERE u.job = ?1 AND u.state = ?2 ORDER BY u.rank LIMIT ?3",
             )?
-            .query_map(rusqlite::params![id, UnitState::Failed, MAX_ROWS], |r| {
+            .query_map(rusqlite::params![job, UnitState::Failed, MAX_ROWS], |r| {
                 Ok(FailedUnit {
-                    unit: r.get::<_, i64>(0)? as u64,
+                    unit: r.get::<_, UnitId>(0)?.0,
                     line: r.get(1)?,
                     error: r.get(2)?,
                     attempts: r.get(3)?,
@@ -65,11 +64,11 @@ impl Store {
                  FROM conflicts c JOIN units u ON u.id = c.unit JOIN nodes n ON n.id = u.node
                  WHERE u.job = ?1 ORDER BY c.id LIMIT ?2",
             )?
-            .query_map(rusqlite::params![id, MAX_ROWS], |r| {
+            .query_map(rusqlite::params![job, MAX_ROWS], |r| {
                 Ok(ConflictRow {
-                    unit: r.get::<_, i64>(0)? as u64,
+                    unit: r.get::<_, UnitId>(0)?.0,
                     line: r.get(1)?,
-                    worker: r.get::<_, Option<i64>>(2)?.map(|w| w as u64),
+                    worker: r.get::<_, Option<WorkerId>>(2)?.map(|w| w.0),
                     value: r.get(3)?,
                     recorded: r.get(4)?,
                     at: r.get(5)?,

@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension, named_params};
 use golomb_engine::notation::last_move;
 use golomb_engine::solve::Outcome;
 
-use super::state::{JobState, Value};
+use super::state::{JobState, Value, tree_job, tree_key};
 use super::{Store, StoreError, now};
 use crate::manager::PnStats;
 
@@ -48,7 +48,7 @@ pub struct ProgressRow {
 }
 
 /// Reads rows of `progress` (newest last).
-fn read_rows(conn: &Connection, job: i64, limit: i64) -> Result<Vec<ProgressRow>, StoreError> {
+fn read_rows(conn: &Connection, job: JobId, limit: i64) -> Result<Vec<ProgressRow>, StoreError> {
     let mut rows: Vec<ProgressRow> = conn
         .prepare_cached(
             "SELECT p.at, p.proof_number, p.disproof_number, p.nodes, p.nodes_proved, p.nodes_disproved, p.frontier,
@@ -99,7 +99,7 @@ fn add_rates(rows: &mut [ProgressRow]) {
 }
 
 /// The job's latest sample, with its rate over the last [`RATE_WINDOW`].
-fn latest(conn: &Connection, job: i64) -> Result<Option<ProgressRow>, StoreError> {
+fn latest(conn: &Connection, job: JobId) -> Result<Option<ProgressRow>, StoreError> {
     Ok(read_rows(conn, job, RATE_SAMPLES)?.pop())
 }
 
@@ -109,7 +109,7 @@ fn latest(conn: &Connection, job: i64) -> Result<Option<ProgressRow>, StoreError
 /// the job, and a reader's status can come between the two).
 pub(super) fn latest_for(
     conn: &Connection,
-    job: i64,
+    job: JobId,
     state: JobState,
     root: Outcome,
 ) -> Result<Option<ProgressRow>, StoreError> {
@@ -138,7 +138,7 @@ fn ended_stats(mut stats: PnStats, root: Outcome) -> PnStats {
 }
 
 /// Writes one sample of a job whose tree is `stats` (its final figures if the job ended).
-fn write_sample(conn: &Connection, job: i64, stats: &PnStats) -> Result<(), StoreError> {
+fn write_sample(conn: &Connection, job: JobId, stats: &PnStats) -> Result<(), StoreError> {
     let (state, root): (JobState, Option<Value>) = conn.query_row(
         "SELECT j.state, n.value FROM jobs j LEFT JOIN nodes n ON n.id = j.root WHERE j.id = ?1",
         [job],
@@ -182,7 +182,8 @@ impl Store {
     /// last sample and its tree is let go. Returns how many samples were written.
     pub fn record_progress(&mut self, every: f64) -> Result<usize, StoreError> {
         let mut written = 0;
-        for job in self.trees.jobs() {
+        for key in self.trees.jobs() {
+            let job = tree_job(key);
             let (state, last): (Option<JobState>, Option<f64>) = self.conn.query_row(
                 "SELECT (SELECT state FROM jobs WHERE id = :job), (SELECT MAX(at) FROM progress WHERE job = :job)",
                 named_params! { ":job": job },
@@ -190,14 +191,14 @@ impl Store {
             )?;
             let ended = state.is_none_or(|s| s.is_finished());
             if ended || last.is_none_or(|at| now() - at >= every) {
-                let stats = self.trees.get_mut(job).map(|t| t.stats()).unwrap_or_default();
+                let stats = self.trees.get_mut(key).map(|t| t.stats()).unwrap_or_default();
                 if state.is_some() {
                     write_sample(&self.conn, job, &stats)?;
                     written += 1;
                 }
             }
             if ended {
-                self.trees.forget(job);
+                self.trees.forget(key);
             }
         }
         Ok(written)
@@ -205,7 +206,7 @@ impl Store {
 
     /// Lets go of the job's tree if the job ended, after its last sample.
     /// Called after a commit: a failure here loses only a sample, so it is logged, not returned.
-    pub(super) fn after_change(&mut self, job: i64) {
+    pub(super) fn after_change(&mut self, job: JobId) {
         let state: Result<Option<JobState>, _> =
             self.conn.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional();
         let ended = match state {
@@ -220,7 +221,7 @@ impl Store {
         }
         // A job that ended with no tree loaded (its last units completed after a
         // coordinator restart, before any lease) gets its final sample from its last one.
-        let stats = match self.trees.get_mut(job) {
+        let stats = match self.trees.get_mut(tree_key(job)) {
             Some(tree) => Some(tree.stats()),
             None => self.unfinished_last_sample(job).unwrap_or_else(|err| {
                 tracing::warn!("job {job}: cannot read its last progress sample: {err}");
@@ -232,11 +233,11 @@ impl Store {
         {
             tracing::warn!("job {job}: its last progress sample was not written: {err}");
         }
-        self.trees.forget(job);
+        self.trees.forget(tree_key(job));
     }
 
     /// The figures of the job's last sample if it was taken before the job ended.
-    fn unfinished_last_sample(&self, job: i64) -> Result<Option<PnStats>, StoreError> {
+    fn unfinished_last_sample(&self, job: JobId) -> Result<Option<PnStats>, StoreError> {
         let finished: Option<f64> =
             self.conn.query_row("SELECT finished FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional()?.flatten();
         Ok(latest(&self.conn, job)?.filter(|row| finished.is_some_and(|end| row.at < end)).map(|row| row.tree))
@@ -244,7 +245,7 @@ impl Store {
 
     /// Every sample of a job's progress, oldest first.
     pub fn progress_history(&self, job: JobId) -> Result<Vec<ProgressRow>, StoreError> {
-        read_rows(&self.conn, job.0 as i64, i64::MAX)
+        read_rows(&self.conn, job, i64::MAX)
     }
 }
 

@@ -3,6 +3,7 @@
 //! the server before it arrives here, kept per node in the node's own
 //! position. `results` reads them back with the job's tree, for its proofs.
 
+use golomb_proto::WorkerId;
 use rusqlite::{Transaction, named_params};
 
 use super::StoreError;
@@ -20,7 +21,7 @@ pub(super) use usable_proof;
 /// Keeps `tree` (a `golomb-proof` tree as JSON, in the position of the
 /// node's own line), sent by `worker` (`None`: from a file), as the proof of
 /// `node`'s value, replacing any earlier one.
-pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str, worker: Option<i64>) -> Result<(), StoreError> {
+pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str, worker: Option<WorkerId>) -> Result<(), StoreError> {
     tx.execute(
         "INSERT INTO proofs (node, tree, worker) VALUES (:node, :tree, :worker)
          ON CONFLICT (node) DO UPDATE SET tree = excluded.tree, worker = excluded.worker",
@@ -37,7 +38,7 @@ pub(super) fn keep_if_none(
     tx: &Transaction<'_>,
     node: NodeId,
     tree: &str,
-    worker: Option<i64>,
+    worker: Option<WorkerId>,
 ) -> Result<(), StoreError> {
     tx.execute(
         concat!(
@@ -59,6 +60,6 @@ pub(super) fn forget(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreErro
 
 /// Drops every tree `worker` sent (it was distrusted), those it sent as a
 /// check of another worker's unit included; returns how many.
-pub(super) fn forget_worker(tx: &Transaction<'_>, worker: i64) -> Result<u64, StoreError> {
+pub(super) fn forget_worker(tx: &Transaction<'_>, worker: WorkerId) -> Result<u64, StoreError> {
     Ok(tx.execute("DELETE FROM proofs WHERE worker = ?1", [worker])? as u64)
 }

@@ -117,7 +117,7 @@ impl Store {
              WHERE j.id = ?1 ORDER BY e.ord",
         )?;
         let all = stmt
-            .query_map([job.0 as i64], |r| {
+            .query_map([job], |r| {
                 let child = ChildRow {
                     index: r.get::<_, i64>(6)? as u64,
                     mv: r.get(0)?,
@@ -163,10 +163,10 @@ impl Store {
         )?;
         let mut children = Vec::new();
         for (mut child, rank) in matching.into_iter().skip(page.offset as usize).take(limit) {
-            let (positions, seconds): (i64, f64) = sums.query_row(
-                named_params! { ":job": job.0 as i64, ":low": rank, ":high": rank_upper_bound(&rank) },
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
+            let (positions, seconds): (i64, f64) = sums
+                .query_row(named_params! { ":job": job, ":low": rank, ":high": rank_upper_bound(&rank) }, |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?;
             (child.positions, child.seconds) = (positions as u64, seconds);
             children.push(child);
         }
@@ -177,16 +177,15 @@ impl Store {
 
     /// A job's spec, root node and whole tree.
     pub fn job_tree(&self, job: JobId) -> Result<JobTree, StoreError> {
-        let id = job.0 as i64;
         let tx = self.conn.unchecked_transaction()?;
-        let spec = job_spec(&tx, id)?;
-        let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [id], |r| r.get(0))?;
+        let spec = job_spec(&tx, job)?;
+        let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
         let mut nodes: HashMap<NodeId, TreeNode> = tx
             .prepare(
                 "SELECT n.id, n.line, n.value, n.best, p.tree FROM nodes n LEFT JOIN proofs p ON p.node = n.id
                  WHERE n.job = ?1",
             )?
-            .query_map([id], |r| {
+            .query_map([job], |r| {
                 let node = TreeNode {
                     line: r.get(1)?,
                     value: r.get::<_, Value>(2)?.0,
@@ -202,7 +201,7 @@ impl Store {
                 "SELECT e.parent, e.move, e.child FROM edges e JOIN nodes n ON n.id = e.parent
                  WHERE n.job = ?1 ORDER BY e.parent, e.ord",
             )?
-            .query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .query_map(params![job], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<_, _>>()?;
         for (parent, mv, child) in edges {
             if let Some(node) = nodes.get_mut(&parent) {

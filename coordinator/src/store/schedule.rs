@@ -18,7 +18,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 use super::db::{Store, begin, now};
 use super::error::StoreError;
 use super::job_row::job_spec;
-use super::state::{JobState, NodeId, UnitState, Value};
+use super::state::{JobState, NodeId, UnitState, Value, tree_key, worker_key};
 use super::units::LeasedUnit;
 use super::workers;
 use crate::manager::{NodeKind, PnLeaf, PnTree, Trees};
@@ -27,11 +27,11 @@ use crate::manager::{NodeKind, PnLeaf, PnTree, Trees};
 fn load<'t>(
     trees: &'t mut Trees,
     conn: &Connection,
-    job: i64,
+    job: JobId,
     root: NodeId,
     goal: Goal,
 ) -> Result<&'t mut PnTree, StoreError> {
-    trees.get_or_load(job, || {
+    trees.get_or_load(tree_key(job), || {
         let started = std::time::Instant::now();
         let tree = load_tree(conn, job, root, goal == Goal::Classify)?;
         let stats = tree.stats();
@@ -73,7 +73,7 @@ pub(super) fn known_leaf(conn: &Connection, node: NodeId) -> Result<PnLeaf, Stor
 
 /// A job's tree from the tables: the nodes still needed and their decided
 /// children (the rest stays in the tables, counted, see `manager/forget.rs`).
-fn load_tree(conn: &Connection, job: i64, root: NodeId, classify: bool) -> Result<PnTree, StoreError> {
+fn load_tree(conn: &Connection, job: JobId, root: NodeId, classify: bool) -> Result<PnTree, StoreError> {
     let Below { leaves, edges, unborn } = needed_below(conn, root)?;
     let mut tree = PnTree::new(root, classify, &leaves, &edges);
     for (node, count, replies) in unborn {
@@ -146,7 +146,7 @@ pub(super) fn node_kind(value: Outcome, unit: Option<UnitState>, expanded: bool)
 }
 
 /// Whether any of the job's units waits for a worker.
-fn has_waiting_units(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError> {
+fn has_waiting_units(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM units WHERE state = :pending AND job = :job AND checking IS NULL)",
@@ -156,7 +156,7 @@ fn has_waiting_units(tx: &Transaction<'_>, job: i64) -> Result<bool, StoreError>
 
 /// A job that may hand out units.
 struct Runnable {
-    job: i64,
+    job: JobId,
     goal: Goal,
     root: Option<NodeId>,
     /// A hands game: its units go out in their queue's order, like a count's.
@@ -165,7 +165,7 @@ struct Runnable {
 
 /// The jobs that may hand out units, by priority, then oldest first.
 fn runnable_jobs(tx: &Transaction<'_>) -> Result<Vec<Runnable>, StoreError> {
-    let rows: Vec<(i64, String, Option<NodeId>, bool)> = tx
+    let rows: Vec<(JobId, String, Option<NodeId>, bool)> = tx
         .prepare_cached(
             "SELECT id, goal, root, hands IS NOT NULL FROM jobs WHERE state IN (:pending, :running) AND paused = 0
              ORDER BY priority DESC, id",
@@ -182,8 +182,8 @@ fn runnable_jobs(tx: &Transaction<'_>) -> Result<Vec<Runnable>, StoreError> {
 
 /// A unit as a lease hands it out.
 struct Leased {
-    unit: i64,
-    job: i64,
+    unit: UnitId,
+    job: JobId,
     node: NodeId,
     weight: i64,
     checks: String,
@@ -208,7 +208,7 @@ macro_rules! lease_set {
 fn lease_node(
     tx: &Transaction<'_>,
     node: NodeId,
-    worker: i64,
+    worker: WorkerId,
     deadline: f64,
     prefix: &str,
 ) -> Result<Option<Leased>, StoreError> {
@@ -231,9 +231,9 @@ fn lease_node(
 /// Leases up to `max` waiting units of a tiling count, in rank order.
 fn lease_queue(
     tx: &Transaction<'_>,
-    job: i64,
+    job: JobId,
     max: usize,
-    worker: i64,
+    worker: WorkerId,
     deadline: f64,
     prefix: &str,
 ) -> Result<Vec<Leased>, StoreError> {
@@ -271,10 +271,10 @@ enum CheckKind {
 /// checked unit `worker` did not report (see `check`).
 fn lease_checks(
     tx: &Transaction<'_>,
-    job: i64,
+    job: JobId,
     kind: CheckKind,
     max: usize,
-    worker: i64,
+    worker: WorkerId,
     deadline: f64,
     prefix: &str,
 ) -> Result<Vec<Leased>, StoreError> {
@@ -316,7 +316,7 @@ fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
 /// `deadline` under tokens that start with `prefix`; `checks` says whether
 /// check units (see `check`) may exist.
 pub(super) struct LeaseCall<'a> {
-    worker: i64,
+    worker: WorkerId,
     max: usize,
     deadline: f64,
     prefix: &'a str,
@@ -334,7 +334,7 @@ pub(super) fn lease_units(
     tx: &Transaction<'_>,
     trees: &mut Trees,
     call: &LeaseCall<'_>,
-    touched: &mut Vec<i64>,
+    touched: &mut Vec<JobId>,
 ) -> Result<Vec<LeasedUnit>, StoreError> {
     let &LeaseCall { worker, max, deadline, prefix, checks } = call;
     let mut leased = Vec::new();
@@ -359,18 +359,18 @@ pub(super) fn lease_units(
         }
         touched.push(job);
         let saturated = load(trees, tx, job, root, goal)?.is_saturated();
-        if saturated && trees.may_check(job) && has_waiting_units(tx, job)? {
+        if saturated && trees.may_check(tree_key(job)) && has_waiting_units(tx, job)? {
             tracing::warn!("job {job}: the manager had nothing to hand out while units wait: reloading its tree");
-            trees.forget(job);
+            trees.forget(tree_key(job));
         }
         load(trees, tx, job, root, goal)?;
         for _ in 0..want {
-            let Some(node) = trees.next_leaf(job, worker) else { break };
+            let Some(node) = trees.next_leaf(tree_key(job), worker_key(worker)) else { break };
             match lease_node(tx, node, worker, deadline, prefix)? {
                 Some(row) => leased.push(row),
                 None => {
                     tracing::warn!("job {job}: the manager chose node {node:?}, whose unit is not waiting: reloading");
-                    trees.forget(job);
+                    trees.forget(tree_key(job));
                     break;
                 }
             }
@@ -402,8 +402,8 @@ pub(super) fn lease_units(
             spec.split_after_seconds = 0.0;
         }
         units.push(LeasedUnit {
-            unit: UnitId(row.unit as u64),
-            job: JobId(row.job as u64),
+            unit: row.unit,
+            job: row.job,
             spec,
             line,
             weight: row.weight as u64,
@@ -430,16 +430,15 @@ impl Store {
         let mut touched = Vec::new();
         let result = (|| {
             workers::touch(&tx, worker)?;
-            let draining: bool = tx
-                .prepare_cached("SELECT draining FROM workers WHERE id = ?1")?
-                .query_row([worker.0 as i64], |r| r.get(0))?;
+            let draining: bool =
+                tx.prepare_cached("SELECT draining FROM workers WHERE id = ?1")?.query_row([worker], |r| r.get(0))?;
             if draining {
                 // A draining worker finishes what it holds and gets nothing more.
                 tx.commit()?;
                 return Ok(Vec::new());
             }
             let call = LeaseCall {
-                worker: worker.0 as i64,
+                worker,
                 max: max as usize,
                 deadline: now() + lease_seconds,
                 prefix: db_id,
@@ -452,7 +451,7 @@ impl Store {
         if result.is_err() {
             // Leaves chosen in memory were not leased after all: the tables decide again.
             for job in touched {
-                trees.forget(job);
+                trees.forget(tree_key(job));
             }
         }
         result

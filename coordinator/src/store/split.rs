@@ -12,7 +12,7 @@ use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::jobs::NewNode;
 use super::schedule::{Below, known_leaf, needed_below};
-use super::state::{NodeId, UnitState, Value};
+use super::state::{NodeId, UnitState, Value, tree_key, worker_key};
 use super::tree::{count_open, decide, revive, settle};
 use super::units::HeldUnit;
 use super::{Store, StoreError, now};
@@ -101,14 +101,14 @@ impl Store {
     pub fn unit_to_split(&self, worker: WorkerId, held: &HeldUnit) -> Result<Option<SplitTarget>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         // The unit's job, its node's line, rank and depth, and the seconds since its lease.
-        type Held = (i64, String, Vec<u8>, u32, Option<f64>);
+        type Held = (JobId, String, Vec<u8>, u32, Option<f64>);
         let found: Option<Held> = tx
             .query_row(
                 "SELECT u.job, n.line, n.rank, n.depth, unixepoch('subsec') - u.leased_at
                  FROM units u JOIN nodes n ON n.id = u.node
                  WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token AND u.checking IS NULL",
                 named_params! {
-                    ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased,
+                    ":unit": held.unit, ":worker": worker, ":leased": UnitState::Leased,
                     ":token": held.lease_token,
                 },
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
@@ -164,12 +164,12 @@ impl Store {
     ) -> Result<bool, StoreError> {
         let unit = held.unit;
         let tx = self.write()?;
-        let found: Option<(i64, NodeId)> = tx
+        let found: Option<(JobId, NodeId)> = tx
             .query_row(
                 "SELECT job, node FROM units
                  WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token",
                 named_params! {
-                    ":unit": unit.0 as i64, ":worker": worker.0 as i64, ":leased": UnitState::Leased,
+                    ":unit": unit, ":worker": worker, ":leased": UnitState::Leased,
                     ":token": held.lease_token,
                 },
                 |r| Ok((r.get(0)?, r.get(1)?)),
@@ -183,14 +183,14 @@ impl Store {
                     seconds = :seconds, progress = 0
              WHERE id = :unit",
             named_params! {
-                ":unit": unit.0 as i64, ":now": now(), ":split": UnitState::Split,
+                ":unit": unit, ":now": now(), ":split": UnitState::Split,
                 ":positions": cost.positions.min(i64::MAX as u64) as i64, ":seconds": cost.seconds,
             },
         )?;
         let grown = expand_node(&tx, job, node, worker, growth, game)?;
         tx.commit()?;
         self.grow_tree(job, worker, node, grown)?;
-        if let Some(tree) = self.trees.get_mut(job) {
+        if let Some(tree) = self.trees.get_mut(tree_key(job)) {
             match dive {
                 Some(levels) => tree.mark_dived(node, levels),
                 // A whole budget and not one child decided: the node is far bigger than a unit.
@@ -208,45 +208,44 @@ impl Store {
     /// [`BIRTH_BATCH`](crate::manager::BIRTH_BATCH) and as many as are stored already. `false` if there
     /// is nothing to store (decided, no longer needed, or every child stored).
     pub fn birth(&mut self, job: JobId, node: NodeId, game: &dyn TreeGame) -> Result<bool, StoreError> {
-        let id = job.0 as i64;
         let found: Option<(String, Vec<u8>, u32)> = self
             .conn
             .query_row(
                 "SELECT line, rank, depth FROM nodes
                  WHERE id = :node AND job = :job AND value IS NULL AND live = 1 AND unborn > 0",
-                named_params! { ":node": node, ":job": id },
+                named_params! { ":node": node, ":job": job },
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?;
         let Some((line, rank, depth)) = found else {
             // Decided or stored meanwhile: the tables say what is left.
             let (unborn, replies) = unborn_of(&self.conn, node)?;
-            if let Some(tree) = self.trees.get_mut(id) {
+            if let Some(tree) = self.trees.get_mut(tree_key(job)) {
                 tree.set_unborn(node, unborn, replies);
             }
             return Ok(false);
         };
         let tx = self.write()?;
-        let target = SplitTarget { spec: job_spec(&tx, id)?, line, rank, depth };
+        let target = SplitTarget { spec: job_spec(&tx, job)?, line, rank, depth };
         let children = game.children(&target).map_err(|error| StoreError::StoredSpec { job, error })?;
         let batch = next_batch(&tx, node, &children, &[])?;
-        let Expansion { leaves, known } = insert_children(&tx, id, node, &children, &batch)?;
+        let Expansion { leaves, known } = insert_children(&tx, job, node, &children, &batch)?;
         settle(&tx, node)?;
-        finish_if_answered(&tx, id)?;
+        finish_if_answered(&tx, job)?;
         tx.commit()?;
-        tracing::debug!("job {id}: node {node}: {} more children stored, {} still not", leaves.len(), batch.unborn);
+        tracing::debug!("job {job}: node {node}: {} more children stored, {} still not", leaves.len(), batch.unborn);
         let (unborn, replies) = (batch.unborn, batch.unborn_replies);
-        self.graft_forgotten(id, &leaves, &known)?;
-        if let Some(tree) = self.trees.get_mut(id) {
+        self.graft_forgotten(job, &leaves, &known)?;
+        if let Some(tree) = self.trees.get_mut(tree_key(job)) {
             tree.birth(node, &leaves, unborn, replies);
         }
         self.grow_tree(
-            id,
+            job,
             None,
             node,
             Grown { leaves: Vec::new(), known, kept: Vec::new(), unborn: (unborn, replies) },
         )?;
-        self.after_change(id);
+        self.after_change(job);
         Ok(true)
     }
 
@@ -256,18 +255,18 @@ impl Store {
     /// (its own line, which may differ from the worker's by a symmetry).
     pub fn line_node(&self, from: UnitId, key: &str) -> Result<Option<(JobId, NodeId, SplitTarget)>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let found: Option<(i64, NodeId, String, Vec<u8>, u32)> = tx
+        let found: Option<(JobId, NodeId, String, Vec<u8>, u32)> = tx
             .query_row(
                 "SELECT n.job, n.id, n.line, n.rank, n.depth FROM nodes n JOIN units u ON u.node = n.id
                  WHERE n.job = (SELECT job FROM units WHERE id = :from) AND n.key = :key AND n.value IS NULL
                    AND u.state = :pending AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)",
-                named_params! { ":from": from.0 as i64, ":key": key, ":pending": UnitState::Pending },
+                named_params! { ":from": from, ":key": key, ":pending": UnitState::Pending },
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )
             .optional()?;
         let out = match found {
             Some((job, node, line, rank, depth)) => {
-                Some((JobId(job as u64), node, SplitTarget { spec: job_spec(&tx, job)?, line, rank, depth }))
+                Some((job, node, SplitTarget { spec: job_spec(&tx, job)?, line, rank, depth }))
             }
             None => None,
         };
@@ -299,17 +298,17 @@ impl Store {
                AND (SELECT value FROM nodes WHERE id = :node) IS NULL
                AND NOT (SELECT distrusted FROM workers WHERE id = :worker)",
             named_params! {
-                ":node": node, ":split": UnitState::Split, ":worker": worker.0 as i64, ":now": now(),
+                ":node": node, ":split": UnitState::Split, ":worker": worker, ":now": now(),
                 ":pending": UnitState::Pending,
             },
         )?;
         if waiting == 0 {
             return Ok(false);
         }
-        let grown = expand_node(&tx, job.0 as i64, node, worker, growth, game)?;
+        let grown = expand_node(&tx, job, node, worker, growth, game)?;
         tx.commit()?;
-        self.grow_tree(job.0 as i64, worker, node, grown)?;
-        self.after_change(job.0 as i64);
+        self.grow_tree(job, worker, node, grown)?;
+        self.after_change(job);
         Ok(true)
     }
 
@@ -317,17 +316,17 @@ impl Store {
     /// [`expand_node`]; `worker` gave it back to be split, `None` for a birth).
     fn grow_tree(
         &mut self,
-        job: i64,
+        job: JobId,
         worker: impl Into<Option<WorkerId>>,
         node: NodeId,
         grown: Grown,
     ) -> Result<(), StoreError> {
         let Grown { leaves, known, kept, unborn: (unborn, replies) } = grown;
         if let Some(worker) = worker.into() {
-            self.trees.set_home(job, worker.0 as i64, node);
+            self.trees.set_home(tree_key(job), worker_key(worker), node);
         }
         self.graft_forgotten(job, &leaves, &known)?;
-        if let Some(tree) = self.trees.get_mut(job) {
+        if let Some(tree) = self.trees.get_mut(tree_key(job)) {
             if !leaves.is_empty() {
                 tree.expand_with_unborn(node, &leaves, unborn, replies);
                 tree.set_unborn(node, unborn, replies);
@@ -354,8 +353,8 @@ impl Store {
     /// children) that it forgot, `known` naming those that existed before:
     /// a new line reached them, and the store revived them. An expanded one
     /// comes back with what the store still needs below it.
-    fn graft_forgotten(&mut self, job: i64, leaves: &[PnLeaf], known: &[NodeId]) -> Result<(), StoreError> {
-        let Some(tree) = self.trees.get_mut(job) else { return Ok(()) };
+    fn graft_forgotten(&mut self, job: JobId, leaves: &[PnLeaf], known: &[NodeId]) -> Result<(), StoreError> {
+        let Some(tree) = self.trees.get_mut(tree_key(job)) else { return Ok(()) };
         for leaf in leaves {
             if tree.contains(leaf.id) || !known.contains(&leaf.id) {
                 continue;
@@ -398,7 +397,7 @@ struct Grown {
 /// the node and the job.
 fn expand_node(
     tx: &Transaction<'_>,
-    job: i64,
+    job: JobId,
     node: NodeId,
     worker: WorkerId,
     growth: Growth<'_>,
@@ -449,7 +448,7 @@ fn expand_node(
              WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
             named_params! {
                 ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": best,
-                ":worker": worker.0 as i64, ":now": now(), ":pending": UnitState::Pending,
+                ":worker": worker, ":now": now(), ":pending": UnitState::Pending,
                 ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
             },
         )?;
@@ -482,7 +481,7 @@ fn conflict_on_split(
         "INSERT INTO conflicts (unit, worker, value, recorded, at)
          SELECT id, :worker, :value, :recorded, :at FROM units WHERE node = :node",
         named_params! {
-            ":node": node, ":worker": worker.0 as i64, ":value": name(value), ":recorded": name(recorded), ":at": now(),
+            ":node": node, ":worker": worker, ":value": name(value), ":recorded": name(recorded), ":at": now(),
         },
     )?;
     Ok(())
@@ -503,7 +502,7 @@ pub(super) struct Expansion {
 /// open children is set.
 pub(super) fn insert_children(
     tx: &Transaction<'_>,
-    job: i64,
+    job: JobId,
     node: NodeId,
     children: &[(String, NewNode)],
     batch: &Batch,

@@ -98,9 +98,7 @@ fn done_at(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome, po
 impl Store {
     /// The unit's current lease token (tests play the worker that holds it).
     fn token(&self, unit: UnitId) -> String {
-        self.conn
-            .query_row("SELECT COALESCE(lease_token, '') FROM units WHERE id = ?1", [unit.0 as i64], |r| r.get(0))
-            .unwrap()
+        self.conn.query_row("SELECT COALESCE(lease_token, '') FROM units WHERE id = ?1", [unit], |r| r.get(0)).unwrap()
     }
 }
 
@@ -372,7 +370,7 @@ fn a_lease_held_by_a_worker_not_heard_from_is_counted_as_stale() {
     let row = store.job(job).unwrap();
     assert_eq!((row.workers, row.stale_leases), (2, 0), "both heard from just now");
     // The first worker goes silent: its lease has not expired, but it is no longer online.
-    store.conn.execute("UPDATE workers SET last_seen = last_seen - 3600 WHERE id = ?1", [dead.0 as i64]).unwrap();
+    store.conn.execute("UPDATE workers SET last_seen = last_seen - 3600 WHERE id = ?1", [dead]).unwrap();
     let row = store.job(job).unwrap();
     assert_eq!((row.workers, row.stale_leases), (1, 1));
 }
@@ -493,10 +491,7 @@ fn a_done_jobs_status_shows_final_figures_whatever_its_last_sample_holds() {
     // What the reader sees before the last sample is written: the one before.
     store
         .conn
-        .execute(
-            "UPDATE progress SET proof_number = 5, disproof_number = 7, in_flight = 1 WHERE job = ?1",
-            [job.0 as i64],
-        )
+        .execute("UPDATE progress SET proof_number = 5, disproof_number = 7, in_flight = 1 WHERE job = ?1", [job])
         .unwrap();
     let row = store.job(job).unwrap();
     assert_eq!(row.state, JobState::Done);

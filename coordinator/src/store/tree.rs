@@ -13,6 +13,7 @@
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
+use golomb_proto::{JobId, UnitId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::db::now;
@@ -147,7 +148,7 @@ pub(super) enum StopChecks {
 }
 
 /// Cancels every waiting or running unit of a job (it ended), or all but its check units.
-pub(super) fn stop_units_of_job(tx: &Transaction<'_>, job: i64, checks: StopChecks) -> Result<(), StoreError> {
+pub(super) fn stop_units_of_job(tx: &Transaction<'_>, job: JobId, checks: StopChecks) -> Result<(), StoreError> {
     tx.prepare_cached(
         "UPDATE units SET state = :cancelled, deadline = NULL WHERE job = :job AND state IN (:pending, :leased)
            AND (:all OR checking IS NULL)",
@@ -190,7 +191,7 @@ pub(super) fn revive(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreErro
 }
 
 /// Fails the unit's job if the failed unit was still needed; the job's other units stop.
-pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: i64, error: &str) -> Result<(), StoreError> {
+pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: UnitId, error: &str) -> Result<(), StoreError> {
     let failed = tx.execute(
         "UPDATE jobs SET state = :failed, finished = :now, error = :error
          WHERE state IN (:pending, :running)
@@ -201,14 +202,14 @@ pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: i64, error: &str) -
         },
     )?;
     if failed > 0 {
-        let job: i64 = tx.query_row("SELECT job FROM units WHERE id = ?1", [unit], |r| r.get(0))?;
+        let job: JobId = tx.query_row("SELECT job FROM units WHERE id = ?1", [unit], |r| r.get(0))?;
         stop_units_of_job(tx, job, StopChecks::Yes)?;
     }
     Ok(())
 }
 
 /// How many children of the job's root are decided, and how many there are.
-pub(super) fn root_children_decided(tx: &Transaction<'_>, job: i64) -> Result<(u64, u64), StoreError> {
+pub(super) fn root_children_decided(tx: &Transaction<'_>, job: JobId) -> Result<(u64, u64), StoreError> {
     let (decided, total): (i64, i64) = tx
         .prepare_cached(
             "SELECT COALESCE(SUM(n.value IS NOT NULL OR n.score IS NOT NULL), 0), COUNT(*)

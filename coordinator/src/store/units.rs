@@ -10,7 +10,7 @@ use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 use super::check;
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
-use super::state::{NodeId, UnitState, Value};
+use super::state::{NodeId, UnitState, Value, tree_key};
 use super::tree::{decide, fail_job_if_needed};
 use super::{Store, StoreError, failures, hands, now, proofs, workers};
 
@@ -76,21 +76,21 @@ pub struct Completion {
 
 /// A unit as [`Store::complete`] reads it.
 struct UnitRecord {
-    job: i64,
+    job: JobId,
     node: NodeId,
     state: UnitState,
     value: Value,
     solutions: Option<i64>,
     fixed: Option<i64>,
     attempts: i64,
-    worker: Option<i64>,
+    worker: Option<WorkerId>,
     lease_token: Option<String>,
     /// What the unit computes, so what it may report.
     kind: Kind,
     /// A hands unit's recorded score (first player's view).
     score: Option<i64>,
     /// For a check unit: the unit whose result it checks.
-    checking: Option<i64>,
+    checking: Option<UnitId>,
 }
 
 /// A job's kind from its columns `goal` (text, column `index` of the row) and `hands IS NOT NULL`.
@@ -107,8 +107,8 @@ fn kind_column(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<Kind> 
 /// holding the unit's last lease, with that lease's token, reports on it, and
 /// a unit it gave back to be split is no longer its (its node's children
 /// answer for it).
-fn holds(holder: Option<i64>, lease_token: Option<&str>, state: UnitState, worker: WorkerId, token: &str) -> bool {
-    holder == Some(worker.0 as i64) && lease_token == Some(token) && state != UnitState::Split
+fn holds(holder: Option<WorkerId>, lease_token: Option<&str>, state: UnitState, worker: WorkerId, token: &str) -> bool {
+    holder == Some(worker) && lease_token == Some(token) && state != UnitState::Split
 }
 
 /// Records a disagreeing result next to the recorded one.
@@ -116,7 +116,7 @@ fn record_conflict(tx: &Transaction<'_>, c: &Completion, value: &str, recorded: 
     tx.execute(
         "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (:unit, :worker, :value, :recorded, :at)",
         named_params! {
-            ":unit": c.unit.0 as i64, ":worker": c.worker.0 as i64, ":value": value, ":recorded": recorded, ":at": now(),
+            ":unit": c.unit, ":worker": c.worker, ":value": value, ":recorded": recorded, ":at": now(),
         },
     )?;
     Ok(())
@@ -136,13 +136,13 @@ fn mark_done(
                 progress = 0, worker = :worker, deadline = NULL, finished = :now, error = NULL
          WHERE id = :unit"
     );
-    let (unit, positions, worker, now) = (c.unit.0 as i64, c.positions as i64, c.worker.0 as i64, now());
+    let (positions, now) = (c.positions as i64, now());
     let mut all: Vec<(&str, &dyn ToSql)> = vec![
-        (":unit", &unit),
+        (":unit", &c.unit),
         (":done", &UnitState::Done),
         (":positions", &positions),
         (":seconds", &c.seconds),
-        (":worker", &worker),
+        (":worker", &c.worker),
         (":now", &now),
     ];
     all.extend_from_slice(params);
@@ -210,20 +210,20 @@ fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, err
     if unit.state != UnitState::Leased {
         return Ok(());
     }
-    failures::record(tx, c.unit.0 as i64, c.worker.0 as i64, true)?;
-    let failed = failures::fails_job(tx, c.unit.0 as i64, unit.attempts + 1)?;
+    failures::record(tx, c.unit, c.worker, true)?;
+    let failed = failures::fails_job(tx, c.unit, unit.attempts + 1)?;
     tx.execute(
         "UPDATE units SET state = :state, worker = NULL, deadline = NULL, error = :error, attempts = attempts + 1
          WHERE id = :unit AND state = :leased",
         named_params! {
-            ":unit": c.unit.0 as i64,
+            ":unit": c.unit,
             ":state": if failed { UnitState::Failed } else { UnitState::Pending },
             ":error": error,
             ":leased": UnitState::Leased,
         },
     )?;
     if failed {
-        fail_job_if_needed(tx, c.unit.0 as i64, error)?;
+        fail_job_if_needed(tx, c.unit, error)?;
     }
     Ok(())
 }
@@ -264,7 +264,7 @@ fn complete_value(
         if let Some(recorded) = disagreed {
             record_conflict(tx, c, name, golomb_proto::convert::outcome_name(recorded).unwrap_or("unknown"))?;
         } else if let Some(tree) = proof {
-            check::keep_proof(tx, checked, value, tree, c.worker.0 as i64)?;
+            check::keep_proof(tx, checked, value, tree, c.worker)?;
         }
         // The last check an answered job waited for ends it.
         finish_if_answered(tx, unit.job)?;
@@ -278,11 +278,11 @@ fn complete_value(
     mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
     decide(tx, unit.node, value, best)?;
     if let Some(tree) = proof.filter(|_| !conflict) {
-        proofs::keep(tx, unit.node, tree, Some(c.worker.0 as i64))?;
+        proofs::keep(tx, unit.node, tree, Some(c.worker))?;
     }
     finish_if_answered(tx, unit.job)?;
     if let Some(fraction) = check_fraction {
-        check::maybe_check(tx, unit.job, c.unit.0 as i64, fraction)?;
+        check::maybe_check(tx, unit.job, c.unit, fraction)?;
     }
     Ok(conflict)
 }
@@ -306,10 +306,10 @@ impl Store {
         workers::touch(&tx, worker)?;
         tx.execute(
             "UPDATE workers SET busy = :busy WHERE id = :worker",
-            named_params! { ":worker": worker.0 as i64, ":busy": busy },
+            named_params! { ":worker": worker, ":busy": busy },
         )?;
         let mut stop = Vec::new();
-        let mut revived: Vec<(i64, NodeId)> = Vec::new();
+        let mut revived: Vec<(JobId, NodeId)> = Vec::new();
         {
             let mut extend = tx.prepare_cached(
                 "UPDATE units SET deadline = :deadline, progress = :progress
@@ -323,14 +323,18 @@ impl Store {
                  RETURNING job, node",
             )?;
             for u in units {
-                let params = named_params! {
-                    ":unit": u.unit.0 as i64, ":worker": worker.0 as i64, ":deadline": now() + lease_seconds,
-                    ":progress": u.positions as i64, ":leased": UnitState::Leased, ":token": u.lease_token,
-                    ":pending": UnitState::Pending,
-                };
-                if extend.execute(&params[..6])? > 0 {
+                let (deadline, progress) = (now() + lease_seconds, u.positions as i64);
+                let extended = extend.execute(named_params! {
+                    ":unit": u.unit, ":worker": worker, ":deadline": deadline, ":progress": progress,
+                    ":leased": UnitState::Leased, ":token": u.lease_token,
+                })?;
+                if extended > 0 {
                     continue;
                 }
+                let params = named_params! {
+                    ":unit": u.unit, ":worker": worker, ":deadline": deadline, ":progress": progress,
+                    ":leased": UnitState::Leased, ":token": u.lease_token, ":pending": UnitState::Pending,
+                };
                 match revive.query_row(params, |r| Ok((r.get(0)?, r.get(1)?))).optional()? {
                     Some(row) => revived.push(row),
                     None => stop.push(u.unit),
@@ -340,7 +344,7 @@ impl Store {
         tx.commit()?;
         for (job, node) in revived {
             tracing::info!("job {job}: a lease that expired while its worker {worker} was alive is its again");
-            self.trees.set_busy(job, node, true);
+            self.trees.set_busy(tree_key(job), node, true);
         }
         Ok(stop)
     }
@@ -350,13 +354,13 @@ impl Store {
     /// checks (its move, its proof tree), so that no one but the holder can
     /// make the coordinator check trees.
     pub fn check_holder(&self, unit: UnitId, job: JobId, worker: WorkerId, token: &str) -> Result<(), StoreError> {
-        let row: Option<(i64, Option<i64>, Option<String>, UnitState)> = self
+        let row: Option<(JobId, Option<WorkerId>, Option<String>, UnitState)> = self
             .conn
-            .query_row("SELECT job, worker, lease_token, state FROM units WHERE id = ?1", [unit.0 as i64], |r| {
+            .query_row("SELECT job, worker, lease_token, state FROM units WHERE id = ?1", [unit], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
             })
             .optional()?;
-        let Some((_, holder, lease_token, state)) = row.filter(|r| r.0 as u64 == job.0) else {
+        let Some((_, holder, lease_token, state)) = row.filter(|r| r.0 == job) else {
             return Err(StoreError::NoUnit(unit));
         };
         if !holds(holder, lease_token.as_deref(), state, worker, token) {
@@ -379,7 +383,7 @@ impl Store {
                 "SELECT u.job, u.node, u.state, u.value, u.solutions, u.fixed, u.attempts, u.worker, u.lease_token,
                         j.goal, j.hands IS NOT NULL, u.score, u.checking
                  FROM units u JOIN jobs j ON j.id = u.job WHERE u.id = ?1",
-                [c.unit.0 as i64],
+                [c.unit],
                 |r| {
                     Ok(UnitRecord {
                         job: r.get(0)?,
@@ -398,7 +402,7 @@ impl Store {
                 },
             )
             .optional()?
-            .filter(|u| u.job as u64 == c.job.0)
+            .filter(|u| u.job == c.job)
             .ok_or(StoreError::NoUnit(c.unit))?;
         if !holds(unit.worker, unit.lease_token.as_deref(), unit.state, c.worker, &c.lease_token) {
             return Err(StoreError::NotHolder(c.unit));
@@ -412,7 +416,7 @@ impl Store {
             UnitResult::Count { solutions, fixed } => complete_count(&tx, c, &unit, *solutions, *fixed)?,
             UnitResult::Failure(error) => {
                 complete_failure(&tx, c, &unit, error)?;
-                past_limit = failures::past_limit(&tx, c.worker.0 as i64)?;
+                past_limit = failures::past_limit(&tx, c.worker)?;
                 false
             }
             UnitResult::Value { value, best, proof } => {
@@ -427,10 +431,10 @@ impl Store {
                 // The node's value as the store kept it (a late report may disagree with it).
                 let kept: Value =
                     self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
-                self.trees.decide(unit.job, unit.node, kept.0)
+                self.trees.decide(tree_key(unit.job), unit.node, kept.0)
             }
             UnitResult::Failure(_) if unit.state == UnitState::Leased => {
-                self.trees.set_busy(unit.job, unit.node, false)
+                self.trees.set_busy(tree_key(unit.job), unit.node, false)
             }
             _ => {}
         }
@@ -451,13 +455,13 @@ impl Store {
         let tx = self.write()?;
         let mut returned = Vec::new();
         for held in units {
-            let back: Option<(i64, NodeId)> = tx
+            let back: Option<(JobId, NodeId)> = tx
                 .query_row(
                     "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0
                      WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token
                      RETURNING job, node",
                     named_params! {
-                        ":unit": held.unit.0 as i64, ":worker": worker.0 as i64, ":token": held.lease_token,
+                        ":unit": held.unit, ":worker": worker, ":token": held.lease_token,
                         ":pending": UnitState::Pending, ":leased": UnitState::Leased,
                     },
                     |r| Ok((r.get(0)?, r.get(1)?)),
@@ -467,7 +471,7 @@ impl Store {
         }
         tx.commit()?;
         for (job, node) in returned {
-            self.trees.set_busy(job, node, false);
+            self.trees.set_busy(tree_key(job), node, false);
         }
         Ok(())
     }
@@ -475,14 +479,12 @@ impl Store {
     /// A unit's job spec and position (moves from the empty board), to check a report against.
     pub fn unit_position(&self, unit: UnitId, job: JobId) -> Result<(JobSpec, String), StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let found: Option<(i64, String)> = tx
-            .query_row(
-                "SELECT u.job, n.line FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
-                [unit.0 as i64],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+        let found: Option<(JobId, String)> = tx
+            .query_row("SELECT u.job, n.line FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1", [unit], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .optional()?;
-        let (found_job, line) = found.filter(|(j, _)| *j as u64 == job.0).ok_or(StoreError::NoUnit(unit))?;
+        let (found_job, line) = found.filter(|(j, _)| *j == job).ok_or(StoreError::NoUnit(unit))?;
         let spec = job_spec(&tx, found_job)?;
         tx.commit()?;
         Ok((spec, line))
@@ -505,7 +507,7 @@ impl Store {
             )?;
         }
         // Each expired unit, its attempts, job, node and worker.
-        type Expired = (i64, i64, i64, NodeId, Option<i64>);
+        type Expired = (UnitId, i64, JobId, NodeId, Option<WorkerId>);
         let expired: Vec<Expired> = tx
             .prepare_cached(
                 "SELECT id, attempts, job, node, worker FROM units WHERE state = :leased AND deadline < :now",
@@ -544,7 +546,7 @@ impl Store {
         }
         tx.commit()?;
         for &(_, _, job, node, _) in &expired {
-            self.trees.set_busy(job, node, false);
+            self.trees.set_busy(tree_key(job), node, false);
             self.after_change(job);
         }
         Ok(expired.len())

@@ -63,7 +63,7 @@ impl WorkerSelector {
 pub(super) fn touch(conn: &Connection, worker: WorkerId) -> Result<(), StoreError> {
     let changed = conn
         .prepare_cached("UPDATE workers SET last_seen = :now WHERE id = :worker")?
-        .execute(named_params! { ":worker": worker.0 as i64, ":now": now() })?;
+        .execute(named_params! { ":worker": worker, ":now": now() })?;
     if changed == 0 {
         return Err(StoreError::NoWorker(worker));
     }
@@ -100,7 +100,7 @@ impl Store {
                 let positions: i64 = r.get(9)?;
                 let seconds: f64 = r.get(10)?;
                 Ok(WorkerRow {
-                    id: WorkerId(r.get::<_, i64>(0)? as u64),
+                    id: r.get(0)?,
                     name: r.get(1)?,
                     host: r.get(2)?,
                     threads: r.get(3)?,
@@ -122,10 +122,10 @@ impl Store {
     /// or name that names none is an error. Returns the ids drained.
     pub fn drain_workers(&mut self, which: &WorkerSelector) -> Result<Vec<WorkerId>, StoreError> {
         let tx = self.write()?;
-        let ids: Vec<i64> = match which {
+        let ids: Vec<WorkerId> = match which {
             WorkerSelector::Id(id) => tx
                 .prepare("SELECT id FROM workers WHERE id = ?1")?
-                .query_map([id.0 as i64], |r| r.get(0))?
+                .query_map([id], |r| r.get(0))?
                 .collect::<Result<_, _>>()?,
             WorkerSelector::Name(name) => tx
                 .prepare("SELECT id FROM workers WHERE name = ?1 AND last_seen >= ?2")?
@@ -142,7 +142,7 @@ impl Store {
             tx.execute("UPDATE workers SET draining = 1 WHERE id = ?1", [id])?;
         }
         tx.commit()?;
-        Ok(ids.into_iter().map(|id| WorkerId(id as u64)).collect())
+        Ok(ids)
     }
 
     /// Whether `worker` is draining (false for a worker the store does not know).
@@ -150,7 +150,7 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached("SELECT draining FROM workers WHERE id = ?1")?
-            .query_row([worker.0 as i64], |r| r.get(0))
+            .query_row([worker], |r| r.get(0))
             .optional()?
             .unwrap_or(false))
     }
@@ -160,6 +160,6 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached("SELECT count(*) FROM units WHERE worker = :worker AND state = :leased")?
-            .query_row(named_params! { ":worker": worker.0 as i64, ":leased": UnitState::Leased }, |r| r.get(0))?)
+            .query_row(named_params! { ":worker": worker, ":leased": UnitState::Leased }, |r| r.get(0))?)
     }
 }

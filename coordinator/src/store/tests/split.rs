@@ -2,6 +2,7 @@
 //! word it is.
 
 use super::*;
+use crate::store::state::tree_key;
 
 /// Splits `unit` (held by `worker`, at line "a") into "a1" and the position
 /// `other` (a new "a2", or a node the tree has, reached by another move),
@@ -46,11 +47,11 @@ fn a_decided_child_held_by_another_worker_is_the_deciders_and_distrust_takes_it_
     assert_eq!((a.line.as_str(), b.line.as_str()), ("a", "b"));
     // a's second child is b's position, reached by another move; a's worker decided it.
     assert!(split_a(&mut store, first, &a, "b", &[DecidedAt { index: 1, value: Win, best: Some("x".into()) }]));
-    let (state, worker): (UnitState, i64) = store
+    let (state, worker): (UnitState, WorkerId) = store
         .conn
-        .query_row("SELECT state, worker FROM units WHERE id = ?1", [b.unit.0 as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row("SELECT state, worker FROM units WHERE id = ?1", [b.unit], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
-    assert_eq!((state, worker), (UnitState::Done, first.0 as i64), "done by the worker that decided it");
+    assert_eq!((state, worker), (UnitState::Done, first), "done by the worker that decided it");
     let late = report(&b, second, Loss);
     assert!(matches!(store.complete(&late), Err(StoreError::NotHolder(_))), "the holder's lease is gone");
     assert_eq!(child_value(&store, job, "b"), Win);
@@ -82,7 +83,7 @@ fn a_report_after_its_unit_was_split_is_refused() {
     assert!(split_a(&mut store, first, &a, "a2", &[]));
     assert!(matches!(store.complete(&report(&a, first, Win)), Err(StoreError::NotHolder(_))));
     let state: UnitState =
-        store.conn.query_row("SELECT state FROM units WHERE id = ?1", [a.unit.0 as i64], |r| r.get(0)).unwrap();
+        store.conn.query_row("SELECT state FROM units WHERE id = ?1", [a.unit], |r| r.get(0)).unwrap();
     assert_eq!(state, UnitState::Split);
     assert_eq!(child_value(&store, job, "a"), Unknown, "its children answer for it");
 }
@@ -178,18 +179,18 @@ fn a_forgotten_expanded_node_reached_again_brings_its_children_back() {
         store.conn.query_row("SELECT id FROM nodes WHERE line = ?1", [line], |r| r.get(0)).unwrap()
     };
     let bx = id(&store, "bx");
-    let held = |store: &mut Store, node: NodeId| store.trees.get_mut(job.0 as i64).unwrap().contains(node);
+    let held = |store: &mut Store, node: NodeId| store.trees.get_mut(tree_key(job)).unwrap().contains(node);
     assert!(held(&mut store, bx));
     // b1 loses: b wins, and bx, below b only, leaves the manager's tree.
     assert!(!done(&mut store, first, by_line(&below_b, "b1").unit, Loss));
     let bx1 = id(&store, "bx1");
     assert!(!held(&mut store, bx) && !held(&mut store, bx1));
-    let stats = store.trees.get_mut(job.0 as i64).unwrap().stats();
+    let stats = store.trees.get_mut(tree_key(job)).unwrap().stats();
     assert_eq!((stats.nodes, stats.held), (8, 4), "every node counted; the root, a, b and c held");
     // a's split reaches bx again: it comes back with its children, which wait for a worker again.
     split_a(&mut store, first, &a, "bx", &[]);
     assert!(held(&mut store, bx) && held(&mut store, bx1), "grafted back, not left for a reload to find");
-    let stats = store.trees.get_mut(job.0 as i64).unwrap().stats();
+    let stats = store.trees.get_mut(tree_key(job)).unwrap().stats();
     let stored: i64 = store.conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0)).unwrap();
     assert_eq!((stats.nodes, stats.held), (stored as u64, 8), "what came back is no longer counted as forgotten");
     let lines: Vec<String> = store.lease(first, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
