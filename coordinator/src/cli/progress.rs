@@ -62,15 +62,32 @@ pub fn estimate(done: u64, total: u64, seconds: f64) -> Estimate {
 
 fn line(progress: &Progress, elapsed: Duration) -> String {
     let positions = progress.positions.load(Relaxed);
-    let done = progress.root_done.load(Relaxed);
-    let total = progress.root_total.load(Relaxed);
     let secs = elapsed.as_secs_f64();
     format!(
-        "[{secs:7.1} s] {:.1} M positions, {:.2} M/s, root moves decided {done}/{total} \
-         (no time estimate: root moves cost orders of magnitude apart)",
+        "[{secs:7.1} s] {:.1} M positions, {:.2} M/s, {} (no time estimate: root moves cost orders of magnitude apart)",
         positions as f64 / 1e6,
-        positions as f64 / secs.max(1e-9) / 1e6
+        positions as f64 / secs.max(1e-9) / 1e6,
+        root_line(progress)
     )
+}
+
+/// What the search does at the root: the first move it proves alone and
+/// how many of its replies are refuted, or how many root moves are decided.
+fn root_line(progress: &Progress) -> String {
+    let done = progress.root_done.load(Relaxed);
+    let total = progress.root_total.load(Relaxed);
+    let first = &progress.first;
+    if !first.searching.load(Relaxed) {
+        return format!("root moves decided {done}/{total}");
+    }
+    let name = first.name.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let replies = first.replies_total.load(Relaxed);
+    let refuted = if replies == 0 {
+        String::new()
+    } else {
+        format!(": {}/{replies} of its replies refuted", first.replies_refuted.load(Relaxed))
+    };
+    format!("proving {name} first, the cheapest of the {total} root moves by the probe{refuted}")
 }
 
 #[cfg(test)]
@@ -90,6 +107,25 @@ mod tests {
         let text = line(&recorded(858, total), Duration::from_secs(482));
         assert!(text.contains("root moves decided 858/1197 (no time estimate"), "{text}");
         assert!(!text.contains("estimate ~"), "{text}");
+    }
+
+    /// Issue 57, point 2: the 8x8 game's line said "root moves decided 0/296"
+    /// for 100 s, while the root's first move was proved alone. It now names
+    /// that move and counts its replies refuted.
+    #[test]
+    fn a_root_proving_its_first_move_says_how_far_that_proof_is() {
+        let progress = recorded(0, 296);
+        *progress.first.name.lock().unwrap() = "L:c4,d4,e4,f4,c5".into();
+        progress.first.searching.store(true, Relaxed);
+        let text = line(&progress, Duration::from_secs(40));
+        assert!(text.contains("proving L:c4,d4,e4,f4,c5 first, the cheapest of the 296 root moves"), "{text}");
+        progress.first.replies_total.store(1197, Relaxed);
+        progress.first.replies_refuted.store(312, Relaxed);
+        let text = line(&progress, Duration::from_secs(60));
+        assert!(text.contains("312/1197 of its replies refuted") && !text.contains("decided 0/296"), "{text}");
+        progress.first.searching.store(false, Relaxed);
+        progress.root_done.store(7, Relaxed);
+        assert!(line(&progress, Duration::from_secs(90)).contains("root moves decided 7/296"));
     }
 
     #[test]

@@ -199,6 +199,21 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         self.progress.root_done.fetch_add(1, Relaxed);
     }
 
+    /// Notes that the probed root's first move `mv` is searched alone from now (`Some`) or no longer (`None`).
+    pub(super) fn first_move_alone(&self, mv: Option<(u8, B)>) {
+        let first = &self.progress.first;
+        if let Some((piece, mask)) = mv {
+            let name = self.game.find_placement(piece as usize, mask).map(|id| self.game.move_name(id));
+            *first.name.lock().unwrap_or_else(|e| e.into_inner()) = name.unwrap_or_default();
+        }
+        first.searching.store(mv.is_some(), Relaxed);
+    }
+
+    /// Whether a node one ply below the root is the first move searched alone.
+    pub(super) fn below_first_move(&self, ply: usize) -> bool {
+        ply == 1 && self.progress.first.searching.load(Relaxed)
+    }
+
     /// Whether a budget or an outside cancel has stopped the search (sticky).
     pub(super) fn limit_reached(&self) -> bool {
         if self.stopped.load(Relaxed) {

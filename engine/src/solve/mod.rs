@@ -53,7 +53,7 @@ use crate::position::Position;
 pub use config::{CUTOFF_MIN_MOVES, Carry, MAX_SORTED_MOVES, RootProbe, SolveConfig};
 pub use context::{Context, Scope};
 use movelist::MoveList;
-pub use outcome::{NodeKey, Outcome, Progress, SolveReport, WinningMoves};
+pub use outcome::{FirstMove, NodeKey, Outcome, Progress, SolveReport, WinningMoves};
 pub use tt::TranspositionTable;
 use tt::TtCheck;
 

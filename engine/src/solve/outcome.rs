@@ -32,6 +32,24 @@ pub struct Progress {
     pub root_total: AtomicU64,
     /// Set from outside to stop the search; it then answers [`Outcome::Unknown`].
     pub cancel: AtomicBool,
+    /// The root move a probed root proves first, alone (see [`FirstMove`]).
+    pub first: FirstMove,
+}
+
+/// The root move a probed root searches first and alone, on every thread
+/// (the probe's cheapest to prove): while it is searched, the root's own
+/// count of decided moves stands still, so progress lines say how far its
+/// proof is instead.
+#[derive(Debug, Default)]
+pub struct FirstMove {
+    /// Its name in notation (empty until a probed root starts it).
+    pub name: std::sync::Mutex<String>,
+    /// Whether it is being searched now.
+    pub searching: AtomicBool,
+    /// Its replies refuted so far (each a win for the root's side).
+    pub replies_refuted: AtomicU64,
+    /// Its replies in all, once its node starts them on several threads (0 before, and when one thread searches them).
+    pub replies_total: AtomicU64,
 }
 
 /// A node's transposition key parts: the cells its moves cover and the pieces that have one.

@@ -105,6 +105,9 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
             probe_stats.merge(&probe);
         }
     }
+    if ctx.below_first_move(ply) {
+        ctx.progress.first.replies_total.store(moves.len() as u64, Relaxed);
+    }
     let node_scope = Scope::below(scope);
     let next = AtomicUsize::new(0);
     let state = Mutex::new(NodeState::<B>::default());
@@ -130,6 +133,9 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
             if result.outcome == Outcome::Win {
                 result.stats.third_ply_tries.add(result.tries);
             }
+        }
+        if result.outcome == Outcome::Win && ctx.below_first_move(ply) {
+            ctx.progress.first.replies_refuted.fetch_add(1, Relaxed);
         }
         if result.outcome == Outcome::Loss
             && let Some(history) = &ctx.history
@@ -157,7 +163,10 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     // then works on its replies (its node is a parallel one too).
     let going = !probed || {
         next.store(1, Relaxed);
-        visit(0, &mut MoveList::with_capacity(list.len()))
+        ctx.first_move_alone(Some(moves[0]));
+        let going = visit(0, &mut MoveList::with_capacity(list.len()));
+        ctx.first_move_alone(None);
+        going
     };
     if going {
         rayon::scope(|s| {

@@ -6,6 +6,7 @@ use golomb_engine::solve::order::MoveOrder;
 use golomb_engine::solve::{Outcome, Progress, RootProbe, SolveConfig, TranspositionTable, solve};
 use golomb_engine::{Bitboard, Bits, Board, Game, PieceSet, Position};
 use proptest::prelude::*;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Whether the side to move wins, by trying every move: obviously right, slow.
 fn brute_force_wins(game: &Game<Bitboard>, pos: &mut Position<Bitboard>) -> bool {
@@ -115,6 +116,31 @@ fn interrupted_searches_say_unknown() {
     cancelled.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
     let report = solve(&game, &Position::empty(), &SolveConfig::default(), &tt, &cancelled);
     assert_eq!(report.outcome, Outcome::Unknown);
+}
+
+/// A probed root proves its first move alone (issue 57, point 2): the
+/// search's progress names that move and counts its replies refuted, so a
+/// progress line has something to say while no root move is decided. On
+/// the 6x6 pentomino board the probe's first move wins: every reply is
+/// refuted, and the search is over when it is.
+#[test]
+fn a_probed_root_publishes_its_first_moves_replies() {
+    let game = Game::<Bitboard>::new(Board::new(6, 6).unwrap(), PieceSet::of_order(5)).unwrap();
+    let tt = TranspositionTable::new(16);
+    let config = SolveConfig { root_probe: RootProbe::Always, ..SolveConfig::default() };
+    let progress = Progress::default();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let report = pool.install(|| solve(&game, &Position::empty(), &config, &tt, &progress));
+    assert_eq!(report.outcome, Outcome::Win);
+    let first = &progress.first;
+    let name = first.name.lock().unwrap().clone();
+    let (refuted, total) = (first.replies_refuted.load(Relaxed), first.replies_total.load(Relaxed));
+    assert!(!name.is_empty() && !first.searching.load(Relaxed), "{name}");
+    assert!(total > 0 && refuted <= total, "{refuted}/{total} replies of {name}");
+    if progress.root_done.load(Relaxed) == 1 {
+        // The first move won: all its replies were refuted.
+        assert_eq!(refuted, total, "{name}");
+    }
 }
 
 /// The same position on the `u64` and the `[u64; 4]` bitboards.
