@@ -113,27 +113,8 @@ pub(crate) async fn register(
                 return Ok(Some(every));
             }
             Err(status) if refusal(&status) == Refusal::Transient => {
-                let details = crate::status_text(&status);
-                tracing::debug!("registering failed: {details}");
-                let why = crate::status_summary(&status);
-                if let Some(problem) = golomb_proto::connect::certificate_problem(&details, config.tls_ca.as_deref()) {
-                    // Not the network: it will not mend by itself, but the coordinator may be given a new
-                    // certificate, so keep trying, saying what is wrong each time.
-                    tracing::error!("cannot register with {}: {problem}; retrying", config.coordinator);
-                } else if let Some(hint) = golomb_proto::connect::plaintext_to_tls_hint(&config.coordinator, &details) {
-                    // Also not the network, and it will not mend by itself: say it each time.
-                    tracing::error!("cannot register ({why}): {hint}; retrying");
-                } else if first_failure {
-                    tracing::warn!(
-                        "cannot reach the coordinator at {} ({why}); check that `golomb serve` runs there and \
-                         listens on that address (`--listen`; the default 127.0.0.1:7117 is this machine only), \
-                         that the port is open between the two machines, and that --coordinator or \
-                         GOLOMB_COORDINATOR names it; retrying until it answers",
-                        config.coordinator
-                    );
+                if say_unreachable(config, &status, first_failure, backoff) {
                     first_failure = false;
-                } else {
-                    tracing::warn!("cannot reach {} ({why}); retrying in {:?}", config.coordinator, backoff);
                 }
             }
             Err(status) => bail!("the coordinator refused this worker: {}", status.message()),
@@ -144,4 +125,34 @@ pub(crate) async fn register(
         }
         backoff = (backoff * 2).min(Duration::from_secs(5));
     }
+}
+
+/// Says why registering failed this time, in the log: a certificate or a
+/// scheme that will not mend by itself (every time), or an unreachable
+/// coordinator (in full the `first` time, then briefly with the `backoff`).
+/// Returns whether it said the latter in full.
+fn say_unreachable(config: &WorkerConfig, status: &tonic::Status, first: bool, backoff: Duration) -> bool {
+    let details = crate::status_text(status);
+    tracing::debug!("registering failed: {details}");
+    let why = crate::status_summary(status);
+    if let Some(problem) = golomb_proto::connect::certificate_problem(&details, config.tls_ca.as_deref()) {
+        // Not the network: it will not mend by itself, but the coordinator may be given a new
+        // certificate, so keep trying, saying what is wrong each time.
+        tracing::error!("cannot register with {}: {problem}; retrying", config.coordinator);
+    } else if let Some(hint) = golomb_proto::connect::plaintext_to_tls_hint(&config.coordinator, &details) {
+        // Also not the network, and it will not mend by itself: say it each time.
+        tracing::error!("cannot register ({why}): {hint}; retrying");
+    } else if first {
+        tracing::warn!(
+            "cannot reach the coordinator at {} ({why}); check that `golomb serve` runs there and \
+             listens on that address (`--listen`; the default 127.0.0.1:7117 is this machine only), \
+             that the port is open between the two machines, and that --coordinator or \
+             GOLOMB_COORDINATOR names it; retrying until it answers",
+            config.coordinator
+        );
+        return true;
+    } else {
+        tracing::warn!("cannot reach {} ({why}); retrying in {:?}", config.coordinator, backoff);
+    }
+    false
 }

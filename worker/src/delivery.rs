@@ -11,7 +11,8 @@ use golomb_proto::{UnitResult, pb};
 use crate::config::{WorkerConfig, WorkerSummary};
 use crate::connect::{Client, Refusal, refusal};
 use crate::shared::Shared;
-use crate::solver::UnitOutcome;
+use crate::unit::{Finished, UnitOutcome};
+use crate::wire;
 
 /// What the worker still has to tell the coordinator.
 pub(crate) enum Report {
@@ -66,57 +67,32 @@ pub(crate) fn forget_other_databases(shared: &Shared, outbox: &mut VecDeque<Repo
 /// Turns a finished unit into the report the coordinator needs (a stopped
 /// unit needs none, unless the worker is draining: then it goes back).
 pub(crate) fn collect(
-    (unit, outcome): (pb::Unit, UnitOutcome),
+    Finished { task, outcome }: Finished,
     outbox: &mut VecDeque<Report>,
     summary: &mut WorkerSummary,
     draining: bool,
 ) {
-    let worker_id = 0; // filled in when delivered
-    let complete = |result: UnitResult, stats| {
-        Report::Complete(pb::CompleteRequest {
-            worker_id,
-            unit_id: unit.unit_id,
-            job_id: unit.job_id,
-            lease_token: unit.lease_token.clone(),
-            stats,
-            result: Some(result.to_proto()),
-        })
-    };
+    let (unit_id, moves) = (task.lease.unit_id, &task.moves);
     let report = match outcome {
         UnitOutcome::Solved { result, stats } => {
             summary.units += 1;
             summary.positions += stats.positions;
-            tracing::debug!("unit {} ({}): {result} in {:.2} s", unit.unit_id, unit.moves, stats.seconds);
-            complete(result, Some(stats))
+            tracing::debug!("unit {unit_id} ({moves}): {result} in {:.2} s", stats.time.as_secs_f64());
+            Report::Complete(wire::complete(&task.lease, &result, Some(stats)))
         }
         UnitOutcome::Failed(error) => {
-            tracing::warn!("unit {} ({}) failed: {error}", unit.unit_id, unit.moves);
-            complete(UnitResult::Failure(error), None)
+            tracing::warn!("unit {unit_id} ({moves}) failed: {error}");
+            Report::Complete(wire::complete(&task.lease, &UnitResult::Failure(error), None))
         }
         UnitOutcome::TooLong { decided, path, stats } => {
             tracing::info!(
-                "unit {} ran past its time: giving it back to be split, {} children decided, a line of {} below",
-                unit.unit_id,
+                "unit {unit_id} ran past its time: giving it back to be split, {} children decided, a line of {} below",
                 decided.len(),
                 path.len()
             );
-            Report::GiveBack(pb::GiveBackRequest {
-                worker_id,
-                unit_ids: vec![unit.unit_id],
-                lease_tokens: vec![unit.lease_token.clone()],
-                split: true,
-                decided,
-                path,
-                stats: Some(stats),
-            })
+            Report::GiveBack(wire::give_back_to_split(&task.lease, decided, path, stats))
         }
-        UnitOutcome::Stopped if draining => Report::GiveBack(pb::GiveBackRequest {
-            worker_id,
-            unit_ids: vec![unit.unit_id],
-            lease_tokens: vec![unit.lease_token.clone()],
-            split: false,
-            ..Default::default()
-        }),
+        UnitOutcome::Stopped if draining => Report::GiveBack(wire::give_back(0, [&task.lease])),
         UnitOutcome::Stopped => return,
     };
     outbox.push_back(report);

@@ -23,7 +23,7 @@ pub(crate) async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, shut
             .running()
             .iter()
             .map(|(token, r)| pb::UnitProgress {
-                unit_id: r.unit_id,
+                unit_id: r.unit_id.0,
                 positions: r.progress.positions.load(Relaxed),
                 lease_token: token.clone(),
             })
@@ -42,7 +42,7 @@ pub(crate) async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, shut
                 shared.database_changed(&response.coordinator_id);
                 note_drain(&shared, response.drain);
                 let stop = response.stop_units;
-                for r in shared.running().values().filter(|r| stop.contains(&r.unit_id)) {
+                for r in shared.running().values().filter(|r| stop.contains(&r.unit_id.0)) {
                     tracing::info!("unit {} is no longer needed: stopping it", r.unit_id);
                     r.progress.cancel.store(true, Relaxed);
                 }

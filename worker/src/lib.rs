@@ -15,11 +15,14 @@ pub mod memory;
 mod run;
 mod shared;
 mod solver;
+mod unit;
+mod wire;
 
 pub use busy::BusyClock;
 pub use config::{DEFAULT_PROOF_FROM_POSITIONS, WorkerConfig, WorkerSummary};
 pub use run::run;
-pub use solver::{UnitOutcome, UnitSolver};
+pub use solver::UnitSolver;
+pub use unit::{Decided, PathStep, UnitLease, UnitOutcome, UnitStats, UnitTask};
 
 // The process helpers moved to the crate both binaries depend on; these
 // paths keep working.

@@ -6,12 +6,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use golomb_engine::solve::Progress;
+use golomb_proto::UnitId;
 
 use crate::busy::BusyClock;
 
 /// A unit leased and not yet reported (queued or being solved), by its lease token.
 pub(crate) struct Running {
-    pub(crate) unit_id: u64,
+    pub(crate) unit_id: UnitId,
     pub(crate) progress: Arc<Progress>,
     /// Set by the solver thread when it starts the unit (a drain finishes started units only).
     pub(crate) started: AtomicBool,
@@ -39,6 +40,20 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Before registering: no worker id or database yet, nothing leased, a heartbeat a second.
+    pub(crate) fn new() -> Shared {
+        Shared {
+            worker_id: AtomicU64::new(0),
+            coordinator_id: Mutex::new(String::new()),
+            running: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(Vec::new()),
+            heartbeat_ms: AtomicU64::new(1000),
+            busy: BusyClock::default(),
+            unknown: AtomicBool::new(false),
+            draining: AtomicBool::new(false),
+        }
+    }
+
     pub(crate) fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }

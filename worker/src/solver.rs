@@ -7,39 +7,16 @@ use std::time::{Duration, Instant};
 
 use golomb_engine::hands::{self, HandsConfig, HandsGame};
 use golomb_engine::solve::partial::{DecidedChild, decided_children, decided_path};
-use golomb_engine::solve::{Carry, Outcome, Progress, RootProbe, SolveConfig, TranspositionTable, solve};
+use golomb_engine::solve::tt::TtCheck;
+use golomb_engine::solve::{Carry, Outcome, Progress, RootProbe, SolveConfig, SolveReport, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
 use golomb_engine::{Bits, Player, proof};
 use golomb_proto::MAX_PATH_STEPS;
 use golomb_proto::spec::{HandsSpec, hands_setup};
-use golomb_proto::{Kind, UnitResult, UnitWork, convert, pb};
+use golomb_proto::{Kind, UnitResult, UnitWork};
 
-/// How a unit ended.
-#[derive(Clone, Debug)]
-pub enum UnitOutcome {
-    /// Solved: the result of the unit's kind (a value, a count or a score) and statistics.
-    Solved {
-        /// What the unit's search found.
-        result: UnitResult,
-        /// Positions, time, table use.
-        stats: pb::UnitStats,
-    },
-    /// Stopped from outside (cancelled or shutting down): nothing to report.
-    Stopped,
-    /// Ran past the unit's time limit: give it back to be split, with the
-    /// children its search decided (kept by the coordinator) and its cost.
-    TooLong {
-        /// Children of the unit's position the search decided, in notation.
-        decided: Vec<pb::DecidedChild>,
-        /// The line below the unit's position the search was on, with what it decided there.
-        path: Vec<pb::PathStep>,
-        /// Positions and time the search took.
-        stats: pb::UnitStats,
-    },
-    /// The unit could not be solved here (a bad game, position or work).
-    Failed(String),
-}
+use crate::unit::{Decided, PathStep, UnitOutcome, UnitStats, UnitTask};
 
 /// Counts the tilings below a count unit's placements on this thread.
 fn count_share<B: TileBits>(game: &Game<B>, moves: &str, each: Each, share: (u64, &[u32])) -> UnitOutcome {
@@ -53,12 +30,7 @@ fn count_share<B: TileBits>(game: &Game<B>, moves: &str, each: Each, share: (u64
     match Tiler::new(game, each).and_then(|tiler| tiler.count_share(&share)) {
         Ok(count) => UnitOutcome::Solved {
             result: UnitResult::Count { solutions: count.solutions, fixed: count.fixed },
-            stats: pb::UnitStats {
-                positions: count.nodes,
-                seconds: start.elapsed().as_secs_f64(),
-                threads: 1,
-                ..Default::default()
-            },
+            stats: UnitStats { positions: count.nodes, time: start.elapsed(), threads: 1, ..Default::default() },
         },
         Err(err) => UnitOutcome::Failed(err.to_string()),
     }
@@ -94,11 +66,11 @@ fn solve_hands<B: Bits>(
                 },
                 best: result.best_move.map(|id| game.move_name(id)),
             },
-            stats: pb::UnitStats {
+            stats: UnitStats {
                 positions: result.positions,
-                seconds: result.elapsed.as_secs_f64(),
+                time: result.elapsed,
                 // The hands search runs on the pool the unit was installed in.
-                threads: rayon::current_num_threads() as u32,
+                threads: rayon::current_num_threads(),
                 ..Default::default()
             },
         },
@@ -156,7 +128,7 @@ fn carry(line: &str) -> Carry {
 
 /// The game and table of the units most recently solved.
 struct Cached {
-    key: (Kind, String, String, String),
+    key: (Kind, GameSpec),
     game: Arc<AnyGame>,
     tt: Arc<TranspositionTable>,
 }
@@ -176,14 +148,13 @@ impl UnitSolver {
         UnitSolver { tt_mb, proof_from_positions, cached: Mutex::new(None) }
     }
 
-    /// The game of `unit` (whose work is of `kind`) and its table, built when the game changes.
-    fn game(&self, unit: &pb::Unit, kind: Kind) -> Result<(Arc<AnyGame>, Arc<TranspositionTable>), String> {
-        let key = (kind, unit.board.clone(), unit.blocked.clone(), unit.pieces.clone());
+    /// The game of `spec` (for work of `kind`) and its table, built when the game changes.
+    fn game(&self, spec: &GameSpec, kind: Kind) -> Result<(Arc<AnyGame>, Arc<TranspositionTable>), String> {
+        let key = (kind, spec.clone());
         let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = cached.as_ref().filter(|c| c.key == key) {
             return Ok((c.game.clone(), c.tt.clone()));
         }
-        let spec = GameSpec::new(unit.board.clone(), unit.blocked.clone(), unit.pieces.clone());
         let game = spec.build().map_err(|e| golomb_proto::SpecError::from(e).to_string())?;
         let tt_mb = self.tt_mb.unwrap_or_else(|| crate::memory::default_tt_mb(&game));
         let c = Cached { key, game: Arc::new(game), tt: Arc::new(TranspositionTable::new(tt_mb)) };
@@ -192,30 +163,31 @@ impl UnitSolver {
         Ok(out)
     }
 
-    /// Solves `unit` on the current rayon pool, publishing progress to
+    /// Solves `task` on the current rayon pool, publishing progress to
     /// `progress`, whose cancel flag stops it.
-    pub fn solve(&self, unit: &pb::Unit, progress: &Arc<Progress>) -> UnitOutcome {
+    pub fn solve(&self, task: &UnitTask, progress: &Arc<Progress>) -> UnitOutcome {
         // Whatever the coordinator sends, a bad unit fails the unit, never the worker.
-        let work = match UnitWork::from_proto(unit.work.as_ref()) {
+        let work = match &task.work {
             Ok(work) => work,
             Err(err) => return UnitOutcome::Failed(format!("bad unit: {err}")),
         };
-        let (game, tt) = match self.game(unit, work.kind()) {
+        let (game, tt) = match self.game(&task.game, work.kind()) {
             Ok(found) => found,
             Err(err) => return UnitOutcome::Failed(err),
         };
+        let moves = &task.moves;
         match work {
-            UnitWork::GameValue { split_after, send_proof } => {
+            &UnitWork::GameValue { split_after, send_proof } => {
                 let proof_from_positions = if send_proof { 0 } else { self.proof_from_positions };
                 let limits = GameLimits { budget: split_after, proof_from_positions };
-                solve_game(&game, &unit.moves, limits, &tt, progress)
+                solve_game(&game, moves, limits, &tt, progress)
             }
             UnitWork::TilingCount { each, weight, checks } => {
-                with_game!(&*game, g => count_share(g, &unit.moves, each, (weight, &checks)))
+                with_game!(&*game, g => count_share(g, moves, *each, (*weight, checks)))
             }
             UnitWork::HandsScore(hands) => {
                 let tt_mb = self.tt_mb.unwrap_or(HandsConfig::default().tt_mb);
-                with_game!(&*game, g => solve_hands(g, &unit.moves, &hands, tt_mb, progress))
+                with_game!(&*game, g => solve_hands(g, moves, hands, tt_mb, progress))
             }
         }
     }
@@ -228,38 +200,6 @@ struct GameLimits {
     budget: Option<Duration>,
     /// A search that examined at least this many positions sends its proof tree.
     proof_from_positions: u64,
-}
-
-/// The proof tree of a solved unit (`report`) at `pos`, as the JSON the
-/// wire carries: the plies [`proof::default_plies`] records, each reply's
-/// answer from the search's records or the warm table (the searches it
-/// needs publish to the unit's `progress`, whose cancel flag stops them).
-/// `None` (logged) if it cannot be built or is too big to send.
-fn unit_proof<B: Bits + golomb_engine::solve::tt::TtCheck>(
-    game: &Game<B>,
-    pos: &Position<B>,
-    moves: &str,
-    config: &SolveConfig,
-    tt: &TranspositionTable,
-    report: &golomb_engine::solve::SolveReport<B>,
-    progress: &Progress,
-) -> Option<String> {
-    let source = proof::ProofSource { game, config, tt, known: &report.winning_moves, progress };
-    let plies = proof::default_plies(report.outcome);
-    let tree = match proof::build_tree(&source, pos, moves, report.outcome, plies) {
-        Ok(tree) => tree,
-        Err(err) => {
-            tracing::warn!("unit at `{moves}`: no proof tree: {err}");
-            return None;
-        }
-    };
-    let json = serde_json::to_string(&tree).ok()?;
-    if json.len() > MAX_PROOF_BYTES {
-        tracing::warn!("unit at `{moves}`: its proof tree ({} bytes) is too big to send", json.len());
-        return None;
-    }
-    tracing::info!("unit at `{moves}`: proof tree of {} leaves ({} bytes)", tree.leaves(), json.len());
-    Some(json)
 }
 
 /// The largest proof tree a worker sends: the coordinator takes messages of
@@ -275,7 +215,6 @@ fn solve_game(
     tt: &TranspositionTable,
     progress: &Progress,
 ) -> UnitOutcome {
-    let budget = limits.budget;
     // The coordinator orders a job's units itself: a unit's root is not probed.
     let config = SolveConfig { carry: Some(carry(moves)), root_probe: RootProbe::Off, ..SolveConfig::default() };
     with_game!(game, g => {
@@ -283,13 +222,50 @@ fn solve_game(
             Ok((pos, _)) => pos,
             Err(err) => return UnitOutcome::Failed(format!("bad unit position: {err}")),
         };
+        GameSearch { game: g, pos, moves, config, tt, progress }.run(limits)
+    })
+}
+
+/// A game unit's search: the game, the unit's position and line, and what
+/// the search runs with.
+struct GameSearch<'a, B: Bits> {
+    game: &'a Game<B>,
+    pos: Position<B>,
+    moves: &'a str,
+    config: SolveConfig,
+    tt: &'a TranspositionTable,
+    progress: &'a Progress,
+}
+
+impl<B: Bits + TtCheck> GameSearch<'_, B> {
+    /// Searches the unit's position within `limits`, and says how that ended.
+    fn run(&self, limits: GameLimits) -> UnitOutcome {
+        let (report, over) = self.search(limits.budget);
+        let stats = UnitStats {
+            positions: report.stats.positions,
+            time: report.elapsed,
+            threads: report.threads,
+            tt_hits: report.stats.tt_hits,
+            tt_probes: report.stats.tt_probes,
+        };
+        match report.outcome {
+            Outcome::Unknown if !over => UnitOutcome::Stopped,
+            Outcome::Unknown => self.too_long(&report, stats),
+            value => self.solved(value, &report, stats, limits.proof_from_positions),
+        }
+    }
+
+    /// Runs the search, stopped past `budget` by [`watch_budget`]; returns
+    /// its report and whether the budget stopped it.
+    fn search(&self, budget: Option<Duration>) -> (SolveReport<B>, bool) {
         let (over, finished) = (AtomicBool::new(false), AtomicBool::new(false));
+        let progress = self.progress;
         let report = std::thread::scope(|scope| {
             let watcher = budget.map(|budget| {
                 let (over, finished) = (&over, &finished);
                 scope.spawn(move || watch_budget(budget, progress, over, finished))
             });
-            let report = solve(g, &pos, &config, tt, progress);
+            let report = solve(self.game, &self.pos, &self.config, self.tt, progress);
             finished.store(true, Relaxed);
             // Wake the watcher at once: a small unit must not wait out its sleep.
             if let Some(watcher) = watcher {
@@ -297,46 +273,80 @@ fn solve_game(
             }
             report
         });
-        let mut stats = pb::UnitStats {
-            positions: report.stats.positions,
-            seconds: report.elapsed.as_secs_f64(),
-            threads: report.threads as u32,
-            tt_hits: report.stats.tt_hits,
-            tt_probes: report.stats.tt_probes,
-        };
-        match report.outcome {
-            Outcome::Unknown if !over.load(Relaxed) => UnitOutcome::Stopped,
-            Outcome::Unknown => {
-                let wire = |d: DecidedChild| pb::DecidedChild {
-                    r#move: g.move_name(d.placement),
-                    value: convert::value(d.outcome),
-                    winning_move: d.best.map(|id| g.move_name(id)).unwrap_or_default(),
-                };
-                let decided = decided_children(g, &pos, &report, tt).into_iter().map(wire).collect();
-                let path = decided_path(g, &pos, &report, tt, MAX_PATH_STEPS)
-                    .into_iter()
-                    .map(|step| pb::PathStep {
-                        r#move: g.move_name(step.placement),
-                        decided: step.decided.into_iter().map(wire).collect(),
-                    })
-                    .collect();
-                UnitOutcome::TooLong { decided, path, stats }
-            }
-            value => {
-                // A winning move is the proof data of a win; a loss has none.
-                let best = report.best.filter(|_| value == Outcome::Win).map(|id| g.move_name(id));
-                let proof = if report.stats.positions >= limits.proof_from_positions {
-                    // What the tree's own searches cost counts in the unit's figures.
-                    let (before, started) = (progress.positions.load(Relaxed), Instant::now());
-                    let proof = unit_proof(g, &pos, moves, &config, tt, &report, progress);
-                    stats.positions += progress.positions.load(Relaxed).saturating_sub(before);
-                    stats.seconds += started.elapsed().as_secs_f64();
-                    proof
-                } else {
-                    None
-                };
-                UnitOutcome::Solved { result: UnitResult::Value { value, best, proof }, stats }
-            }
+        (report, over.load(Relaxed))
+    }
+
+    /// The unit ran past its budget: the children its search decided, and
+    /// the line below it the search was on, with what it decided there.
+    fn too_long(&self, report: &SolveReport<B>, stats: UnitStats) -> UnitOutcome {
+        let (game, pos, tt) = (self.game, &self.pos, self.tt);
+        let decided = decided_children(game, pos, report, tt).into_iter().map(|d| self.decided(d)).collect();
+        let path = decided_path(game, pos, report, tt, MAX_PATH_STEPS)
+            .into_iter()
+            .map(|step| PathStep {
+                placement: game.move_name(step.placement),
+                decided: step.decided.into_iter().map(|d| self.decided(d)).collect(),
+            })
+            .collect();
+        UnitOutcome::TooLong { decided, path, stats }
+    }
+
+    /// A decided child, in notation.
+    fn decided(&self, child: DecidedChild) -> Decided {
+        Decided {
+            placement: self.game.move_name(child.placement),
+            value: child.outcome,
+            winning_move: child.best.map(|id| self.game.move_name(id)),
         }
-    })
+    }
+
+    /// The unit is solved: its `value`, a winning move for a win, and its
+    /// proof tree if the search examined at least `proof_from_positions`
+    /// positions.
+    fn solved(
+        &self,
+        value: Outcome,
+        report: &SolveReport<B>,
+        mut stats: UnitStats,
+        proof_from_positions: u64,
+    ) -> UnitOutcome {
+        // A winning move is the proof data of a win; a loss has none.
+        let best = report.best.filter(|_| value == Outcome::Win).map(|id| self.game.move_name(id));
+        let proof = if report.stats.positions >= proof_from_positions {
+            // What the tree's own searches cost counts in the unit's figures.
+            let (before, started) = (self.progress.positions.load(Relaxed), Instant::now());
+            let proof = self.proof(report);
+            stats.positions += self.progress.positions.load(Relaxed).saturating_sub(before);
+            stats.time += started.elapsed();
+            proof
+        } else {
+            None
+        };
+        UnitOutcome::Solved { result: UnitResult::Value { value, best, proof }, stats }
+    }
+
+    /// The proof tree of the solved unit (`report`), as the JSON the wire
+    /// carries: the plies [`proof::default_plies`] records, each reply's
+    /// answer from the search's records or the warm table (the searches it
+    /// needs publish to the unit's `progress`, whose cancel flag stops them).
+    /// `None` (logged) if it cannot be built or is too big to send.
+    fn proof(&self, report: &SolveReport<B>) -> Option<String> {
+        let (game, config, tt, progress, moves) = (self.game, &self.config, self.tt, self.progress, self.moves);
+        let source = proof::ProofSource { game, config, tt, known: &report.winning_moves, progress };
+        let plies = proof::default_plies(report.outcome);
+        let tree = match proof::build_tree(&source, &self.pos, moves, report.outcome, plies) {
+            Ok(tree) => tree,
+            Err(err) => {
+                tracing::warn!("unit at `{moves}`: no proof tree: {err}");
+                return None;
+            }
+        };
+        let json = serde_json::to_string(&tree).ok()?;
+        if json.len() > MAX_PROOF_BYTES {
+            tracing::warn!("unit at `{moves}`: its proof tree ({} bytes) is too big to send", json.len());
+            return None;
+        }
+        tracing::info!("unit at `{moves}`: proof tree of {} leaves ({} bytes)", tree.leaves(), json.len());
+        Some(json)
+    }
 }
