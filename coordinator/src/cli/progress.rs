@@ -77,6 +77,11 @@ fn root_line(progress: &Progress) -> String {
     let done = progress.root_done.load(Relaxed);
     let total = progress.root_total.load(Relaxed);
     let first = &progress.first;
+    if first.probing.load(Relaxed) {
+        return format!(
+            "the probe prices the first of the {total} root moves by a few replies each, to prove the cheapest first"
+        );
+    }
     if !first.searching.load(Relaxed) {
         return format!("root moves decided {done}/{total}");
     }
@@ -115,6 +120,13 @@ mod tests {
     #[test]
     fn a_root_proving_its_first_move_says_how_far_that_proof_is() {
         let progress = recorded(0, 296);
+        progress.first.probing.store(true, Relaxed);
+        let text = line(&progress, Duration::from_secs(20));
+        assert!(
+            text.contains("the probe prices the first of the 296 root moves") && !text.contains("decided 0/296"),
+            "{text}"
+        );
+        progress.first.probing.store(false, Relaxed);
         *progress.first.name.lock().unwrap() = "L:c4,d4,e4,f4,c5".into();
         progress.first.searching.store(true, Relaxed);
         let text = line(&progress, Duration::from_secs(40));

@@ -42,6 +42,8 @@ pub struct Progress {
 /// proof is instead.
 #[derive(Debug, Default)]
 pub struct FirstMove {
+    /// Whether the probe is pricing the root's moves (a few replies each) to choose it.
+    pub probing: AtomicBool,
     /// Its name in notation (empty until a probed root starts it).
     pub name: std::sync::Mutex<String>,
     /// Whether it is being searched now.

@@ -100,7 +100,9 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         // Equal root moves under the root's symmetries have equal values.
         moves.retain(|mv| ctx.root_searches(mv));
         if ctx.root_probe != RootProbe::Off {
+            ctx.progress.first.probing.store(true, Relaxed);
             let probe = probe::reorder(ctx, list, &mut moves, scope);
+            ctx.progress.first.probing.store(false, Relaxed);
             probed = probe.probed_moves > 0;
             probe_stats.merge(&probe);
         }
