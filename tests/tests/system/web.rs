@@ -26,6 +26,21 @@ fn get(cluster: &Cluster, path: &str) -> (u16, String) {
     http_get(&format!("{}{path}", cluster.http.as_deref().expect("a status page")))
 }
 
+/// GETs `path` as a browser does, taking gzip: the answer's head (lower case) and body bytes.
+fn get_gzip(cluster: &Cluster, path: &str) -> (String, Vec<u8>) {
+    use std::io::{Read, Write};
+    let host = cluster.http.as_deref().expect("a status page").strip_prefix("http://").expect("http").to_string();
+    let mut stream = std::net::TcpStream::connect(&host).expect("connects to the status page");
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept-Encoding: gzip, br\r\nConnection: close\r\n\r\n")
+        .expect("sends the request");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).expect("reads the answer");
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("an HTTP answer");
+    let head = String::from_utf8_lossy(&response[..split]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200") && !head.contains("chunked"), "{head}");
+    (head, response[split + 4..].to_vec())
+}
+
 fn get_json(cluster: &Cluster, path: &str) -> Value {
     let (code, body) = get(cluster, path);
     assert_eq!(code, 200, "{path}: {body}");
@@ -311,7 +326,16 @@ fn the_job_page_links_its_results_proof_and_export() {
     let cli = cluster.golomb(&["results", &job.to_string(), "--csv"]);
     assert_eq!(csv, String::from_utf8_lossy(&cli.stdout), "the page's CSV is the CLI's");
     assert_eq!(get_json(&cluster, &format!("/api/jobs/{job}/proof"))["format"], "golomb-proof");
-    assert_eq!(get_json(&cluster, &format!("/api/jobs/{job}/export"))["format"], "golomb-export");
+    let plain = get_json(&cluster, &format!("/api/jobs/{job}/export"));
+    assert_eq!(plain["format"], "golomb-export");
+    // A browser takes the export gzip-encoded, and it is the same file.
+    let (head, body) = get_gzip(&cluster, &format!("/api/jobs/{job}/export"));
+    assert!(head.contains("content-encoding: gzip") && head.contains("job-"), "{head}");
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&body[..]), &mut text).expect("gzip");
+    let unpacked: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(unpacked["nodes"], plain["nodes"], "the gzip-encoded export is the plain one");
+    assert!(body.len() * 3 < text.len(), "compressed: {} bytes for {}", body.len(), text.len());
     assert!(page.contains("the move's number in the job's"), "row numbers explained");
     assert!(page.contains("none: the job has ended"), "an ended job estimates no time left");
     // The table's rows in the CLI's order: the 8 winning openings first.
