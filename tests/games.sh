@@ -37,6 +37,7 @@ for area in $(seq 1 $((max_w * max_h))); do
       started=$(date +%s)
       if ! /usr/bin/time -f "%U" -o "$work/time" nice -n 19 timeout "$limit" "$golomb" solve --board "$board" \
         --pieces "$pieces" --threads 1 --tt-mb 256 --json --proof "$proof" > "$work/out" 2> "$work/err"; then
+        rm -f "$proof"
         echo "$board,unsolved (stopped after $(( $(date +%s) - started )) s),,,," >> "$csv"
         echo "$board: unsolved after $limit s" >&2
         continue
