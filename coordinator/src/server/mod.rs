@@ -24,6 +24,7 @@ pub mod lock;
 mod plan;
 mod probation;
 pub mod proof;
+mod registrations;
 mod shared;
 mod slow_refusals;
 mod status;
@@ -117,6 +118,7 @@ pub async fn bind_all(
         last_write_failure: Arc::default(),
         shutdown: shutdown.clone(),
         expired_leases: Arc::default(),
+        registrations: Arc::default(),
     };
     let bound = Bound { grpc: addr, http: http_addr };
     Ok((bound, async move {

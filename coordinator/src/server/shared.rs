@@ -33,6 +33,8 @@ pub struct Shared {
     pub(super) shutdown: CancellationToken,
     /// Leases that ran out since the coordinator started (for `/metrics`).
     pub(super) expired_leases: Arc<AtomicU64>,
+    /// Registrations left to each address.
+    pub(super) registrations: Arc<super::registrations::Registrations>,
 }
 
 /// Runs `f` on `store` on a blocking thread.

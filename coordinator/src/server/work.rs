@@ -157,6 +157,7 @@ pub struct WorkService(pub Shared);
 #[tonic::async_trait]
 impl pb::work_server::Work for WorkService {
     async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterResponse>, Status> {
+        let address = request.remote_addr().map(|a| a.ip());
         let r = request.into_inner();
         if r.protocol_version != PROTOCOL_VERSION {
             return Err(Status::failed_precondition(format!(
@@ -175,6 +176,17 @@ impl pb::work_server::Work for WorkService {
         }
         checked_text("name", &r.name, MAX_NAME)?;
         checked_text("host", &r.host, MAX_NAME)?;
+        if let Some(address) = address
+            && !self.0.registrations.take(address)
+        {
+            tracing::warn!("refused a registration from {address}: too many from there");
+            return Err(Status::resource_exhausted(format!(
+                "too many registrations from {address}: at most {} at once, then one every {} s (a worker \
+                 registers once and keeps its id)",
+                super::registrations::BURST,
+                super::registrations::EVERY.as_secs()
+            )));
+        }
         let (name, host) = (r.name.clone(), r.host.clone());
         let worker_id = self.0.store(move |s| s.register_worker(&name, &host, r.threads)).await?;
         tracing::info!("worker {worker_id} ({}, {} threads) registered", r.name, r.threads);

@@ -40,3 +40,41 @@ fn oversized_or_garbled_registrations_are_refused_naming_the_field() {
     let workers = cluster.workers();
     assert_eq!(workers.as_array().map(Vec::len), Some(1), "only the honest worker is known: {workers}");
 }
+
+/// Issue 56, "Fair shares": each registration stores a worker, so one
+/// address registering in a loop is refused past a burst (64), then gets
+/// one a second; nothing refused is stored.
+#[test]
+fn registrations_in_a_loop_are_refused_past_a_burst() {
+    let cluster = Cluster::start(None, LEASE_SECONDS);
+    let (accepted, refused) = runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        let mut accepted = 0;
+        let mut refused = None;
+        for i in 0..100 {
+            let request = pb::RegisterRequest {
+                protocol_version: PROTOCOL_VERSION,
+                name: format!("loop-{i}"),
+                host: "test".into(),
+                threads: 1,
+            };
+            match client.register(request).await {
+                Ok(_) => accepted += 1,
+                Err(status) => {
+                    refused = Some(status);
+                    break;
+                }
+            }
+        }
+        (accepted, refused)
+    });
+    let refused = refused.expect("a loop of registrations is refused");
+    assert!((64..70).contains(&accepted), "{accepted} accepted before the refusal");
+    assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
+    assert!(refused.message().contains("too many registrations from 127.0.0.1"), "{refused:?}");
+    let known = cluster.workers().as_array().map_or(0, Vec::len);
+    assert_eq!(known, accepted, "only the accepted registrations are stored");
+    // A second later one more goes through.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    runtime().block_on(async { register(&mut cluster.work_client().await, "later").await });
+}
