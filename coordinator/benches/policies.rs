@@ -3,9 +3,11 @@
 //! simulated cluster of W workers, each unit a real solve with a position
 //! budget; a unit that runs out of budget is expanded, as in the cluster.
 //!
-//! `cargo bench -p golomb-coordinator --bench policies` prints, for each
-//! game, policy and number of workers: units handed out, units wasted (no
-//! longer needed when their turn came, so a real worker would be stopped),
+//! `cargo bench -p golomb-coordinator --features bench-policies --bench
+//! policies` (the policies other than the coordinator's exist only with
+//! that feature) prints, for each game, policy and number of workers: units
+//! handed out, units wasted (no longer needed when their turn came, so a
+//! real worker would be stopped),
 //! idle worker turns (a worker free while the manager had nothing to hand
 //! out: a virtual value can make the root look decided), and positions
 //! searched in all (budget-exhausted units included).

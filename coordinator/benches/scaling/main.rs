@@ -1,9 +1,11 @@
 //! Speedup you can show without a cluster: the manager's tree driven by W
 //! simulated workers on a simulated clock, every unit a real solve.
 //!
-//! `cargo bench -p golomb-coordinator --bench scaling` prints, for each game
-//! and number of workers: units handed out, units wasted (no longer needed
-//! when they came back), positions searched in all, the simulated time to
+//! `cargo bench -p golomb-coordinator --features bench-policies --bench
+//! scaling` (the feature brings the policies other than the coordinator's)
+//! prints, for each game and number of workers: units handed out, units
+//! wasted (no longer needed when they came back), positions searched in
+//! all, the simulated time to
 //! the answer, the speedup over one worker, the efficiency (speedup per
 //! worker), and where the rest of the workers' time went (idle: nothing to
 //! hand out; queue: waiting for the coordinator).

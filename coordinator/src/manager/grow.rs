@@ -64,7 +64,7 @@ impl PnTree {
         let mut seen = std::collections::HashSet::from([n]);
         let mut stack = vec![n];
         while let Some(m) = stack.pop() {
-            if self.decided(m) && !(self.classify && m == self.root) {
+            if self.decided(m) && !self.is_open_root(m) {
                 continue;
             }
             if m == self.root {

@@ -8,7 +8,7 @@
 //! φ = 1 and δ = its number of moves; a node with children has
 //! φ = min δ(child) and δ = max φ(child) + (children still to show − 1), or
 //! 0 when every child is shown: Ueda et al.'s weak proof numbers ([`Counting::Weak`];
-//! the published Σ φ(child) is [`Counting::Sum`]); a won node has (0, ∞), a lost one
+//! the published Σ φ(child) is `Counting::Sum`, for the benches); a won node has (0, ∞), a lost one
 //! (∞, 0). The next unit is the **most-proving node**: from the root, go to
 //! the child of least δ until a leaf. For `classify` the root's children
 //! must all be decided: the root goes to a child it has already expanded before
@@ -32,7 +32,7 @@
 //!
 //! **Transpositions.** Positions equal under the board's symmetries are one
 //! node, so the tree is a DAG, and a shared descendant counts once per path (in full under
-//! [`Counting::Sum`]; weak numbers mostly count it as 1). We accept that over-count, as
+//! `Counting::Sum`; weak numbers mostly count it as 1). We accept that over-count, as
 //! most proof-number programs on DAGs do: it only changes which leaf is chosen, never a
 //! value. Values are not taken from the numbers: they come from workers and flow up through
 //! the store's own rules (`store/tree.rs`); φ = 0 or δ = 0 here agrees with them.
@@ -48,6 +48,8 @@ mod preferred;
 mod stats;
 mod trees;
 mod unborn;
+#[cfg(feature = "bench-policies")]
+mod virtual_values;
 
 pub use in_flight::{Counting, InFlight};
 use in_flight::{Preferred, Total};
@@ -115,7 +117,7 @@ struct PnNode {
     dive: u8,
     /// Whether this node was expanded without a unit, on a dive.
     dived: bool,
-    /// What the preferred descent of [`InFlight::Cap`] and [`InFlight::ByRoot`] reads.
+    /// What the preferred descent of the tree's policy reads (see `preferred.rs`).
     preferred: Preferred,
 }
 
@@ -238,6 +240,7 @@ impl PnTree {
     }
 
     /// The same tree with another in-flight policy (for measuring them; the coordinator's is the default).
+    #[cfg(any(test, feature = "bench-policies"))]
     pub fn with_policy(mut self, policy: InFlight) -> PnTree {
         self.policy = policy;
         self.recompute_all();
@@ -245,6 +248,7 @@ impl PnTree {
     }
 
     /// The same tree with another way of counting (for measuring them; the coordinator's is the default).
+    #[cfg(any(test, feature = "bench-policies"))]
     pub fn with_counting(mut self, counting: Counting) -> PnTree {
         self.counting = counting;
         self.recompute_all();
@@ -295,12 +299,24 @@ impl PnTree {
         }
     }
 
+    /// Whether node `n` is a classify job's root, which stays open until
+    /// every child is decided: its numbers never decide it, and it is
+    /// descended to the child closest to being decided either way.
+    fn is_open_root(&self, n: u32) -> bool {
+        self.classify && n == self.root
+    }
+
+    /// Whether numbers `phi`, `delta` decide node `n` (never the classify root).
+    fn numbers_decide(&self, n: u32, phi: u64, delta: u64) -> bool {
+        !self.is_open_root(n) && (phi == 0 || delta == 0)
+    }
+
     /// Whether the node needs no more work: decided, or (for the classify root) every child decided.
     fn decided(&self, n: u32) -> bool {
         let node = &self.nodes[n as usize];
         match node.kind {
             NodeKind::Won | NodeKind::Lost => true,
-            NodeKind::Expanded if self.classify && n == self.root => node.children.iter().all(|&c| self.decided(c)),
+            NodeKind::Expanded if self.is_open_root(n) => node.children.iter().all(|&c| self.decided(c)),
             NodeKind::Expanded => node.phi == 0 || node.delta == 0,
             NodeKind::Frontier | NodeKind::Stuck | NodeKind::Unborn | NodeKind::Free => false,
         }
@@ -313,11 +329,8 @@ impl PnTree {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
             NodeKind::Stuck | NodeKind::Free => (1, u64::from(node.replies.max(1)), true),
-            NodeKind::Frontier if node.busy && matches!(self.policy, InFlight::VirtualWin | InFlight::VirtualLoss) => {
-                let root_moves = (node.depth - self.nodes[self.root as usize].depth.min(node.depth)).is_multiple_of(2);
-                let root_wins = self.policy == InFlight::VirtualWin;
-                if root_moves == root_wins { (0, INFINITE, true) } else { (INFINITE, 0, true) }
-            }
+            #[cfg(feature = "bench-policies")]
+            NodeKind::Frontier if node.busy && self.counts_held_leaves_decided() => self.held_leaf_numbers(n),
             NodeKind::Frontier => (1, u64::from(node.replies.max(1)), node.busy),
             NodeKind::Unborn => (1, u64::from(node.replies.max(1)), node.busy || node.count == 0),
             NodeKind::Expanded => {
@@ -329,8 +342,7 @@ impl PnTree {
                     saturated &= child.saturated || self.decided(c);
                 }
                 let delta = total.delta(self.counting);
-                let decided = !(self.classify && n == self.root) && (phi == 0 || delta == 0);
-                (phi, delta, saturated || decided)
+                (phi, delta, saturated || self.numbers_decide(n, phi, delta))
             }
         };
         let preferred = self.preferred_of(n, phi, delta);
@@ -431,7 +443,7 @@ impl PnTree {
     /// The order of a descent from node `n` through its child `c`: least first.
     fn descent_key(&self, n: u32, c: u32) -> (u64, u64, u64) {
         let child = &self.nodes[c as usize];
-        if self.classify && n == self.root {
+        if self.is_open_root(n) {
             // Finish what was started: a child being expanded goes before a new one.
             let fresh = child.kind == NodeKind::Frontier;
             (u64::from(fresh), child.phi.min(child.delta), child.delta)

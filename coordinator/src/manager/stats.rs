@@ -71,7 +71,7 @@ impl PnTree {
         seen[self.root as usize] = true;
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
-            if self.decided(n) && !(self.classify && n == self.root) {
+            if self.decided(n) && !self.is_open_root(n) {
                 continue;
             }
             match node.kind {

@@ -10,6 +10,7 @@ use std::collections::hash_map::Entry;
 use std::time::{Duration, Instant};
 
 use golomb_engine::solve::Outcome;
+use golomb_proto::{JobId, WorkerId};
 
 use super::{NodeId, PnTree};
 
@@ -21,23 +22,23 @@ pub const RELOAD_EVERY: Duration = Duration::from_secs(60);
 /// The manager trees of the running game jobs, by job id.
 #[derive(Debug, Default)]
 pub struct Trees {
-    trees: HashMap<i64, PnTree>,
+    trees: HashMap<JobId, PnTree>,
     /// When each job's tree was last loaded because it had nothing to hand out while units waited.
-    checked: HashMap<i64, Instant>,
+    checked: HashMap<JobId, Instant>,
     /// The node each worker last gave back to be split, by job and worker:
     /// its next units come from below it while there are any, since its
     /// transposition table holds their positions.
-    homes: HashMap<(i64, i64), NodeId>,
+    homes: HashMap<(JobId, WorkerId), NodeId>,
 }
 
 impl Trees {
     /// The job's tree, if loaded.
-    pub fn get_mut(&mut self, job: i64) -> Option<&mut PnTree> {
+    pub fn get_mut(&mut self, job: JobId) -> Option<&mut PnTree> {
         self.trees.get_mut(&job)
     }
 
     /// The job's tree, built by `load` if it is not loaded yet.
-    pub fn get_or_load<E>(&mut self, job: i64, load: impl FnOnce() -> Result<PnTree, E>) -> Result<&mut PnTree, E> {
+    pub fn get_or_load<E>(&mut self, job: JobId, load: impl FnOnce() -> Result<PnTree, E>) -> Result<&mut PnTree, E> {
         Ok(match self.trees.entry(job) {
             Entry::Occupied(tree) => tree.into_mut(),
             Entry::Vacant(slot) => slot.insert(load()?),
@@ -45,12 +46,12 @@ impl Trees {
     }
 
     /// Forgets a job's tree (it ended, or changed in a way that is simplest to reload).
-    pub fn forget(&mut self, job: i64) {
+    pub fn forget(&mut self, job: JobId) {
         self.trees.remove(&job);
     }
 
     /// Notes that `worker` gave `node` of `job` back to be split: its next units come from below it.
-    pub fn set_home(&mut self, job: i64, worker: i64, node: NodeId) {
+    pub fn set_home(&mut self, job: JobId, worker: WorkerId, node: NodeId) {
         self.homes.insert((job, worker), node);
     }
 
@@ -58,7 +59,7 @@ impl Trees {
     /// last gave back to be split first, where its table already is; else
     /// the job's most-proving leaf. `None` when the tree is not loaded or
     /// has nothing to hand out.
-    pub fn next_leaf(&mut self, job: i64, worker: i64) -> Option<NodeId> {
+    pub fn next_leaf(&mut self, job: JobId, worker: WorkerId) -> Option<NodeId> {
         let home = self.homes.get(&(job, worker)).copied();
         let tree = self.trees.get_mut(&job)?;
         home.and_then(|h| tree.select_below(h)).or_else(|| tree.select())
@@ -66,7 +67,7 @@ impl Trees {
 
     /// The nodes, by job, whose next batch of children a descent asked for
     /// since the last call (see [`PnTree::take_births`]).
-    pub fn take_births(&mut self) -> Vec<(i64, NodeId)> {
+    pub fn take_births(&mut self) -> Vec<(JobId, NodeId)> {
         let mut births = Vec::new();
         for (&job, tree) in &mut self.trees {
             births.extend(tree.take_births().into_iter().map(|node| (job, node)));
@@ -75,7 +76,7 @@ impl Trees {
     }
 
     /// Forgets that node `node` of `job` asked for its next children (they were not made).
-    pub fn birth_failed(&mut self, job: i64, node: NodeId) {
+    pub fn birth_failed(&mut self, job: JobId, node: NodeId) {
         if let Some(tree) = self.trees.get_mut(&job) {
             tree.birth_failed(node);
         }
@@ -87,12 +88,12 @@ impl Trees {
     }
 
     /// The jobs whose trees are loaded.
-    pub fn jobs(&self) -> Vec<i64> {
+    pub fn jobs(&self) -> Vec<JobId> {
         self.trees.keys().copied().collect()
     }
 
     /// Whether the job's tree may be checked against the tables now (at most once a [`RELOAD_EVERY`]).
-    pub fn may_check(&mut self, job: i64) -> bool {
+    pub fn may_check(&mut self, job: JobId) -> bool {
         let now = Instant::now();
         match self.checked.get(&job) {
             Some(&at) if now.duration_since(at) < RELOAD_EVERY => false,
@@ -104,14 +105,14 @@ impl Trees {
     }
 
     /// Notes that a node's unit is (no longer) held.
-    pub fn set_busy(&mut self, job: i64, node: NodeId, busy: bool) {
+    pub fn set_busy(&mut self, job: JobId, node: NodeId, busy: bool) {
         if let Some(tree) = self.trees.get_mut(&job) {
             tree.set_busy(node, busy);
         }
     }
 
     /// Notes a node's value.
-    pub fn decide(&mut self, job: i64, node: NodeId, value: Outcome) {
+    pub fn decide(&mut self, job: JobId, node: NodeId, value: Outcome) {
         if let Some(tree) = self.trees.get_mut(&job) {
             tree.decide(node, value);
         }
@@ -148,39 +149,39 @@ mod tests {
         let mut loads = 0;
         for _ in 0..2 {
             trees
-                .get_or_load(9, || {
+                .get_or_load(JobId(9), || {
                     loads += 1;
                     Ok::<_, ()>(two_level_tree())
                 })
                 .unwrap();
         }
-        assert_eq!((loads, trees.jobs()), (1, vec![9]));
-        trees.forget(9);
-        assert!(trees.get_mut(9).is_none() && trees.next_leaf(9, 1).is_none());
+        assert_eq!((loads, trees.jobs()), (1, vec![JobId(9)]));
+        trees.forget(JobId(9));
+        assert!(trees.get_mut(JobId(9)).is_none() && trees.next_leaf(JobId(9), WorkerId(1)).is_none());
     }
 
     #[test]
     fn a_worker_gets_leaves_below_its_home_first_then_the_most_proving() {
         let mut trees = Trees::default();
-        trees.get_or_load(9, || Ok::<_, ()>(two_level_tree())).unwrap();
-        trees.set_home(9, 1, NodeId(3));
-        let below: Vec<_> = (0..2).filter_map(|_| trees.next_leaf(9, 1)).collect();
+        trees.get_or_load(JobId(9), || Ok::<_, ()>(two_level_tree())).unwrap();
+        trees.set_home(JobId(9), WorkerId(1), NodeId(3));
+        let below: Vec<_> = (0..2).filter_map(|_| trees.next_leaf(JobId(9), WorkerId(1))).collect();
         assert!(below.iter().all(|n| [NodeId(6), NodeId(7)].contains(n)), "{below:?}");
         // Its home is saturated: the next leaf is the job's most-proving one, elsewhere.
-        let next = trees.next_leaf(9, 1);
+        let next = trees.next_leaf(JobId(9), WorkerId(1));
         assert!(matches!(next, Some(NodeId(4 | 5))), "{next:?}");
         // Another worker has no home: it gets the most-proving leaf.
-        assert!(matches!(trees.next_leaf(9, 2), Some(NodeId(4 | 5))));
-        assert_eq!(trees.next_leaf(9, 2), None, "every leaf is handed out");
-        trees.set_busy(9, NodeId(4), false);
-        assert_eq!(trees.next_leaf(9, 2), Some(NodeId(4)), "a leaf given back goes out again");
+        assert!(matches!(trees.next_leaf(JobId(9), WorkerId(2)), Some(NodeId(4 | 5))));
+        assert_eq!(trees.next_leaf(JobId(9), WorkerId(2)), None, "every leaf is handed out");
+        trees.set_busy(JobId(9), NodeId(4), false);
+        assert_eq!(trees.next_leaf(JobId(9), WorkerId(2)), Some(NodeId(4)), "a leaf given back goes out again");
     }
 
     #[test]
     fn a_tree_is_checked_against_the_tables_at_most_once_a_period() {
         let mut trees = Trees::default();
-        assert!(trees.may_check(9));
-        assert!(!trees.may_check(9));
-        assert!(trees.may_check(10), "each job has its own period");
+        assert!(trees.may_check(JobId(9)));
+        assert!(!trees.may_check(JobId(9)));
+        assert!(trees.may_check(JobId(10)), "each job has its own period");
     }
 }

@@ -19,7 +19,7 @@ use rusqlite::{Transaction, named_params};
 use super::db::Store;
 use super::error::StoreError;
 use super::finish::finish_if_answered;
-use super::state::{JobState, NodeId, UnitState, Value, tree_key};
+use super::state::{JobState, NodeId, UnitState, Value};
 use super::tree::{count_open, losing_move, open_children};
 use super::{known, proofs};
 
@@ -89,7 +89,7 @@ impl Store {
         }
         tx.commit()?;
         for &job in &jobs {
-            self.trees.forget(tree_key(job));
+            self.trees.forget(job);
             self.after_change(job);
         }
         Ok(Some(Distrusted { units: voided.len() as u64, leases: leases as u64, jobs, reopened }))

@@ -21,7 +21,7 @@ use super::batch::{Batch, next_batch};
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::split::{SplitTarget, TreeGame, insert_children};
-use super::state::{NodeId, UnitState, Value, tree_key};
+use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, settle};
 use super::{Store, StoreError, now, proofs};
 
@@ -114,7 +114,7 @@ impl Store {
         finish_if_answered(&tx, job)?;
         tx.commit()?;
         // The manager's tree is rebuilt from the tables when next needed.
-        self.trees.forget(tree_key(job));
+        self.trees.forget(job);
         self.after_change(job);
         Ok(counts)
     }

@@ -20,7 +20,7 @@ use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::known::{self, KnownPosition};
 use super::split::{Growth, SplitCost, SplitTarget, TreeGame};
-use super::state::{NodeId, UnitState, Value, tree_job, tree_key};
+use super::state::{NodeId, UnitState, Value};
 use super::tree::decide;
 use super::units::{HeldUnit, LeasedUnit};
 use super::{Store, StoreError, now};
@@ -129,7 +129,7 @@ impl Store {
         tx.commit()?;
         if answered > 0 {
             // The manager's tree is built from the tables when next needed.
-            self.trees.forget(tree_key(job));
+            self.trees.forget(job);
             self.after_change(job);
         }
         Ok(answered)
@@ -160,7 +160,7 @@ impl Store {
                     self.trees.birth_failed(job, node);
                     continue;
                 }
-                match self.birth(tree_job(job), node, game) {
+                match self.birth(job, node, game) {
                     Ok(made) => {
                         births += 1;
                         again |= made;
@@ -189,13 +189,13 @@ impl Store {
                 if answered < MAX_ANSWERED
                     && let Some(value) = self.answer_leased(job, node, &unit.spec, game)?
                 {
-                    self.trees.decide(tree_key(job), node, value);
+                    self.trees.decide(job, node, value);
                     self.after_change(job);
                     answered += 1;
                     again = true;
                     continue;
                 }
-                let levels = self.trees.get_mut(tree_key(job)).and_then(|t| t.dive_into(node));
+                let levels = self.trees.get_mut(job).and_then(|t| t.dive_into(node));
                 let growing = dives == 0 || started.elapsed() < self.growth_time;
                 let Some(levels) = levels.filter(|_| dives < MAX_DIVES && growing) else {
                     out.push(unit);

@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension, named_params};
 use golomb_engine::notation::last_move;
 use golomb_engine::solve::Outcome;
 
-use super::state::{JobState, Value, tree_job, tree_key};
+use super::state::{JobState, Value};
 use super::{Store, StoreError, now};
 use crate::manager::PnStats;
 
@@ -182,8 +182,7 @@ impl Store {
     /// last sample and its tree is let go. Returns how many samples were written.
     pub fn record_progress(&mut self, every: f64) -> Result<usize, StoreError> {
         let mut written = 0;
-        for key in self.trees.jobs() {
-            let job = tree_job(key);
+        for job in self.trees.jobs() {
             let (state, last): (Option<JobState>, Option<f64>) = self.conn.query_row(
                 "SELECT (SELECT state FROM jobs WHERE id = :job), (SELECT MAX(at) FROM progress WHERE job = :job)",
                 named_params! { ":job": job },
@@ -191,14 +190,14 @@ impl Store {
             )?;
             let ended = state.is_none_or(|s| s.is_finished());
             if ended || last.is_none_or(|at| now() - at >= every) {
-                let stats = self.trees.get_mut(key).map(|t| t.stats()).unwrap_or_default();
+                let stats = self.trees.get_mut(job).map(|t| t.stats()).unwrap_or_default();
                 if state.is_some() {
                     write_sample(&self.conn, job, &stats)?;
                     written += 1;
                 }
             }
             if ended {
-                self.trees.forget(key);
+                self.trees.forget(job);
             }
         }
         Ok(written)
@@ -221,7 +220,7 @@ impl Store {
         }
         // A job that ended with no tree loaded (its last units completed after a
         // coordinator restart, before any lease) gets its final sample from its last one.
-        let stats = match self.trees.get_mut(tree_key(job)) {
+        let stats = match self.trees.get_mut(job) {
             Some(tree) => Some(tree.stats()),
             None => self.unfinished_last_sample(job).unwrap_or_else(|err| {
                 tracing::warn!("job {job}: cannot read its last progress sample: {err}");
@@ -233,7 +232,7 @@ impl Store {
         {
             tracing::warn!("job {job}: its last progress sample was not written: {err}");
         }
-        self.trees.forget(tree_key(job));
+        self.trees.forget(job);
     }
 
     /// The figures of the job's last sample if it was taken before the job ended.

@@ -18,7 +18,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 use super::db::{Store, begin, now};
 use super::error::StoreError;
 use super::job_row::job_spec;
-use super::state::{JobState, NodeId, UnitState, Value, tree_key, worker_key};
+use super::state::{JobState, NodeId, UnitState, Value};
 use super::units::LeasedUnit;
 use super::workers;
 use crate::manager::{NodeKind, PnLeaf, PnTree, Trees};
@@ -31,7 +31,7 @@ fn load<'t>(
     root: NodeId,
     goal: Goal,
 ) -> Result<&'t mut PnTree, StoreError> {
-    trees.get_or_load(tree_key(job), || {
+    trees.get_or_load(job, || {
         let started = std::time::Instant::now();
         let tree = load_tree(conn, job, root, goal == Goal::Classify)?;
         let stats = tree.stats();
@@ -359,18 +359,18 @@ pub(super) fn lease_units(
         }
         touched.push(job);
         let saturated = load(trees, tx, job, root, goal)?.is_saturated();
-        if saturated && trees.may_check(tree_key(job)) && has_waiting_units(tx, job)? {
+        if saturated && trees.may_check(job) && has_waiting_units(tx, job)? {
             tracing::warn!("job {job}: the manager had nothing to hand out while units wait: reloading its tree");
-            trees.forget(tree_key(job));
+            trees.forget(job);
         }
         load(trees, tx, job, root, goal)?;
         for _ in 0..want {
-            let Some(node) = trees.next_leaf(tree_key(job), worker_key(worker)) else { break };
+            let Some(node) = trees.next_leaf(job, worker) else { break };
             match lease_node(tx, node, worker, deadline, prefix)? {
                 Some(row) => leased.push(row),
                 None => {
                     tracing::warn!("job {job}: the manager chose node {node:?}, whose unit is not waiting: reloading");
-                    trees.forget(tree_key(job));
+                    trees.forget(job);
                     break;
                 }
             }
@@ -451,7 +451,7 @@ impl Store {
         if result.is_err() {
             // Leaves chosen in memory were not leased after all: the tables decide again.
             for job in touched {
-                trees.forget(tree_key(job));
+                trees.forget(job);
             }
         }
         result

@@ -12,7 +12,7 @@ use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::jobs::NewNode;
 use super::schedule::{Below, known_leaf, needed_below};
-use super::state::{NodeId, UnitState, Value, tree_key, worker_key};
+use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, revive, settle};
 use super::units::HeldUnit;
 use super::{Store, StoreError, now};
@@ -190,7 +190,7 @@ impl Store {
         let grown = expand_node(&tx, job, node, worker, growth, game)?;
         tx.commit()?;
         self.grow_tree(job, worker, node, grown)?;
-        if let Some(tree) = self.trees.get_mut(tree_key(job)) {
+        if let Some(tree) = self.trees.get_mut(job) {
             match dive {
                 Some(levels) => tree.mark_dived(node, levels),
                 // A whole budget and not one child decided: the node is far bigger than a unit.
@@ -220,7 +220,7 @@ impl Store {
         let Some((line, rank, depth)) = found else {
             // Decided or stored meanwhile: the tables say what is left.
             let (unborn, replies) = unborn_of(&self.conn, node)?;
-            if let Some(tree) = self.trees.get_mut(tree_key(job)) {
+            if let Some(tree) = self.trees.get_mut(job) {
                 tree.set_unborn(node, unborn, replies);
             }
             return Ok(false);
@@ -236,7 +236,7 @@ impl Store {
         tracing::debug!("job {job}: node {node}: {} more children stored, {} still not", leaves.len(), batch.unborn);
         let (unborn, replies) = (batch.unborn, batch.unborn_replies);
         self.graft_forgotten(job, &leaves, &known)?;
-        if let Some(tree) = self.trees.get_mut(tree_key(job)) {
+        if let Some(tree) = self.trees.get_mut(job) {
             tree.birth(node, &leaves, unborn, replies);
         }
         self.grow_tree(
@@ -323,10 +323,10 @@ impl Store {
     ) -> Result<(), StoreError> {
         let Grown { leaves, known, kept, unborn: (unborn, replies) } = grown;
         if let Some(worker) = worker.into() {
-            self.trees.set_home(tree_key(job), worker_key(worker), node);
+            self.trees.set_home(job, worker, node);
         }
         self.graft_forgotten(job, &leaves, &known)?;
-        if let Some(tree) = self.trees.get_mut(tree_key(job)) {
+        if let Some(tree) = self.trees.get_mut(job) {
             if !leaves.is_empty() {
                 tree.expand_with_unborn(node, &leaves, unborn, replies);
                 tree.set_unborn(node, unborn, replies);
@@ -354,7 +354,7 @@ impl Store {
     /// a new line reached them, and the store revived them. An expanded one
     /// comes back with what the store still needs below it.
     fn graft_forgotten(&mut self, job: JobId, leaves: &[PnLeaf], known: &[NodeId]) -> Result<(), StoreError> {
-        let Some(tree) = self.trees.get_mut(tree_key(job)) else { return Ok(()) };
+        let Some(tree) = self.trees.get_mut(job) else { return Ok(()) };
         for leaf in leaves {
             if tree.contains(leaf.id) || !known.contains(&leaf.id) {
                 continue;

@@ -5,7 +5,6 @@ use std::fmt;
 
 use golomb_engine::solve::Outcome;
 use golomb_proto::convert::{outcome_from_name, outcome_name};
-use golomb_proto::{JobId, WorkerId};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 /// Node ids are defined by the proof-number manager, which knows no SQL; their SQL text is here.
@@ -139,25 +138,6 @@ impl FromSql for NodeId {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<NodeId> {
         i64::column_result(value).map(NodeId)
     }
-}
-
-/// A job's key in the proof-number manager's trees ([`crate::manager::Trees`]),
-/// which know no SQL and no wire ids: the job's row id, as bound in SQL
-/// (an id past `i64::MAX`, which no row has, wraps as it does there).
-pub(super) fn tree_key(job: JobId) -> i64 {
-    job.0 as i64
-}
-
-/// The job whose key in the manager's trees is `key` (see [`tree_key`]):
-/// the trees' keys all came from it, so the conversion is exact.
-pub(super) fn tree_job(key: i64) -> JobId {
-    JobId(key as u64)
-}
-
-/// A worker's key in the manager's trees (the node each worker last gave
-/// back to be split), as [`tree_key`] is a job's.
-pub(super) fn worker_key(worker: WorkerId) -> i64 {
-    worker.0 as i64
 }
 
 /// A decided value as stored (`win`/`loss`); `Unknown` is stored as NULL.

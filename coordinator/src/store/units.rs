@@ -10,7 +10,7 @@ use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 use super::check;
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
-use super::state::{NodeId, UnitState, Value, tree_key};
+use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, fail_job_if_needed};
 use super::{Store, StoreError, failures, hands, now, proofs, workers};
 
@@ -344,7 +344,7 @@ impl Store {
         tx.commit()?;
         for (job, node) in revived {
             tracing::info!("job {job}: a lease that expired while its worker {worker} was alive is its again");
-            self.trees.set_busy(tree_key(job), node, true);
+            self.trees.set_busy(job, node, true);
         }
         Ok(stop)
     }
@@ -431,10 +431,10 @@ impl Store {
                 // The node's value as the store kept it (a late report may disagree with it).
                 let kept: Value =
                     self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
-                self.trees.decide(tree_key(unit.job), unit.node, kept.0)
+                self.trees.decide(unit.job, unit.node, kept.0)
             }
             UnitResult::Failure(_) if unit.state == UnitState::Leased => {
-                self.trees.set_busy(tree_key(unit.job), unit.node, false)
+                self.trees.set_busy(unit.job, unit.node, false)
             }
             _ => {}
         }
@@ -471,7 +471,7 @@ impl Store {
         }
         tx.commit()?;
         for (job, node) in returned {
-            self.trees.set_busy(tree_key(job), node, false);
+            self.trees.set_busy(job, node, false);
         }
         Ok(())
     }
@@ -546,7 +546,7 @@ impl Store {
         }
         tx.commit()?;
         for &(_, _, job, node, _) in &expired {
-            self.trees.set_busy(tree_key(job), node, false);
+            self.trees.set_busy(job, node, false);
             self.after_change(job);
         }
         Ok(expired.len())

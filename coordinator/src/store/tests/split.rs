@@ -2,7 +2,6 @@
 //! word it is.
 
 use super::*;
-use crate::store::state::tree_key;
 
 /// Splits `unit` (held by `worker`, at line "a") into "a1" and the position
 /// `other` (a new "a2", or a node the tree has, reached by another move),
@@ -179,18 +178,18 @@ fn a_forgotten_expanded_node_reached_again_brings_its_children_back() {
         store.conn.query_row("SELECT id FROM nodes WHERE line = ?1", [line], |r| r.get(0)).unwrap()
     };
     let bx = id(&store, "bx");
-    let held = |store: &mut Store, node: NodeId| store.trees.get_mut(tree_key(job)).unwrap().contains(node);
+    let held = |store: &mut Store, node: NodeId| store.trees.get_mut(job).unwrap().contains(node);
     assert!(held(&mut store, bx));
     // b1 loses: b wins, and bx, below b only, leaves the manager's tree.
     assert!(!done(&mut store, first, by_line(&below_b, "b1").unit, Loss));
     let bx1 = id(&store, "bx1");
     assert!(!held(&mut store, bx) && !held(&mut store, bx1));
-    let stats = store.trees.get_mut(tree_key(job)).unwrap().stats();
+    let stats = store.trees.get_mut(job).unwrap().stats();
     assert_eq!((stats.nodes, stats.held), (8, 4), "every node counted; the root, a, b and c held");
     // a's split reaches bx again: it comes back with its children, which wait for a worker again.
     split_a(&mut store, first, &a, "bx", &[]);
     assert!(held(&mut store, bx) && held(&mut store, bx1), "grafted back, not left for a reload to find");
-    let stats = store.trees.get_mut(tree_key(job)).unwrap().stats();
+    let stats = store.trees.get_mut(job).unwrap().stats();
     let stored: i64 = store.conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0)).unwrap();
     assert_eq!((stats.nodes, stats.held), (stored as u64, 8), "what came back is no longer counted as forgotten");
     let lines: Vec<String> = store.lease(first, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
