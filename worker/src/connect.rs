@@ -142,6 +142,9 @@ fn say_unreachable(config: &WorkerConfig, status: &tonic::Status, first: bool, b
     } else if let Some(hint) = golomb_proto::connect::plaintext_to_tls_hint(&config.coordinator, &details) {
         // Also not the network, and it will not mend by itself: say it each time.
         tracing::error!("cannot register ({why}): {hint}; retrying");
+    } else if status.code() == tonic::Code::ResourceExhausted {
+        // It answered: it limits registrations from this address for a while.
+        tracing::warn!("the coordinator refused to register this worker yet ({why}); retrying in {:?}", backoff);
     } else if first {
         tracing::warn!(
             "cannot reach the coordinator at {} ({why}); check that `golomb serve` runs there and \

@@ -178,7 +178,7 @@ pub fn run(args: &OpeningsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut svg = OutputFile::create_if(args.svg.as_ref())?;
     let table = with_game!(&valid.game, g => {
         let (root, _) = g.play_line(Position::empty(), &valid.spec.moves)?;
-        crate::server::export::agree::check_nodes(g, &file)
+        crate::server::export::agree::check_nodes(g, &file, &valid.spec)
             .with_context(|| format!("{} is refused: its nodes do not agree", args.file.display()))?;
         let classes = classes(g, &root);
         let nodes: HashMap<String, &ExportNode> = file

@@ -220,7 +220,7 @@ fn entries(spec: &JobSpec, file: &ExportFile) -> Result<Vec<ImportEntry>, Import
                 proof,
             });
         }
-        super::export::agree::check_nodes(g, file)?;
+        super::export::agree::check_nodes(g, file, spec)?;
         out
     });
     out.sort_by_key(|e| e.path.len());

@@ -1,7 +1,8 @@
 //! Registrations are rate-limited per address: each `Register` stores a
 //! worker, so a client that registers in a loop (to hold many ids, or to
 //! fill the database) is refused past a burst of [`BURST`] and then one a
-//! [`EVERY`] from one address (a token bucket). A worker registers once per
+//! [`EVERY`] from one address (a token bucket; an IPv6 address counts by
+//! its /64 network). A worker registers once per
 //! coordinator identity, so honest machines never meet the limit: a
 //! restarted coordinator brings every worker of a machine back at once,
 //! which the burst takes.
@@ -28,13 +29,26 @@ impl Registrations {
         self.take_at(address, Instant::now())
     }
 
+    /// The part of `address` one client cannot change cheaply: an IPv4
+    /// address (also when mapped into IPv6), or an IPv6 address's /64
+    /// network, since a host is commonly handed a whole /64.
+    fn key(address: IpAddr) -> IpAddr {
+        match address {
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+            },
+            v4 => v4,
+        }
+    }
+
     fn take_at(&self, address: IpAddr, now: Instant) -> bool {
         let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
         if buckets.len() > 10_000 {
             // Full buckets say nothing: forget them, so that many addresses cost no memory for long.
             buckets.retain(|_, (left, at)| refilled(*left, *at, now) < BURST);
         }
-        let (left, at) = buckets.entry(address).or_insert((BURST, now));
+        let (left, at) = buckets.entry(Registrations::key(address)).or_insert((BURST, now));
         let available = refilled(*left, *at, now);
         if available < 1.0 {
             return false;
@@ -65,5 +79,17 @@ mod tests {
         assert!(!limits.take_at(a, start + EVERY / 2));
         assert!(limits.take_at(a, start + EVERY + EVERY / 2));
         assert!(!limits.take_at(a, start + EVERY + EVERY / 2));
+    }
+
+    #[test]
+    fn an_ipv6_network_is_one_address() {
+        let limits = Registrations::default();
+        let start = Instant::now();
+        let host = |n: u16| -> IpAddr { format!("2001:db8:1:2::{n:x}").parse().unwrap() };
+        assert!((0..BURST as u16).all(|n| limits.take_at(host(n), start)));
+        assert!(!limits.take_at(host(999), start), "another address of the same /64");
+        assert!(limits.take_at("2001:db8:1:3::1".parse().unwrap(), start), "another /64");
+        let mapped: IpAddr = "::ffff:10.0.0.9".parse().unwrap();
+        assert_eq!(Registrations::key(mapped), "10.0.0.9".parse::<IpAddr>().unwrap());
     }
 }

@@ -3,17 +3,21 @@
 //! `golomb verify` checks an export's proofs by solving; this module checks,
 //! without solving, that the values a reader takes from the file's `nodes[]`
 //! (`golomb openings`, `golomb import`) are the ones those proofs prove, and
-//! that the nodes cannot all be true at once nowhere: one position (under the
-//! board's symmetries) with two values, a lost node with a lost child, a won
-//! node whose winning move leads to a won position, a root node whose value
-//! is not the job's. `import` refuses such a file; `verify` fails on it and
-//! says how many node values the proofs cover.
+//! that the file cannot be true as a whole otherwise: its proofs start where
+//! the job and its children are and claim what the file says; a classify's
+//! every decided child has its proof; no position (under the board's
+//! symmetries) has two values; no lost node has a lost child; no winning
+//! move leads to a won position; the root node's value is the job's.
+//! `import` refuses such a file; `verify` fails on it and says how many node
+//! values the proofs cover.
 
 use std::collections::HashMap;
 
-use golomb_engine::proof::{ProofFile, ProofNode};
+use golomb_engine::proof::ProofNode;
 use golomb_engine::solve::Outcome;
+use golomb_engine::split::Goal;
 use golomb_engine::{Bits, Game, Position};
+use golomb_proto::{JobSpec, Kind};
 use serde::Serialize;
 
 use super::ExportFile;
@@ -27,46 +31,71 @@ pub struct NodeValues {
     pub unproved: usize,
 }
 
-/// A way the file disagrees with itself, naming the node (`nodes[7]`).
+/// A way the file disagrees with itself, naming the node (`nodes[7]`) or proof.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{0}")]
 pub struct Disagreement(String);
 
-/// The value a position has by the file's proofs, and the proof's line to it.
-struct Proved {
-    value: Outcome,
-    line: String,
-}
-
-/// Checks that the nodes of `file` (a Golomb game's export, played in `g`)
-/// agree with each other, with the job's value, and with every position its
-/// proofs reach (the root's proof and a classify's proofs of its children);
-/// says how many node values those proofs cover. Proofs are walked, not
-/// checked: `golomb verify` solves what is below them.
-pub fn check_nodes<B: Bits>(g: &Game<B>, file: &ExportFile) -> Result<NodeValues, Disagreement> {
-    if file.job.rules != "golomb" || file.job.goal == "count" {
+/// Checks that the nodes of `file`, an export of a job of `spec` (checked
+/// already: `import::file_spec`) played in `g`, agree with each other, with
+/// the job's value, and with every position its proofs reach (the root's
+/// proof and a classify's proofs of its children), and that those proofs
+/// are of the job's positions; says how many node values the proofs cover.
+/// Proofs are walked, not checked: `golomb verify` solves what is below
+/// them. Exports of hands games and tiling counts have no such values.
+pub fn check_nodes<B: Bits>(g: &Game<B>, file: &ExportFile, spec: &JobSpec) -> Result<NodeValues, Disagreement> {
+    if spec.kind() != Kind::GameValue {
         return Ok(NodeValues::default());
     }
-    let proofs = file.proof.iter().chain(file.children.iter().map(|c| &c.proof));
+    let play = |line: &str, what: &str| {
+        g.play_line(Position::empty(), line).map(|(pos, _)| pos).map_err(|e| Disagreement(format!("{what}: {e}")))
+    };
+    let root = play(&spec.moves, "the job's root")?;
     let mut proved = HashMap::new();
-    for proof in proofs {
-        let (pos, _) = g
-            .play_line(Position::empty(), &proof.moves)
-            .map_err(|e| Disagreement(format!("the proof of `{}`: {e}", proof.moves)))?;
-        walk(g, proof, &proof.tree, pos, proof.moves.clone(), &mut proved)?;
+    if let Some(proof) = &file.proof {
+        if play(&proof.moves, "the root's proof")? != root {
+            return Err(Disagreement(format!("the root's proof starts at `{}`, not at the job's root", proof.moves)));
+        }
+        if file.job.value != Outcome::Unknown && proof.value != file.job.value {
+            return Err(Disagreement(format!(
+                "the root's proof proves a {:?}, the job says {:?}",
+                proof.value, file.job.value
+            )));
+        }
+        claimed("the root's proof", proof.value, &proof.tree)?;
+        walk(g, &proof.tree, root, &mut proved).map_err(|e| Disagreement(format!("the root's proof: {e}")))?;
     }
+    for (i, child) in file.children.iter().enumerate() {
+        let name = format!("children[{i}] ({})", child.mv);
+        let after = g.play_line(root, &child.mv).map_err(|e| Disagreement(format!("{name}: {e}")))?.0;
+        if g.canonical(&play(&child.proof.moves, &name)?) != g.canonical(&after) {
+            return Err(Disagreement(format!(
+                "{name}: its proof starts at `{}`, not after that move",
+                child.proof.moves
+            )));
+        }
+        if child.value != child.proof.value {
+            return Err(Disagreement(format!("{name}: a {:?}, its proof says {:?}", child.value, child.proof.value)));
+        }
+        claimed(&name, child.value, &child.proof.tree)?;
+        walk(g, &child.proof.tree, after, &mut proved).map_err(|e| Disagreement(format!("{name}'s proof: {e}")))?;
+    }
+    let classify = spec.goal == Goal::Classify;
     let mut values: HashMap<Position<B>, usize> = HashMap::with_capacity(file.nodes.len());
     let mut parents = Vec::with_capacity(file.nodes.len());
     let mut afters = Vec::new();
     let mut counted = NodeValues::default();
     for (i, node) in file.nodes.iter().enumerate() {
         let bad = |what: String| Disagreement(format!("nodes[{i}] (`{}`): {what}", node.line));
-        let (parent, last) = match node.line.rsplit_once(';') {
-            Some((parent, last)) => (parent, last),
-            None => ("", node.line.as_str()),
+        let moves: Vec<&str> = node.line.split(';').map(str::trim).filter(|m| !m.is_empty()).collect();
+        let before = match moves.split_last() {
+            Some((_, parent)) => g.play_line(Position::empty(), &parent.join(";")).map_err(|e| bad(e.to_string()))?.0,
+            None => Position::empty(),
         };
-        let (before, _) = g.play_line(Position::empty(), parent).map_err(|e| bad(e.to_string()))?;
-        let (pos, _) = g.play_line(before, last).map_err(|e| bad(e.to_string()))?;
+        let pos = match moves.last() {
+            Some(last) => g.play_line(before, last).map_err(|e| bad(e.to_string()))?.0,
+            None => before,
+        };
         let key = g.canonical(&pos);
         if node.depth == 0 && file.job.value != Outcome::Unknown && node.value != file.job.value {
             return Err(bad(format!("the job's root, a {:?}, but the job says {:?}", node.value, file.job.value)));
@@ -81,21 +110,26 @@ pub fn check_nodes<B: Bits>(g: &Game<B>, file: &ExportFile) -> Result<NodeValues
         }
         values.insert(key, i);
         match proved.get(&key) {
-            Some(p) if p.value != node.value => {
-                return Err(bad(format!(
-                    "a {:?}, but the file's proof proves a {:?} there (at `{}`)",
-                    node.value, p.value, p.line
-                )));
+            Some(&value) if value != node.value => {
+                return Err(bad(format!("a {:?}, but the file's proof proves a {value:?} there", node.value)));
             }
             Some(_) => counted.proved += 1,
+            None if classify && node.depth == 1 => {
+                return Err(bad("a decided child of a classify's root with no proof in children[]".into()));
+            }
             None => counted.unproved += 1,
         }
-        if node.depth > 0 && !node.line.trim().is_empty() {
+        if node.depth > 0 && !moves.is_empty() {
             parents.push((i, g.canonical(&before)));
         }
-        if let (Outcome::Win, Some(mv)) = (node.value, &node.winning_move) {
-            let (after, _) = g.play_line(pos, mv).map_err(|e| bad(format!("winning move {mv}: {e}")))?;
-            afters.push((i, g.canonical(&after)));
+        match (node.value, &node.winning_move) {
+            (Outcome::Win, Some(mv)) => {
+                let (after, _) = g.play_line(pos, mv).map_err(|e| bad(format!("winning move {mv}: {e}")))?;
+                afters.push((i, g.canonical(&after)));
+            }
+            (Outcome::Win, None) => {}
+            (value, Some(mv)) => return Err(bad(format!("a {value:?} names a winning move, {mv}"))),
+            (_, None) => {}
         }
     }
     for (i, after) in afters {
@@ -127,43 +161,36 @@ pub fn check_nodes<B: Bits>(g: &Game<B>, file: &ExportFile) -> Result<NodeValues
     Ok(counted)
 }
 
-/// Records the value of every position `node` (of `proof`, at `pos`, reached by `line`) proves.
+/// Checks that a proof's tree proves the value its file (or entry) claims.
+fn claimed(name: &str, value: Outcome, tree: &ProofNode) -> Result<(), Disagreement> {
+    if tree.value() == value {
+        Ok(())
+    } else {
+        Err(Disagreement(format!("{name}: its tree proves a {:?}, it claims a {value:?}", tree.value())))
+    }
+}
+
+/// Records the value of every position `node` (at `pos`) proves, keyed by
+/// its canonical position; says where a move does not play or one position
+/// gets two values.
 fn walk<B: Bits>(
     g: &Game<B>,
-    proof: &ProofFile,
     node: &ProofNode,
     pos: Position<B>,
-    line: String,
-    proved: &mut HashMap<Position<B>, Proved>,
-) -> Result<(), Disagreement> {
-    let key = g.canonical(&pos);
+    proved: &mut HashMap<Position<B>, Outcome>,
+) -> Result<(), String> {
     let value = node.value();
-    if let Some(p) = proved.get(&key)
-        && p.value != value
+    if let Some(&before) = proved.insert(g.canonical(&pos), value).as_ref()
+        && before != value
     {
-        return Err(Disagreement(format!(
-            "the proofs give `{line}` a {value:?} and `{}`, the same position under the board's symmetries, a {:?}",
-            p.line, p.value
-        )));
+        return Err(format!("it gives one position (under the board's symmetries) a {value:?} and a {before:?}"));
     }
-    let step = |mv: &str| {
-        g.play_line(pos, mv)
-            .map(|(next, _)| (next, golomb_engine::notation::join_line(&line, mv)))
-            .map_err(|e| Disagreement(format!("the proof of `{}`: at `{line}`, {mv}: {e}", proof.moves)))
-    };
+    let step = |mv: &str| g.play_line(pos, mv).map(|(next, _)| next).map_err(|e| format!("move {mv}: {e}"));
     match node {
-        ProofNode::Win { winning_move: Some(mv), after: Some(after) } => {
-            let (next, next_line) = step(mv)?;
-            walk(g, proof, after, next, next_line, proved)?;
-        }
-        ProofNode::Win { .. } => {}
+        ProofNode::Win { winning_move: Some(mv), after: Some(after) } => walk(g, after, step(mv)?, proved),
+        ProofNode::Win { .. } => Ok(()),
         ProofNode::Loss { replies } => {
-            for reply in replies.iter().flatten() {
-                let (next, next_line) = step(&reply.reply)?;
-                walk(g, proof, &reply.after, next, next_line, proved)?;
-            }
+            replies.iter().flatten().try_for_each(|reply| walk(g, &reply.after, step(&reply.reply)?, proved))
         }
     }
-    proved.insert(key, Proved { value, line });
-    Ok(())
 }

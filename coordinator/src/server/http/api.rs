@@ -73,11 +73,15 @@ pub(super) async fn export(
     let service = JobsService(web.shared.clone());
     let export = service.export(Request::new(pb::ExportRequest { job_id: id, gzip })).await?.into_inner();
     let name = format!("job-{id}.export.json");
-    if !gzip {
-        return Ok(download("application/json", &name, export.json.into_bytes()));
-    }
-    let mut response = download("application/json", &name, export.json_gz);
-    response.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    let mut response = if gzip {
+        let mut response = download("application/json", &name, export.json_gz);
+        response.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        response
+    } else {
+        download("application/json", &name, export.json.into_bytes())
+    };
+    // The body depends on the request's Accept-Encoding: caches must know it.
+    response.headers_mut().insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     Ok(response)
 }
 
@@ -86,7 +90,10 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
     headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
         |coding| {
             let mut parts = coding.split(';').map(str::trim);
-            let refused = |p: &str| p.replace(' ', "").strip_prefix("q=").is_some_and(|q| q.parse() == Ok(0.0));
+            let refused = |p: &str| {
+                let p = p.replace(' ', "").to_ascii_lowercase();
+                p.strip_prefix("q=").is_some_and(|q| q.parse() == Ok(0.0))
+            };
             parts.next().is_some_and(|name| name.eq_ignore_ascii_case("gzip")) && !parts.any(refused)
         },
     )
@@ -113,6 +120,7 @@ mod tests {
         assert!(accepts_gzip(&with("gzip, deflate, br")));
         assert!(accepts_gzip(&with("br;q=1.0, GZIP;q=0.5")));
         assert!(!accepts_gzip(&with("gzip;q=0")));
+        assert!(!accepts_gzip(&with("gzip; Q=0.0")));
         assert!(!accepts_gzip(&with("deflate, x-gzip-not")));
         assert!(!accepts_gzip(&HeaderMap::new()));
     }

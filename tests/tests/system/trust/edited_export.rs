@@ -54,6 +54,19 @@ fn an_edited_export_is_refused_by_verify_openings_and_import() {
         stderr(&import)
     );
 
+    // Nor with the edited child's proof taken out of children[], nor with its rules spelled another way.
+    let mut file: Value = serde_json::from_slice(&std::fs::read(&edited).unwrap()).unwrap();
+    let opening = file["nodes"][index]["line"].as_str().unwrap().rsplit(';').next().unwrap().to_string();
+    file["children"].as_array_mut().unwrap().retain(|c| c["proof"]["moves"].as_str() != Some(opening.as_str()));
+    file["job"]["rules"] = "".into();
+    std::fs::write(&edited, serde_json::to_vec(&file).unwrap()).unwrap();
+    for command in ["verify", "openings"] {
+        let out = golomb_command().arg(command).arg(&edited).output().unwrap();
+        assert!(!out.status.success() && stderr(&out).contains(&named), "{command}: {}", stderr(&out));
+    }
+    let import = golomb_command().arg("import").arg(&edited).arg("--db").arg(&db).output().unwrap();
+    assert!(!import.status.success() && stderr(&import).contains(&named), "{}", stderr(&import));
+
     // Without its proofs the file still cannot carry a root whose value is not the job's.
     let mut file: Value = serde_json::from_slice(&std::fs::read(&honest).unwrap()).unwrap();
     file["proof"] = Value::Null;
