@@ -124,7 +124,8 @@ pub fn check_nodes<B: Bits>(g: &Game<B>, file: &ExportFile, spec: &JobSpec) -> R
         }
         match (node.value, &node.winning_move) {
             (Outcome::Win, Some(mv)) => {
-                let (after, _) = g.play_line(pos, mv).map_err(|e| bad(format!("winning move {mv}: {e}")))?;
+                let (after, _) =
+                    g.play_line(pos, mv).map_err(|e| bad(format!("the winning move {mv} is not legal there: {e}")))?;
                 afters.push((i, g.canonical(&after)));
             }
             (Outcome::Win, None) => {}
