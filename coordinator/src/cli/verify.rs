@@ -256,8 +256,7 @@ fn check_export_nodes(export: &ExportFile, proof: &ProofFile) -> anyhow::Result<
         proof.value
     );
     let valid = crate::server::import::file_spec(export).context("the export's job")?;
-    let game = build_game(&proof.game_spec(), ["board", "blocked"], "pieces")?;
-    with_game!(&game, g => check_nodes(g, export, &valid.spec).context("the export's nodes do not agree with its proofs"))
+    with_game!(&valid.game, g => check_nodes(g, export, &valid.spec).context("the export's nodes do not agree with its proofs"))
 }
 
 /// A progress line of the checker: positions re-solved, positions examined,
