@@ -6,6 +6,10 @@
 //!   (`serve --http`: its JSON under `/api/...` and `/metrics`, read through
 //!   the same `Jobs` service);
 //! - [`store`]: the SQLite store, the only place with SQL;
+//! - [`scheduler`]: which units go out next and to whom (jobs by priority,
+//!   checks first, proof re-solves last, the manager trees of game jobs),
+//!   over the rows a lease needs ([`scheduler::Rows`], which the store
+//!   implements on SQLite), with no SQL;
 //! - [`manager`]: the proof-number manager's in-memory tree of a game job
 //!   (which unit to hand out next), with no SQL: the store keeps it in step
 //!   with its tables;
@@ -16,10 +20,11 @@
 //!   `run` (an embedded coordinator with an in-process worker).
 //!
 //! Imports go one way, from the command line down: `cli`, then `server`,
-//! then `report`, then `store`, then `manager`.
+//! then `report`, then `store`, then `scheduler`, then `manager`.
 
 pub mod cli;
 pub mod manager;
 pub mod report;
+pub mod scheduler;
 pub mod server;
 pub mod store;

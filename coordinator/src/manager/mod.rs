@@ -46,7 +46,6 @@ mod grow;
 mod in_flight;
 mod preferred;
 mod stats;
-mod trees;
 mod unborn;
 #[cfg(feature = "bench-policies")]
 mod virtual_values;
@@ -54,7 +53,6 @@ mod virtual_values;
 pub use in_flight::{Counting, InFlight};
 use in_flight::{Preferred, Total};
 pub use stats::PnStats;
-pub use trees::{RELOAD_EVERY, Trees};
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;

@@ -6,7 +6,7 @@ use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::{join_line, last_move};
 use golomb_engine::proof::ProofNode;
 use golomb_engine::proof::verify::check_tree;
-use golomb_engine::split::{self, Child, Goal, SplitError, position_key, rank_bytes};
+use golomb_engine::split::{self, Child, SplitError, position_key, rank_bytes};
 use golomb_engine::tiling::Tiler;
 use golomb_engine::{Bits, Game, Player, Position, with_game};
 use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
@@ -22,10 +22,10 @@ pub const MAX_NODES: usize = 2_000_000;
 /// the order of the board's symmetry group.
 pub fn job_nodes(valid: &ValidSpec) -> Result<(Vec<NewNode>, u32), SpecError> {
     let symmetries = with_game!(&valid.game, g => g.board().symmetries().len() as u32);
-    let nodes = match (&valid.spec.hands, valid.spec.goal) {
-        (Some(hands), _) => hands_nodes(valid, hands)?,
-        (None, Goal::Count) => count_nodes(valid)?,
-        (None, _) => game_nodes(valid)?,
+    let nodes = match (valid.spec.kind(), &valid.spec.hands) {
+        (Kind::HandsScore, Some(hands)) => hands_nodes(valid, hands)?,
+        (Kind::TilingCount, _) => count_nodes(valid)?,
+        (Kind::GameValue | Kind::HandsScore, _) => game_nodes(valid)?,
     };
     Ok((nodes, symmetries))
 }

@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::error::StoreError;
 use super::fault::WriteFaults;
 use super::schema;
-use crate::manager::Trees;
+use crate::scheduler::Trees;
 
 /// Seconds since the Unix epoch, the store's clock.
 pub fn now() -> f64 {

@@ -26,10 +26,9 @@
 //! - `proofs`: the proof trees workers sent with big units' values;
 //! - `check`: results checked by a second worker (check units), and their disagreements;
 //! - `units`: heartbeats, results, give-backs, expiry;
-//! - `schedule`: which units go out next, and leasing them (the
-//!   proof-number manager of [`crate::manager`] for games, a queue for
-//!   tiling counts and hands games), keeping the manager's trees in step
-//!   with the tables;
+//! - `schedule`: the rows a lease reads and writes, for
+//!   [`crate::scheduler`], which chooses what goes out next, and the
+//!   manager trees loaded from the tables;
 //! - `clock`: keeping lease deadlines within one lease of a clock that steps;
 //! - `split`: replacing a unit that ran past its budget by its children
 //!   (below a job's root a batch of them at a time: children born lazily);

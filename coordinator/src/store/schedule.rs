@@ -1,18 +1,16 @@
-//! Which units go out next: game jobs by their proof-number manager
-//! ([`crate::manager`]), tiling counts and hands games by their queue (every
-//! unit of those is needed, and none is split); jobs by priority, then
-//! oldest first, paused ones skipped.
+//! The rows a lease reads and writes, for the scheduler
+//! ([`crate::scheduler`], which chooses): the runnable jobs, a node's unit,
+//! a queue's next units, check units, and a job's manager tree loaded from
+//! the tables (the nodes still needed, see `manager/forget.rs`).
 //!
 //! Each running game job's manager tree lives in the store's memory
-//! ([`Trees`], with the policy of which leaf a worker gets next), loaded from the tables the first time a unit of the job is
+//! ([`Trees`](crate::scheduler::Trees)), loaded from the tables the first time a unit of the job is
 //! leased (after a restart, for instance) and kept in step with every
-//! change after its transaction commits. The tables stay the record: a
-//! tree that disagrees with them (a chosen unit that is not waiting after
-//! all) is dropped and loaded again.
+//! change after its transaction commits. The tables stay the record.
 
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
-use golomb_proto::{JobId, UnitId, WorkerId};
+use golomb_proto::{JobId, Kind, WorkerId};
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
 use super::db::{Store, begin, now};
@@ -21,30 +19,8 @@ use super::job_row::job_spec;
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::units::LeasedUnit;
 use super::workers;
-use crate::manager::{NodeKind, PnLeaf, PnTree, Trees};
-
-/// The job's tree, loading it from the tables if needed.
-fn load<'t>(
-    trees: &'t mut Trees,
-    conn: &Connection,
-    job: JobId,
-    root: NodeId,
-    goal: Goal,
-) -> Result<&'t mut PnTree, StoreError> {
-    trees.get_or_load(job, || {
-        let started = std::time::Instant::now();
-        let tree = load_tree(conn, job, root, goal == Goal::Classify)?;
-        let stats = tree.stats();
-        tracing::info!(
-            "job {job}: its tree loaded in {:.1} s: {} nodes held of {} ({} decided)",
-            started.elapsed().as_secs_f64(),
-            stats.held,
-            stats.nodes,
-            stats.nodes_proved + stats.nodes_disproved
-        );
-        Ok(tree)
-    })
-}
+use crate::manager::{NodeKind, PnLeaf, PnTree};
+use crate::scheduler::{self, Ask, CheckKind, Leased, Rows, Runnable};
 
 /// A node as the manager's tree takes it: its id, depth, moves, value,
 /// unit state and whether it has children, read by [`leaf`].
@@ -145,53 +121,14 @@ pub(super) fn node_kind(value: Outcome, unit: Option<UnitState>, expanded: bool)
     }
 }
 
-/// Whether any of the job's units waits for a worker.
-fn has_waiting_units(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
-    Ok(tx
-        .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM units WHERE state = :pending AND job = :job AND checking IS NULL)",
-        )?
-        .query_row(named_params! { ":pending": UnitState::Pending, ":job": job }, |r| r.get(0))?)
-}
-
-/// A job that may hand out units.
-struct Runnable {
-    job: JobId,
-    goal: Goal,
-    root: Option<NodeId>,
-    /// A hands game: its units go out in their queue's order, like a count's.
-    hands: bool,
-}
-
-/// The jobs that may hand out units, by priority, then oldest first.
-fn runnable_jobs(tx: &Transaction<'_>) -> Result<Vec<Runnable>, StoreError> {
-    let rows: Vec<(JobId, String, Option<NodeId>, bool)> = tx
-        .prepare_cached(
-            "SELECT id, goal, root, hands IS NOT NULL FROM jobs WHERE state IN (:pending, :running) AND paused = 0
-             ORDER BY priority DESC, id",
-        )?
-        .query_map(named_params! { ":pending": JobState::Pending, ":running": JobState::Running }, |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|(job, goal, root, hands)| Some(Runnable { job, goal: goal.parse().ok()?, root, hands }))
-        .collect())
-}
-
-/// A unit as a lease hands it out.
-struct Leased {
-    unit: UnitId,
-    job: JobId,
-    node: NodeId,
-    weight: i64,
-    checks: String,
-    lease_token: String,
-    /// A check unit (see `check`): it goes out with no budget, never to be split.
-    check: bool,
-    /// Its worker is asked for its proof tree whatever its size (`golomb prove`'s checks).
-    wants_proof: bool,
+/// The store's tables as the scheduler's [`Rows`], inside one lease's
+/// transaction: units go to `worker` until `deadline`, under fresh tokens
+/// that start with `prefix` (the database's identity).
+pub(super) struct SqlRows<'a, 't> {
+    pub(super) tx: &'a Transaction<'t>,
+    pub(super) worker: WorkerId,
+    pub(super) deadline: f64,
+    pub(super) prefix: &'a str,
 }
 
 /// The start of every lease's `UPDATE`: the unit goes to `:worker` until
@@ -204,222 +141,144 @@ macro_rules! lease_set {
     };
 }
 
-/// Leases the node's unit if it waits; `None` if it does not.
-fn lease_node(
-    tx: &Transaction<'_>,
-    node: NodeId,
-    worker: WorkerId,
-    deadline: f64,
-    prefix: &str,
-) -> Result<Option<Leased>, StoreError> {
-    Ok(tx
-        .prepare_cached(concat!(
-            lease_set!(),
-            " WHERE node = :node AND state = :pending
-                  RETURNING id, job, node, weight, checks, lease_token"
-        ))?
-        .query_row(
-            named_params! {
-                ":node": node, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
-                ":leased": UnitState::Leased, ":pending": UnitState::Pending,
-            },
-            leased_row,
-        )
-        .optional()?)
-}
-
-/// Leases up to `max` waiting units of a tiling count, in rank order.
-fn lease_queue(
-    tx: &Transaction<'_>,
-    job: JobId,
-    max: usize,
-    worker: WorkerId,
-    deadline: f64,
-    prefix: &str,
-) -> Result<Vec<Leased>, StoreError> {
-    let mut rows: Vec<(Vec<u8>, Leased)> = tx
-        .prepare_cached(concat!(
-            lease_set!(),
-            " WHERE id IN (SELECT id FROM units WHERE job = :job AND state = :pending ORDER BY rank LIMIT :max)
-                  RETURNING id, job, node, weight, checks, lease_token, rank"
-        ))?
-        .query_map(
-            named_params! {
-                ":job": job, ":max": max as i64, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
-                ":leased": UnitState::Leased, ":pending": UnitState::Pending,
-            },
-            |r| Ok((r.get(6)?, leased_row(r)?)),
-        )?
-        .collect::<Result<_, _>>()?;
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(rows.into_iter().map(|(_, row)| row).collect())
-}
-
-/// Which check units [`lease_checks`] hands out.
-#[derive(Clone, Copy)]
-enum CheckKind {
-    /// Checks drawn at random (`--check-fraction`): a lie is caught while
-    /// the job runs, so they go before the job's other units.
-    Drawn,
-    /// Re-solves that `golomb prove` asked for, to bring a proof tree: they
-    /// decide nothing, so they go after every job's frontier (once every
-    /// leaf the manager would hand out is leased, or the jobs are answered).
-    Proof,
-}
-
-/// Leases up to `max` waiting check units of `job` of the given kind whose
-/// checked unit `worker` did not report (see `check`).
-fn lease_checks(
-    tx: &Transaction<'_>,
-    job: JobId,
-    kind: CheckKind,
-    max: usize,
-    worker: WorkerId,
-    deadline: f64,
-    prefix: &str,
-) -> Result<Vec<Leased>, StoreError> {
-    let rows = tx
-        .prepare_cached(concat!(
-            lease_set!(),
-            " WHERE id IN (SELECT c.id FROM units c JOIN units o ON o.id = c.checking
-                               WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
-                                 AND o.worker IS NOT :worker AND c.wants_proof = :proof
-                               LIMIT :max)
-                  RETURNING id, job, node, weight, checks, lease_token, wants_proof"
-        ))?
-        .query_map(
-            named_params! {
-                ":job": job, ":max": max as i64, ":worker": worker, ":deadline": deadline, ":prefix": prefix,
-                ":leased": UnitState::Leased, ":pending": UnitState::Pending,
-                ":proof": matches!(kind, CheckKind::Proof),
-            },
-            |r| Ok(Leased { check: true, wants_proof: r.get(6)?, ..leased_row(r)? }),
-        )?
-        .collect::<Result<_, _>>()?;
-    Ok(rows)
-}
-
-fn leased_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Leased> {
+/// A row `RETURNING id, job, node` (then `wants_proof` for checks) as a [`Leased`] unit.
+fn leased_row(r: &rusqlite::Row<'_>, check: bool) -> rusqlite::Result<Leased> {
     Ok(Leased {
         unit: r.get(0)?,
         job: r.get(1)?,
         node: r.get(2)?,
-        weight: r.get(3)?,
-        checks: r.get(4)?,
-        lease_token: r.get(5)?,
-        check: false,
-        wants_proof: false,
+        check,
+        wants_proof: if check { r.get(3)? } else { false },
     })
 }
 
-/// What one lease asks for: up to `max` units for `worker`, held until
-/// `deadline` under tokens that start with `prefix`; `checks` says whether
-/// check units (see `check`) may exist.
-pub(super) struct LeaseCall<'a> {
-    worker: WorkerId,
-    max: usize,
-    deadline: f64,
-    prefix: &'a str,
-    checks: bool,
+impl Rows for SqlRows<'_, '_> {
+    type Error = StoreError;
+
+    fn runnable_jobs(&mut self) -> Result<Vec<Runnable>, StoreError> {
+        let rows: Vec<(JobId, String, Option<NodeId>, bool)> = self
+            .tx
+            .prepare_cached(
+                "SELECT id, goal, root, hands IS NOT NULL FROM jobs WHERE state IN (:pending, :running) AND paused = 0
+                 ORDER BY priority DESC, id",
+            )?
+            .query_map(named_params! { ":pending": JobState::Pending, ":running": JobState::Running }, |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(job, goal, root, hands)| {
+                let goal: Goal = goal.parse().ok()?;
+                Some(Runnable { job, kind: Kind::of(goal, hands), classify: goal == Goal::Classify, root })
+            })
+            .collect())
+    }
+
+    fn lease_queue(&mut self, job: JobId, max: usize) -> Result<Vec<Leased>, StoreError> {
+        let mut rows: Vec<(Vec<u8>, Leased)> = self
+            .tx
+            .prepare_cached(concat!(
+                lease_set!(),
+                " WHERE id IN (SELECT id FROM units WHERE job = :job AND state = :pending ORDER BY rank LIMIT :max)
+                  RETURNING id, job, node, rank"
+            ))?
+            .query_map(
+                named_params! {
+                    ":job": job, ":max": max as i64, ":worker": self.worker, ":deadline": self.deadline,
+                    ":prefix": self.prefix, ":leased": UnitState::Leased, ":pending": UnitState::Pending,
+                },
+                |r| Ok((r.get(3)?, leased_row(r, false)?)),
+            )?
+            .collect::<Result<_, _>>()?;
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(rows.into_iter().map(|(_, row)| row).collect())
+    }
+
+    fn lease_checks(&mut self, job: JobId, kind: CheckKind, max: usize) -> Result<Vec<Leased>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached(concat!(
+                lease_set!(),
+                " WHERE id IN (SELECT c.id FROM units c JOIN units o ON o.id = c.checking
+                               WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
+                                 AND o.worker IS NOT :worker AND c.wants_proof = :proof
+                               LIMIT :max)
+                  RETURNING id, job, node, wants_proof"
+            ))?
+            .query_map(
+                named_params! {
+                    ":job": job, ":max": max as i64, ":worker": self.worker, ":deadline": self.deadline,
+                    ":prefix": self.prefix, ":leased": UnitState::Leased, ":pending": UnitState::Pending,
+                    ":proof": kind == CheckKind::Proof,
+                },
+                |r| leased_row(r, true),
+            )?
+            .collect::<Result<_, _>>()?)
+    }
+
+    fn lease_node(&mut self, node: NodeId) -> Result<Option<Leased>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached(concat!(lease_set!(), " WHERE node = :node AND state = :pending RETURNING id, job, node"))?
+            .query_row(
+                named_params! {
+                    ":node": node, ":worker": self.worker, ":deadline": self.deadline, ":prefix": self.prefix,
+                    ":leased": UnitState::Leased, ":pending": UnitState::Pending,
+                },
+                |r| leased_row(r, false),
+            )
+            .optional()?)
+    }
+
+    fn has_waiting_units(&mut self, job: JobId) -> Result<bool, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM units WHERE state = :pending AND job = :job AND checking IS NULL)",
+            )?
+            .query_row(named_params! { ":pending": UnitState::Pending, ":job": job }, |r| r.get(0))?)
+    }
+
+    fn load_tree(&mut self, job: JobId, root: NodeId, classify: bool) -> Result<PnTree, StoreError> {
+        load_tree(self.tx, job, root, classify)
+    }
 }
 
-/// Chooses and leases units as `call` asks inside `tx`: each game
-/// job's most-proving leaves, each count's next shares. Trees are changed as
-/// leaves are chosen; the jobs whose trees were touched are returned in
-/// `touched`, so that a transaction that fails to commit can drop them.
-/// Where `checks` says check units (see `check`) may exist, the drawn ones
-/// go first and `golomb prove`'s after every job's frontier. Nodes whose
-/// next children a descent asked for wait in the trees ([`Trees::take_births`]).
-pub(super) fn lease_units(
-    tx: &Transaction<'_>,
-    trees: &mut Trees,
-    call: &LeaseCall<'_>,
-    touched: &mut Vec<JobId>,
-) -> Result<Vec<LeasedUnit>, StoreError> {
-    let &LeaseCall { worker, max, deadline, prefix, checks } = call;
-    let mut leased = Vec::new();
-    let jobs = runnable_jobs(tx)?;
-    for &Runnable { job, goal, root, hands } in &jobs {
-        let want = max - leased.len();
-        if want == 0 {
-            break;
-        }
-        if goal == Goal::Count || hands {
-            leased.extend(lease_queue(tx, job, want, worker, deadline, prefix)?);
-            continue;
-        }
-        let Some(root) = root else { continue };
-        // Checks of other workers' results first: a lie is caught while the job runs.
-        if checks {
-            leased.extend(lease_checks(tx, job, CheckKind::Drawn, want, worker, deadline, prefix)?);
-        }
-        let want = max - leased.len();
-        if want == 0 {
-            break;
-        }
-        touched.push(job);
-        let saturated = load(trees, tx, job, root, goal)?.is_saturated();
-        if saturated && trees.may_check(job) && has_waiting_units(tx, job)? {
-            tracing::warn!("job {job}: the manager had nothing to hand out while units wait: reloading its tree");
-            trees.forget(job);
-        }
-        load(trees, tx, job, root, goal)?;
-        for _ in 0..want {
-            let Some(node) = trees.next_leaf(job, worker) else { break };
-            match lease_node(tx, node, worker, deadline, prefix)? {
-                Some(row) => leased.push(row),
-                None => {
-                    tracing::warn!("job {job}: the manager chose node {node:?}, whose unit is not waiting: reloading");
-                    trees.forget(job);
-                    break;
-                }
-            }
-        }
-    }
-    // Proof re-solves decide nothing: they take what every job's frontier left.
-    for &Runnable { job, goal, root, hands } in jobs.iter().filter(|_| checks) {
-        let want = max - leased.len();
-        if want == 0 {
-            break;
-        }
-        if goal != Goal::Count && !hands && root.is_some() {
-            leased.extend(lease_checks(tx, job, CheckKind::Proof, want, worker, deadline, prefix)?);
-        }
-    }
-    let mut units = Vec::with_capacity(leased.len());
-    for row in leased {
-        tx.prepare_cached(
-            "UPDATE jobs SET state = :running, started = coalesce(started, :now) WHERE id = :job AND state = :pending",
+/// A unit the scheduler leased, as its worker gets it: the job's spec (a
+/// check with no budget: it is solved whole), its line, weight, checks and token.
+fn leased_unit(tx: &Transaction<'_>, row: Leased) -> Result<LeasedUnit, StoreError> {
+    tx.prepare_cached(
+        "UPDATE jobs SET state = :running, started = coalesce(started, :now) WHERE id = :job AND state = :pending",
+    )?
+    .execute(named_params! {
+        ":job": row.job, ":running": JobState::Running, ":pending": JobState::Pending, ":now": now(),
+    })?;
+    let (line, weight, checks, lease_token): (String, i64, String, String) = tx
+        .prepare_cached(
+            "SELECT n.line, u.weight, u.checks, u.lease_token FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
         )?
-        .execute(named_params! {
-            ":job": row.job, ":running": JobState::Running, ":pending": JobState::Pending, ":now": now(),
-        })?;
-        let line: String =
-            tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([row.node], |r| r.get(0))?;
-        let mut spec = job_spec(tx, row.job)?;
-        if row.check {
-            // A check is solved whole: its worker gets no budget to give it back after.
-            spec.split_after_seconds = 0.0;
-        }
-        units.push(LeasedUnit {
-            unit: row.unit,
-            job: row.job,
-            spec,
-            line,
-            weight: row.weight as u64,
-            checks: row.checks.split(',').filter_map(|g| g.parse().ok()).collect(),
-            lease_token: row.lease_token,
-            wants_proof: row.wants_proof,
-        });
+        .query_row([row.unit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let mut spec = job_spec(tx, row.job)?;
+    if row.check {
+        spec.split_after_seconds = 0.0;
     }
-    Ok(units)
+    Ok(LeasedUnit {
+        unit: row.unit,
+        job: row.job,
+        spec,
+        line,
+        weight: weight as u64,
+        checks: checks.split(',').filter_map(|g| g.parse().ok()).collect(),
+        lease_token,
+        wants_proof: row.wants_proof,
+    })
 }
 
 impl Store {
-    /// Leases up to `max` units for `worker` until `now + lease_seconds`:
-    /// jobs by priority then age, paused ones skipped; in a game job its
-    /// most-proving leaves ([`crate::manager`]), in a tiling count its next
-    /// shares. A draining worker gets none.
+    /// Leases up to `max` units for `worker` until `now + lease_seconds`, in
+    /// the scheduler's order ([`crate::scheduler::choose`]). A draining
+    /// worker gets none.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
         let Store { conn, db_id, faults, trees, checks_exist, .. } = self;
         // Births asked for by an earlier lease and not made (only `lease_growing` makes them): asked again.
@@ -437,14 +296,10 @@ impl Store {
                 tx.commit()?;
                 return Ok(Vec::new());
             }
-            let call = LeaseCall {
-                worker,
-                max: max as usize,
-                deadline: now() + lease_seconds,
-                prefix: db_id,
-                checks: *checks_exist,
-            };
-            let units = lease_units(&tx, trees, &call, &mut touched)?;
+            let mut rows = SqlRows { tx: &tx, worker, deadline: now() + lease_seconds, prefix: db_id };
+            let ask = Ask { worker, max: max as usize, checks: *checks_exist };
+            let chosen = scheduler::choose(&mut rows, trees, &ask, &mut touched)?;
+            let units = chosen.into_iter().map(|row| leased_unit(&tx, row)).collect::<Result<Vec<_>, _>>()?;
             tx.commit()?;
             Ok(units)
         })();

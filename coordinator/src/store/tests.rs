@@ -12,6 +12,7 @@ mod failures;
 mod import;
 mod known;
 mod lazy;
+mod scheduler;
 mod split;
 mod sums;
 

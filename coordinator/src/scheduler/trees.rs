@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, WorkerId};
 
-use super::{NodeId, PnTree};
+use crate::manager::{NodeId, PnTree};
 
 /// A tree with nothing to hand out while the job has waiting units is
 /// loaded again, at most this often: it should never happen, and if it
