@@ -138,10 +138,13 @@ pub struct Child<B> {
 }
 
 /// The children of `pos`, fewest replies first (ties in placement order).
+/// Each child's replies are counted in parallel on rayon's pool: on a big
+/// board a node has thousands of children, each a whole move generation.
 pub fn children<B: Bits>(game: &Game<B>, pos: &Position<B>) -> Vec<Child<B>> {
+    use rayon::prelude::*;
     let mut out: Vec<Child<B>> = game
         .legal_moves(pos)
-        .into_iter()
+        .into_par_iter()
         .map(|placement| {
             let position = pos.after(game.placement(placement));
             Child { placement, position, replies: game.count_moves(&position) }

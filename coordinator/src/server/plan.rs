@@ -2,18 +2,45 @@
 //! cutting a long unit into its children, and naming results in the root's
 //! own terms (merged children get their winning move mapped by symmetry).
 
+use std::sync::{Arc, Mutex};
+
 use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::{join_line, last_move};
 use golomb_engine::proof::ProofNode;
 use golomb_engine::proof::verify::check_tree;
 use golomb_engine::split::{self, Child, SplitError, position_key, rank_bytes};
 use golomb_engine::tiling::Tiler;
-use golomb_engine::{Bits, Game, Player, Position, with_game};
+use golomb_engine::{AnyGame, Bits, Game, GameSpec, GameSpecError, Player, Position, with_game};
 use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
 use golomb_proto::{Kind, SpecError, ValidSpec, convert, pb};
 
 use crate::store::hands::for_player;
 use crate::store::{ChildRow, DecidedAt, NewNode, SplitTarget, TreeGame};
+
+/// The games built lately, newest last: a coordinator splits, expands and
+/// imports nodes of a few games at a time, and building one (its placement
+/// tables and symmetries) costs more than a small node's children.
+static BUILT: Mutex<Vec<(GameSpec, Arc<AnyGame>)>> = Mutex::new(Vec::new());
+
+/// How many built games [`BUILT`] keeps.
+const BUILT_KEPT: usize = 4;
+
+/// The game `spec` names, built once and shared while it is among the last few used.
+fn built(spec: &GameSpec) -> Result<Arc<AnyGame>, GameSpecError> {
+    let mut cache = BUILT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(i) = cache.iter().position(|(s, _)| s == spec) {
+        let entry = cache.remove(i);
+        let game = Arc::clone(&entry.1);
+        cache.push(entry);
+        return Ok(game);
+    }
+    let game = Arc::new(spec.build()?);
+    if cache.len() == BUILT_KEPT {
+        cache.remove(0);
+    }
+    cache.push((spec.clone(), Arc::clone(&game)));
+    Ok(game)
+}
 
 /// The most nodes one job's split may make.
 pub const MAX_NODES: usize = 2_000_000;
@@ -177,8 +204,8 @@ pub fn unit_children(target: &SplitTarget) -> Result<Vec<(String, NewNode)>, Spe
         return Err(SpecError::HandsJob("a hands job's units are never split"));
     }
     let (line, depth) = (line.as_str(), *depth);
-    let game = spec.game.build()?;
-    with_game!(&game, g => {
+    let game = built(&spec.game)?;
+    with_game!(&*game, g => {
         let (pos, _) = g.play_line(Position::empty(), line)?;
         Ok(split::children(g, &pos)
             .into_iter()
@@ -209,8 +236,8 @@ pub fn child_results(spec: &JobSpec, rows: &[ChildRow]) -> Result<Vec<pb::ChildR
     if let Some(mover) = spec.hands_side_to_move()? {
         return Ok(rows.iter().map(|row| hands_child_result(mover, row)).collect());
     }
-    let game = spec.game.build()?;
-    with_game!(&game, g => {
+    let game = built(&spec.game)?;
+    with_game!(&*game, g => {
         let (root, _) = g.play_line(Position::empty(), &spec.moves)?;
         rows.iter().map(|row| child_result(g, &root, &spec.moves, row)).collect()
     })
@@ -288,8 +315,8 @@ pub fn decided_children(
     if reported.is_empty() {
         return Ok(Vec::new());
     }
-    let game = target.spec.game.build().map_err(|e| e.to_string())?;
-    with_game!(&game, g => {
+    let game = built(&target.spec.game).map_err(|e| e.to_string())?;
+    with_game!(&*game, g => {
         let (pos, _) = g.play_line(Position::empty(), &target.line).map_err(|e| e.to_string())?;
         let by_key: std::collections::HashMap<&str, usize> =
             children.iter().enumerate().map(|(i, (_, node))| (node.key.as_str(), i)).collect();
@@ -357,8 +384,8 @@ pub fn line_steps(target: &SplitTarget, path: &[pb::PathStep]) -> Result<Vec<Lin
     if path.is_empty() {
         return Ok(Vec::new());
     }
-    let game = target.spec.game.build().map_err(|e| e.to_string())?;
-    with_game!(&game, g => {
+    let game = built(&target.spec.game).map_err(|e| e.to_string())?;
+    with_game!(&*game, g => {
         let (mut pos, _) = g.play_line(Position::empty(), &target.line).map_err(|e| e.to_string())?;
         let mut line = target.line.clone();
         let mut steps = Vec::with_capacity(path.len());
@@ -405,8 +432,8 @@ pub fn map_decided(
     if from == to || reported.is_empty() {
         return Ok(reported.to_vec());
     }
-    let game = spec.game.build().map_err(|e| e.to_string())?;
-    with_game!(&game, g => {
+    let game = built(&spec.game).map_err(|e| e.to_string())?;
+    with_game!(&*game, g => {
         let (mine, _) = g.play_line(Position::empty(), from).map_err(|e| e.to_string())?;
         let (theirs, _) = g.play_line(Position::empty(), to).map_err(|e| e.to_string())?;
         let s = split::symmetry_between(g, &mine, &theirs).ok_or("the two lines reach positions that are not equal")?;
@@ -436,8 +463,8 @@ impl TreeGame for Engine {
     }
 
     fn map_move(&self, spec: &JobSpec, from: &str, to: &str, mv: &str) -> Result<String, String> {
-        let game = spec.game.build().map_err(|e| e.to_string())?;
-        with_game!(&game, g => {
+        let game = built(&spec.game).map_err(|e| e.to_string())?;
+        with_game!(&*game, g => {
             let (from, _) = g.play_line(Position::empty(), from).map_err(|e| e.to_string())?;
             let (to, _) = g.play_line(Position::empty(), to).map_err(|e| e.to_string())?;
             let id = g.parse_move(mv).map_err(|e| e.to_string())?;
@@ -450,9 +477,9 @@ impl TreeGame for Engine {
     }
 
     fn map_tree(&self, spec: &JobSpec, from: &str, to: &str, tree: &str) -> Result<String, String> {
-        let game = spec.game.build().map_err(|e| e.to_string())?;
+        let game = built(&spec.game).map_err(|e| e.to_string())?;
         let tree: ProofNode = serde_json::from_str(tree).map_err(|e| e.to_string())?;
-        with_game!(&game, g => {
+        with_game!(&*game, g => {
             let (from, _) = g.play_line(Position::empty(), from).map_err(|e| e.to_string())?;
             let (to_pos, _) = g.play_line(Position::empty(), to).map_err(|e| e.to_string())?;
             let symmetry = split::symmetry_between(g, &from, &to_pos)
