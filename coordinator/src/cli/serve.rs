@@ -10,6 +10,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::output::{self, Report};
+use crate::scheduler::CheckPolicy;
 use crate::server::{ServerConfig, TlsFiles, bind_all};
 
 /// Options of `golomb serve`.
@@ -48,12 +49,18 @@ pub struct ServeArgs {
     /// The PEM private key of --tls-cert.
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
-    /// The share of game units (0 to 1, drawn at random) whose result a second, different worker
-    /// solves again while the job runs; a disagreement is settled by the coordinator solving the
-    /// position itself, and the worker found wrong is distrusted (all its results voided).
-    /// 0: no checks (every worker is trusted, and `golomb verify` of the export is the check).
-    #[arg(long, default_value_t = 0.0)]
+    /// The share of a trusted worker's game units (0 to 1, drawn at random) whose result a
+    /// second, different worker solves again while the job runs; a disagreement is settled by
+    /// the coordinator solving the position itself, and the worker found wrong is distrusted
+    /// (all its results voided). With --trust-after 0 and this 0: no checks (every worker is
+    /// trusted, and `golomb verify` of the export is the check).
+    #[arg(long, default_value_t = CheckPolicy::DEFAULT.fraction)]
     pub check_fraction: f64,
+    /// Every result of a new worker is checked until this many checks agreed with it; only
+    /// then is it trusted with --check-fraction's share (a liar is caught at its first lie
+    /// while it is new). 0: every worker trusted from the start.
+    #[arg(long, default_value_t = CheckPolicy::DEFAULT.trust_after)]
+    pub trust_after: u64,
     /// Print the address line as JSON (`{"coordinator": URL, ...}`), once listening.
     #[arg(long)]
     pub json: bool,
@@ -99,7 +106,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         max_connections: args.max_connections,
         handshake_seconds: args.handshake_seconds,
         http: args.http.clone(),
-        check_fraction: args.check_fraction,
+        checks: CheckPolicy { fraction: args.check_fraction, trust_after: args.trust_after },
         tls: match (&args.tls_cert, &args.tls_key) {
             (Some(cert), Some(key)) => Some(TlsFiles { cert: cert.clone(), key: key.clone() }),
             _ => None,

@@ -150,6 +150,8 @@ pub struct JobReport<C> {
     /// Check units (`serve --check-fraction`) waiting or being solved, and done.
     checks_waiting: u64,
     checks_done: u64,
+    /// Results drawn for a check that no other worker was at work to take.
+    results_unchecked: u64,
     error: Option<String>,
     solutions: Option<u64>,
     solutions_up_to_symmetry: Option<u64>,
@@ -227,6 +229,15 @@ fn non_empty(text: &str) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
+/// What `golomb status` and the job's page say of results no other worker could check.
+pub fn unchecked_line(n: u64) -> String {
+    format!(
+        "{n} result{} drawn for a check with no other worker at work to take it: the answer rests on {} unchecked",
+        super::output::plural(n as usize),
+        if n == 1 { "it" } else { "them" }
+    )
+}
+
 /// Whether a status message says the job has ended.
 pub fn is_finished(s: &pb::JobStatus) -> bool {
     job_state(s).is_some_and(JobState::is_finished)
@@ -264,6 +275,7 @@ impl<C> JobReport<C> {
             known_positions: s.known_positions,
             checks_waiting: s.checks_waiting,
             checks_done: s.checks_done,
+            results_unchecked: s.results_unchecked,
             error: non_empty(&s.error),
             solutions: count.then_some(s.solutions),
             solutions_up_to_symmetry: count.then_some(s.solutions_up_to_symmetry),
@@ -467,6 +479,9 @@ impl<C> JobReport<C> {
                 ""
             };
             writeln!(out, "checks:    {} done, {} to come{waits}", self.checks_done, self.checks_waiting)?;
+        }
+        if self.results_unchecked > 0 {
+            writeln!(out, "unchecked: {}", unchecked_line(self.results_unchecked))?;
         }
         // The search figures are the manager's latest sample (one every 10 s), not this reading:
         // said with their age, and left out once the job has ended (the lines above say how).

@@ -18,6 +18,7 @@
 //! scenarios on an in-memory implementation (`memory.rs`), so the policy is
 //! tested with and without SQLite.
 
+mod checks;
 mod trees;
 
 #[cfg(test)]
@@ -28,6 +29,7 @@ pub(crate) mod tests;
 use golomb_proto::{JobId, Kind, UnitId, WorkerId};
 
 use crate::manager::{NodeId, PnTree};
+pub use checks::CheckPolicy;
 pub use trees::{RELOAD_EVERY, Trees};
 
 /// A job that may hand out units, as [`Rows::runnable_jobs`] lists it.

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::scheduler::CheckPolicy;
+
 /// How to run a coordinator.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -22,8 +24,8 @@ pub struct ServerConfig {
     pub http: Option<String>,
     /// The certificate and key to serve gRPC over TLS with, if any.
     pub tls: Option<TlsFiles>,
-    /// The share of game units whose result a second worker checks (0: none; see `store::check`).
-    pub check_fraction: f64,
+    /// Which game units' results a second worker checks (see [`CheckPolicy`]; `new` checks none).
+    pub checks: CheckPolicy,
 }
 
 /// A PEM certificate chain and its private key (`golomb serve --tls-cert --tls-key`).
@@ -47,7 +49,7 @@ impl ServerConfig {
             handshake_seconds: 10.0,
             http: None,
             tls: None,
-            check_fraction: 0.0,
+            checks: CheckPolicy::OFF,
         }
     }
 

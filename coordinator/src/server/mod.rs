@@ -88,7 +88,7 @@ pub async fn bind_all(
         "--lease-seconds must be from 0.3 to 86400 seconds (a day)"
     );
     anyhow::ensure!(
-        config.check_fraction.is_finite() && (0.0..=1.0).contains(&config.check_fraction),
+        config.checks.fraction.is_finite() && (0.0..=1.0).contains(&config.checks.fraction),
         "--check-fraction must be from 0 to 1"
     );
     let mut lock = lock::DbLock::acquire(&config.db)?;
@@ -96,7 +96,7 @@ pub async fn bind_all(
         Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
     // Workers may have kept solving while no coordinator ran: give them a lease's time to report in.
     store.extend_leases(config.lease_seconds)?;
-    store.set_check_fraction(config.check_fraction);
+    store.set_check_policy(config.checks);
     let reader =
         Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
     let tls = config.tls.as_ref().map(tls::server_config).transpose()?;

@@ -73,6 +73,7 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         known_positions: row.known_positions,
         checks_waiting: row.checks_waiting,
         checks_done: row.checks_done,
+        results_unchecked: row.results_unchecked,
         elapsed_seconds: row.elapsed,
         error: row.error.clone().unwrap_or_default(),
         conflicts: row.conflicts,

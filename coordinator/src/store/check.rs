@@ -27,7 +27,9 @@ use super::finish::{finish_if_answered, standing_disagreement};
 use super::job_row::job_spec;
 use super::proofs::{self, usable_proof};
 use super::state::{JobState, NodeId, UnitState, Value};
-use super::{Store, StoreError};
+use super::workers::ONLINE_SECONDS;
+use super::{Store, StoreError, now};
+use crate::scheduler::CheckPolicy;
 
 /// A worker's result that a check by another worker disagreed with.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,10 +46,19 @@ pub struct Disagreement {
     pub check: (UnitId, WorkerId, Outcome),
 }
 
-/// After `unit` (a game unit of `job`) got its first result: ends the
-/// checks of any earlier result of it (voided since), then, with probability
-/// `fraction`, while the job runs, adds a check unit for it. Returns whether it did.
-pub(super) fn maybe_check(tx: &Transaction<'_>, job: JobId, unit: UnitId, fraction: f64) -> Result<bool, StoreError> {
+/// After `unit` (a game unit of `job`) got its first result, from
+/// `worker`: ends the checks of any earlier result of it (voided since),
+/// then, while the job runs, draws whether to check it (`policy`, by how
+/// many checks agreed with `worker` so far) and adds a check unit for it
+/// if another worker is at work to take it, or counts it unchecked in the
+/// job if none is. Returns whether it added one.
+pub(super) fn maybe_check(
+    tx: &Transaction<'_>,
+    job: JobId,
+    unit: UnitId,
+    worker: WorkerId,
+    policy: CheckPolicy,
+) -> Result<bool, StoreError> {
     // Checks of an earlier result of the unit (voided since) are about that result: they end here.
     tx.prepare_cached(
         "UPDATE units SET state = :cancelled, deadline = NULL WHERE checking = :unit AND state IN (:pending, :leased, :done)",
@@ -56,20 +67,41 @@ pub(super) fn maybe_check(tx: &Transaction<'_>, job: JobId, unit: UnitId, fracti
         ":unit": unit, ":cancelled": UnitState::Cancelled, ":pending": UnitState::Pending,
         ":leased": UnitState::Leased, ":done": UnitState::Done,
     })?;
-    if fraction <= 0.0 {
+    let agreed: i64 =
+        tx.prepare_cached("SELECT agreed FROM workers WHERE id = ?1")?.query_row([worker], |r| r.get(0))?;
+    let chance = policy.chance(agreed.max(0) as u64);
+    if chance <= 0.0 {
         return Ok(false);
     }
     let drawn: bool = tx
         .prepare_cached("SELECT (abs(random()) % 1000000) < :threshold")?
-        .query_row(named_params! { ":threshold": (fraction * 1e6).round() as i64 }, |r| r.get(0))?;
+        .query_row(named_params! { ":threshold": (chance * 1e6).round() as i64 }, |r| r.get(0))?;
     let running: bool = tx
         .prepare_cached("SELECT state = :running FROM jobs WHERE id = :job")?
         .query_row(named_params! { ":job": job, ":running": JobState::Running }, |r| r.get(0))?;
     if !drawn || !running {
         return Ok(false);
     }
+    let another: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM workers WHERE id IS NOT :worker AND last_seen > :since
+                                                   AND NOT draining AND NOT distrusted)",
+        )?
+        .query_row(named_params! { ":worker": worker, ":since": now() - ONLINE_SECONDS }, |r| r.get(0))?;
+    if !another {
+        tx.prepare_cached("UPDATE jobs SET unchecked = unchecked + 1 WHERE id = ?1")?.execute([job])?;
+        return Ok(false);
+    }
     add_check(tx, unit, false)?;
     Ok(true)
+}
+
+/// Counts a check that agreed with the result of unit `checked` for that result's worker:
+/// its trust grows (see [`CheckPolicy`]).
+pub(super) fn agreed(tx: &Transaction<'_>, checked: UnitId) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE workers SET agreed = agreed + 1 WHERE id = (SELECT worker FROM units WHERE id = ?1)")?
+        .execute([checked])?;
+    Ok(())
 }
 
 /// Adds a check unit for `unit` (a done game unit); `wants_proof`: its
@@ -332,10 +364,16 @@ pub(super) fn disagrees(tx: &Transaction<'_>, checked: UnitId, value: Outcome) -
 type CheckRow = (JobId, String, UnitId, Option<WorkerId>, Value, Option<WorkerId>, Value);
 
 impl Store {
-    /// Sets the share of game units whose result another worker checks (0 to 1; 0: none).
+    /// Checks every result of a new worker until `policy.trust_after`
+    /// checks agreed, then a share `policy.fraction` of them (see [`CheckPolicy`]).
+    pub fn set_check_policy(&mut self, policy: CheckPolicy) {
+        self.checks = policy;
+        self.checks_exist |= policy.is_on();
+    }
+
+    /// Checks a share of every worker's results (0 to 1; 0: none), new workers' no more than others'.
     pub fn set_check_fraction(&mut self, fraction: f64) {
-        self.check_fraction = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
-        self.checks_exist |= self.check_fraction > 0.0;
+        self.set_check_policy(CheckPolicy::new(fraction, 0));
     }
 
     /// Every check unit whose done result disagrees with the result it

@@ -37,8 +37,8 @@ pub struct Store {
     pub(super) faults: WriteFaults,
     /// The proof-number manager's trees of the running game jobs (writer only).
     pub(super) trees: Trees,
-    /// The share of game units whose result is checked by another worker (`serve --check-fraction`).
-    pub(super) check_fraction: f64,
+    /// Which game units' results another worker checks (`serve --check-fraction`, `--trust-after`).
+    pub(super) checks: crate::scheduler::CheckPolicy,
     /// Whether the file may hold check units (some were made, or checks are on):
     /// when not, leases and reports skip every query about them.
     pub(super) checks_exist: bool,
@@ -63,7 +63,7 @@ impl Store {
             path: path.to_path_buf(),
             faults: WriteFaults::from_env(),
             trees: Trees::default(),
-            check_fraction: 0.0,
+            checks: crate::scheduler::CheckPolicy::OFF,
             checks_exist,
             game_keys: std::collections::HashMap::new(),
             growth_time: super::lease::GROWTH_TIME,

@@ -105,6 +105,8 @@ pub struct JobRow {
     pub checks_waiting: u64,
     /// Check units done.
     pub checks_done: u64,
+    /// Results drawn for a check that no other worker was at work to take.
+    pub results_unchecked: u64,
 }
 
 /// Reads a job's spec from its `jobs` row.
@@ -214,6 +216,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
             r.get(0)
         })?;
     let (decided, total) = root_children_decided(tx, job)?;
+    let results_unchecked: i64 = tx.query_row("SELECT unchecked FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
     let (checks_waiting, checks_done): (i64, i64) = tx
         .prepare_cached(
             "SELECT COALESCE(SUM(state IN (:pending, :leased)), 0), COALESCE(SUM(state = :done), 0)
@@ -251,5 +254,6 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
         known_positions: columns.known.1 as u64,
         checks_waiting: checks_waiting as u64,
         checks_done: checks_done as u64,
+        results_unchecked: results_unchecked as u64,
     })
 }

@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -254,6 +254,16 @@ const V11_TO_V12: &str = "
 ALTER TABLE progress ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// Version 12 to 13: adaptive checks. `workers.agreed` counts the checks
+/// by other workers that agreed with this worker's results (a worker's
+/// results are all checked until it has earned trust, see `check`);
+/// `jobs.unchecked` counts the results drawn for a check that no other
+/// worker was at work to take.
+const V12_TO_V13: &str = "
+ALTER TABLE workers ADD COLUMN agreed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN unchecked INTEGER NOT NULL DEFAULT 0;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -333,6 +343,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 12 {
         tx.execute_batch(V11_TO_V12)?;
+    }
+    if version < 13 {
+        tx.execute_batch(V12_TO_V13)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

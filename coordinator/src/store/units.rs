@@ -13,6 +13,7 @@ use super::job_row::job_spec;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, fail_job_if_needed};
 use super::{Store, StoreError, failures, hands, now, proofs, workers};
+use crate::scheduler::CheckPolicy;
 
 /// A unit handed to a worker.
 #[derive(Clone, Debug)]
@@ -237,7 +238,7 @@ struct Found<'a> {
 }
 
 /// A unit's value: decides its node and flows up, and may be drawn for a
-/// check by another worker (`check_fraction`, `None` when no check unit can
+/// check by another worker (`checks`, `None` when no check unit can
 /// exist); a repeated one must agree, and a check's must agree with the
 /// unit it checks (an agreeing check's proof tree is kept for the checked
 /// node). Returns whether it disagreed.
@@ -246,7 +247,7 @@ fn complete_value(
     c: &Completion,
     unit: &UnitRecord,
     found: Found<'_>,
-    check_fraction: Option<f64>,
+    checks: Option<CheckPolicy>,
 ) -> Result<bool, StoreError> {
     let Found { value, best, proof } = found;
     let name = golomb_proto::convert::outcome_name(value).unwrap_or("unknown");
@@ -263,8 +264,11 @@ fn complete_value(
         let disagreed = check::disagrees(tx, checked, value)?;
         if let Some(recorded) = disagreed {
             record_conflict(tx, c, name, golomb_proto::convert::outcome_name(recorded).unwrap_or("unknown"))?;
-        } else if let Some(tree) = proof {
-            check::keep_proof(tx, checked, value, tree, c.worker)?;
+        } else {
+            check::agreed(tx, checked)?;
+            if let Some(tree) = proof {
+                check::keep_proof(tx, checked, value, tree, c.worker)?;
+            }
         }
         // The last check an answered job waited for ends it.
         finish_if_answered(tx, unit.job)?;
@@ -281,8 +285,8 @@ fn complete_value(
         proofs::keep(tx, unit.node, tree, Some(c.worker))?;
     }
     finish_if_answered(tx, unit.job)?;
-    if let Some(fraction) = check_fraction {
-        check::maybe_check(tx, unit.job, c.unit, fraction)?;
+    if let Some(policy) = checks {
+        check::maybe_check(tx, unit.job, c.unit, c.worker, policy)?;
     }
     Ok(conflict)
 }
@@ -375,7 +379,7 @@ impl Store {
     /// `conflicts`. Returns whether it disagreed.
     pub fn complete(&mut self, c: &Completion) -> Result<bool, StoreError> {
         // `None`: no check unit exists or will, so none is looked for.
-        let check_fraction = self.checks_exist.then_some(self.check_fraction);
+        let checks = self.checks_exist.then_some(self.checks);
         let tx = self.write()?;
         workers::touch(&tx, c.worker)?;
         let unit = tx
@@ -421,7 +425,7 @@ impl Store {
             }
             UnitResult::Value { value, best, proof } => {
                 let found = Found { value: *value, best: best.as_deref(), proof: proof.as_deref() };
-                complete_value(&tx, c, &unit, found, check_fraction)?
+                complete_value(&tx, c, &unit, found, checks)?
             }
             UnitResult::Score { score, best } => complete_score(&tx, c, &unit, *score, best.as_deref())?,
         };

@@ -209,6 +209,9 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     if s.checks_waiting + s.checks_done > 0 {
         rows.push(("checks", format!("{} done, {} to come", s.checks_done, s.checks_waiting)));
     }
+    if s.results_unchecked > 0 {
+        rows.push(("unchecked", crate::report::job::unchecked_line(s.results_unchecked)));
+    }
     if s.conflicts > 0 {
         rows.push(("conflicts", s.conflicts.to_string()));
     }

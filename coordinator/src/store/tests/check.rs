@@ -8,10 +8,10 @@ fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
     let (mut store, job, first, _dir) = flat(Goal::Classify);
     store.set_check_fraction(1.0);
     let units = store.lease(first, 10, 60.0).unwrap();
+    let second = store.register_worker("w2", "h", 2).unwrap();
     assert!(!done(&mut store, first, units[0].unit, Win));
     // The unit's own worker gets no check of it; another does, with no budget.
     assert!(store.lease(first, 10, 60.0).unwrap().is_empty(), "no check of its own result");
-    let second = store.register_worker("w2", "h", 2).unwrap();
     let checks = store.lease(second, 10, 60.0).unwrap();
     assert_eq!(checks.len(), 1, "{checks:?}");
     let check = &checks[0];
@@ -108,11 +108,11 @@ fn a_request_the_proof_no_longer_needs_is_withdrawn_and_random_checks_stay() {
     let a = store.job_tree(job).unwrap().nodes.into_iter().find(|(_, n)| n.line == "a").unwrap().0;
     assert_eq!(store.request_proofs(job, 100, None).unwrap().units, 2);
     store.set_check_fraction(1.0);
+    let second = store.register_worker("w2", "h", 2).unwrap();
     done_at(&mut store, first, units[2].unit, Win, 1000);
     let needed = ProofLeaves { leaves: [a].into_iter().collect(), ..ProofLeaves::default() };
     let asked = store.request_proofs(job, 100, Some(&needed)).unwrap();
     assert_eq!(asked, ProofRequests { withdrawn: 1, ..ProofRequests::default() }, "b's request goes, a's stays");
-    let second = store.register_worker("w2", "h", 2).unwrap();
     let mut checks: Vec<String> = store.lease(second, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
     checks.sort();
     assert_eq!(checks, ["a", "c"], "a's proof check and c's random check");
@@ -243,4 +243,27 @@ fn a_lost_leaf_decided_on_a_split_units_way_brings_the_split_node() {
     let third = store.lease(second, 1, 60.0).unwrap().remove(0);
     assert!(!report(&mut store, &third, Win));
     assert_eq!(tree_of(&store, na).as_deref(), Some(tree), "the stale tree is replaced");
+}
+
+/// Adaptive checks: a new worker's every result is checked until enough
+/// checks agreed with it, then none at a fraction of 0; a result with no
+/// other worker at work to check it is counted unchecked, not left waiting.
+#[test]
+fn a_new_workers_results_are_checked_until_it_earned_trust_and_a_lone_one_is_unchecked() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    store.set_check_policy(crate::scheduler::CheckPolicy::new(0.0, 1));
+    let units = store.lease(first, 10, 60.0).unwrap();
+    // Alone at work: the result drawn for a check is counted, and no check waits for a worker.
+    assert!(!done(&mut store, first, units[0].unit, Win));
+    let row = store.job(job).unwrap();
+    assert_eq!((row.results_unchecked, row.checks_waiting), (1, 0));
+    // With another worker at work, its next result is checked; the check agrees, and it is trusted.
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    assert!(!done(&mut store, first, units[1].unit, Loss));
+    let checks = store.lease(second, 10, 60.0).unwrap();
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    assert!(!done(&mut store, second, checks[0].unit, Loss), "the check agrees");
+    assert!(!done(&mut store, first, units[2].unit, Win));
+    let row = store.job(job).unwrap();
+    assert_eq!((row.checks_done, row.checks_waiting, row.results_unchecked), (1, 0, 1), "trusted now: not checked");
 }
