@@ -185,12 +185,31 @@ pub struct ServeOptions {
     pub db: Option<PathBuf>,
     /// A limit on the coordinator's open files (RLIMIT_NOFILE, set with prlimit(1)).
     pub max_open_files: Option<u32>,
+    /// Whether `golomb serve` checks results as it does by default; when
+    /// not, checks are off unless `args` set `--check-fraction` or
+    /// `--trust-after` (the tests of other things count units and
+    /// positions as they are without checks).
+    pub default_checks: bool,
 }
 
 impl ServeOptions {
     /// No token, leases of `lease_seconds`, nothing else.
     pub fn new(lease_seconds: f64) -> ServeOptions {
-        ServeOptions { token: None, lease_seconds, args: Vec::new(), env: Vec::new(), db: None, max_open_files: None }
+        ServeOptions {
+            token: None,
+            lease_seconds,
+            args: Vec::new(),
+            env: Vec::new(),
+            db: None,
+            max_open_files: None,
+            default_checks: false,
+        }
+    }
+
+    /// Checks results as `golomb serve` does by default.
+    pub fn default_checks(mut self) -> ServeOptions {
+        self.default_checks = true;
+        self
     }
 
     /// Adds `golomb serve` options.
@@ -281,6 +300,13 @@ impl Cluster {
             .envs(self.options.env.iter().map(|(k, v)| (k, v)));
         if let Some(file) = &self.token_file {
             command.arg("--token-file").arg(file);
+        }
+        if !self.options.default_checks {
+            for option in ["--trust-after", "--check-fraction"] {
+                if !self.options.args.iter().any(|a| a == option) {
+                    command.args([option, "0"]);
+                }
+            }
         }
         command
     }

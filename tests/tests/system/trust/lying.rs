@@ -118,9 +118,32 @@ fn distrust_voids_a_liars_results_and_the_job_reaches_the_true_values() {
 /// distrusts the liar, and the job ends with the true values.
 #[test]
 fn checks_catch_a_liar_while_the_job_runs() {
-    let cluster = Cluster::start_with(ServeOptions::new(30.0).args(&["--check-fraction", "1"]));
+    catch_a_liar_while_the_job_runs(ServeOptions::new(30.0).args(&["--check-fraction", "1"]));
+}
+
+/// With `golomb serve`'s default settings (every result of a new worker
+/// checked), a liar is caught while the job runs: the job ends with every
+/// child equal to a local solve.
+#[test]
+fn default_checks_catch_a_new_liar_while_the_job_runs() {
+    catch_a_liar_while_the_job_runs(ServeOptions::new(30.0).default_checks());
+}
+
+/// A registration that leases nothing: a worker at work for the next 20 s,
+/// so that results reported meanwhile can be checked (with no other worker
+/// at work, they are counted unchecked instead).
+fn bystander(cluster: &Cluster) {
+    runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        register(&mut client, "bystander").await;
+    });
+}
+
+fn catch_a_liar_while_the_job_runs(options: ServeOptions) {
+    let cluster = Cluster::start_with(options);
     let board = "5x5";
     let job = cluster.submit(&["--board", board, "--goal", "classify", "--split-depth", "1"]);
+    bystander(&cluster);
     let (liar, lies) = lie(&cluster, board, job);
     assert!(lies > 0, "the liar lied");
     let status = cluster.status(job);
@@ -133,7 +156,7 @@ fn checks_catch_a_liar_while_the_job_runs() {
     let log = cluster.coordinator_log();
     assert!(log.contains(&format!("worker {liar} was wrong and is distrusted")), "{log}");
     assert!(
-        !log.contains("worker 2 was wrong") && !log.contains("worker 3 was wrong"),
+        !log.contains("worker 3 was wrong") && !log.contains("worker 4 was wrong"),
         "no honest worker blamed: {log}"
     );
 }
