@@ -8,9 +8,11 @@
 //! leased (after a restart, for instance) and kept in step with every
 //! change after its transaction commits. The tables stay the record.
 
+use std::collections::HashMap;
+
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
-use golomb_proto::{JobId, Kind, WorkerId};
+use golomb_proto::{JobId, Kind, UnitId, WorkerId};
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
 use super::db::{Store, begin, now};
@@ -129,6 +131,16 @@ pub(super) struct SqlRows<'a, 't> {
     pub(super) worker: WorkerId,
     pub(super) deadline: f64,
     pub(super) prefix: &'a str,
+    /// What each unit leased through these rows goes out with, as its lease returned it
+    /// (read by [`leased_unit`], so that no unit is read again).
+    pub(super) taken: HashMap<UnitId, Taken>,
+}
+
+/// What a leased unit goes out with besides its position: its weight, its checks and its token.
+pub(super) struct Taken {
+    weight: i64,
+    checks: String,
+    lease_token: String,
 }
 
 /// The start of every lease's `UPDATE`: the unit goes to `:worker` until
@@ -141,15 +153,35 @@ macro_rules! lease_set {
     };
 }
 
-/// A row `RETURNING id, job, node` (then `wants_proof` for checks) as a [`Leased`] unit.
-fn leased_row(r: &rusqlite::Row<'_>, check: bool) -> rusqlite::Result<Leased> {
-    Ok(Leased {
+/// The columns every lease returns, read by [`leased_row`]; a lease may return more after them.
+macro_rules! returning {
+    () => {
+        " RETURNING id, job, node, weight, checks, lease_token"
+    };
+}
+
+/// A row of `returning!()` (then `wants_proof` for checks) as a [`Leased`] unit and what it goes out with.
+fn leased_row(r: &rusqlite::Row<'_>, check: bool) -> rusqlite::Result<(Leased, Taken)> {
+    let leased = Leased {
         unit: r.get(0)?,
         job: r.get(1)?,
         node: r.get(2)?,
         check,
-        wants_proof: if check { r.get(3)? } else { false },
-    })
+        wants_proof: if check { r.get(6)? } else { false },
+    };
+    Ok((leased, Taken { weight: r.get(3)?, checks: r.get(4)?, lease_token: r.get(5)? }))
+}
+
+impl SqlRows<'_, '_> {
+    /// Keeps what the leased units go out with, and returns the units.
+    fn keep(&mut self, rows: Vec<(Leased, Taken)>) -> Vec<Leased> {
+        rows.into_iter()
+            .map(|(leased, taken)| {
+                self.taken.insert(leased.unit, taken);
+                leased
+            })
+            .collect()
+    }
 }
 
 impl Rows for SqlRows<'_, '_> {
@@ -176,35 +208,37 @@ impl Rows for SqlRows<'_, '_> {
     }
 
     fn lease_queue(&mut self, job: JobId, max: usize) -> Result<Vec<Leased>, StoreError> {
-        let mut rows: Vec<(Vec<u8>, Leased)> = self
+        let mut rows: Vec<(Vec<u8>, (Leased, Taken))> = self
             .tx
             .prepare_cached(concat!(
                 lease_set!(),
-                " WHERE id IN (SELECT id FROM units WHERE job = :job AND state = :pending ORDER BY rank LIMIT :max)
-                  RETURNING id, job, node, rank"
+                " WHERE id IN (SELECT id FROM units WHERE job = :job AND state = :pending ORDER BY rank LIMIT :max)",
+                returning!(),
+                ", rank"
             ))?
             .query_map(
                 named_params! {
                     ":job": job, ":max": max as i64, ":worker": self.worker, ":deadline": self.deadline,
                     ":prefix": self.prefix, ":leased": UnitState::Leased, ":pending": UnitState::Pending,
                 },
-                |r| Ok((r.get(3)?, leased_row(r, false)?)),
+                |r| Ok((r.get(6)?, leased_row(r, false)?)),
             )?
             .collect::<Result<_, _>>()?;
         rows.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(rows.into_iter().map(|(_, row)| row).collect())
+        Ok(self.keep(rows.into_iter().map(|(_, row)| row).collect()))
     }
 
     fn lease_checks(&mut self, job: JobId, kind: CheckKind, max: usize) -> Result<Vec<Leased>, StoreError> {
-        Ok(self
+        let rows = self
             .tx
             .prepare_cached(concat!(
                 lease_set!(),
                 " WHERE id IN (SELECT c.id FROM units c JOIN units o ON o.id = c.checking
                                WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
                                  AND o.worker IS NOT :worker AND c.wants_proof = :proof
-                               LIMIT :max)
-                  RETURNING id, job, node, wants_proof"
+                               LIMIT :max)",
+                returning!(),
+                ", wants_proof"
             ))?
             .query_map(
                 named_params! {
@@ -214,13 +248,14 @@ impl Rows for SqlRows<'_, '_> {
                 },
                 |r| leased_row(r, true),
             )?
-            .collect::<Result<_, _>>()?)
+            .collect::<Result<_, _>>()?;
+        Ok(self.keep(rows))
     }
 
     fn lease_node(&mut self, node: NodeId) -> Result<Option<Leased>, StoreError> {
-        Ok(self
+        let row = self
             .tx
-            .prepare_cached(concat!(lease_set!(), " WHERE node = :node AND state = :pending RETURNING id, job, node"))?
+            .prepare_cached(concat!(lease_set!(), " WHERE node = :node AND state = :pending", returning!()))?
             .query_row(
                 named_params! {
                     ":node": node, ":worker": self.worker, ":deadline": self.deadline, ":prefix": self.prefix,
@@ -228,7 +263,8 @@ impl Rows for SqlRows<'_, '_> {
                 },
                 |r| leased_row(r, false),
             )
-            .optional()?)
+            .optional()?;
+        Ok(row.map(|row| self.keep(vec![row]).remove(0)))
     }
 
     fn has_waiting_units(&mut self, job: JobId) -> Result<bool, StoreError> {
@@ -247,18 +283,16 @@ impl Rows for SqlRows<'_, '_> {
 
 /// A unit the scheduler leased, as its worker gets it: the job's spec (a
 /// check with no budget: it is solved whole), its line, weight, checks and token.
-fn leased_unit(tx: &Transaction<'_>, row: Leased) -> Result<LeasedUnit, StoreError> {
+fn leased_unit(tx: &Transaction<'_>, row: Leased, taken: Taken) -> Result<LeasedUnit, StoreError> {
     tx.prepare_cached(
         "UPDATE jobs SET state = :running, started = coalesce(started, :now) WHERE id = :job AND state = :pending",
     )?
     .execute(named_params! {
         ":job": row.job, ":running": JobState::Running, ":pending": JobState::Pending, ":now": now(),
     })?;
-    let (line, weight, checks, lease_token): (String, i64, String, String) = tx
-        .prepare_cached(
-            "SELECT n.line, u.weight, u.checks, u.lease_token FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
-        )?
-        .query_row([row.unit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let line: String =
+        tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([row.node], |r| r.get(0))?;
+    let Taken { weight, checks, lease_token } = taken;
     let mut spec = job_spec(tx, row.job)?;
     if row.check {
         spec.split_after_seconds = 0.0;
@@ -296,10 +330,18 @@ impl Store {
                 tx.commit()?;
                 return Ok(Vec::new());
             }
-            let mut rows = SqlRows { tx: &tx, worker, deadline: now() + lease_seconds, prefix: db_id };
+            let mut rows =
+                SqlRows { tx: &tx, worker, deadline: now() + lease_seconds, prefix: db_id, taken: HashMap::new() };
             let ask = Ask { worker, max: max as usize, checks: *checks_exist };
             let chosen = scheduler::choose(&mut rows, trees, &ask, &mut touched)?;
-            let units = chosen.into_iter().map(|row| leased_unit(&tx, row)).collect::<Result<Vec<_>, _>>()?;
+            let mut taken = rows.taken;
+            let units = chosen
+                .into_iter()
+                .map(|row| {
+                    let with = taken.remove(&row.unit).ok_or(StoreError::NoUnit(row.unit))?;
+                    leased_unit(&tx, row, with)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             tx.commit()?;
             Ok(units)
         })();

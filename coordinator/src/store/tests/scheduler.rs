@@ -28,7 +28,13 @@ impl SqlFixture {
     /// Runs one primitive in its own transaction, committed.
     fn rows<T>(&mut self, f: impl FnOnce(&mut SqlRows<'_, '_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let tx = self.conn.transaction()?;
-        let out = f(&mut SqlRows { tx: &tx, worker: self.worker, deadline: now() + 60.0, prefix: "test" })?;
+        let out = f(&mut SqlRows {
+            tx: &tx,
+            worker: self.worker,
+            deadline: now() + 60.0,
+            prefix: "test",
+            taken: std::collections::HashMap::new(),
+        })?;
         tx.commit()?;
         Ok(out)
     }
