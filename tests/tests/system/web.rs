@@ -240,7 +240,9 @@ fn metrics_agree_with_status() {
 /// The page in a real browser: headless Chromium (installed by
 /// `tests/browser/ensure-chromium.sh` when missing) renders the job page and
 /// the workers page while the job runs; the rendered DOM has the job row, the
-/// board pictures and the worker, and a screenshot is saved in
+/// board pictures and the worker; the history charts of the running job and
+/// of a finished one draw lines on axes that span something
+/// ([`assert_chart_draws`]); and a screenshot is saved in
 /// `target/tmp/golomb-status-page.png`. Set `GOLOMB_SKIP_BROWSER=1` on a
 /// machine that cannot install Chromium.
 #[test]
@@ -260,8 +262,18 @@ fn the_page_renders_in_a_real_browser() {
 
     let cluster = web_cluster(30.0);
     let _worker = cluster.worker("w-browser", 1);
+    // A job that ends after a few progress samples (one each 10 s; about 35 s on one
+    // dev-built thread), then the long one, which runs while the pages are read.
+    let finished = cluster.submit(&["--board", "9x5", "--goal", "classify"]);
     let job = cluster.submit(&LONG_JOB);
+    assert_eq!(cluster.wait_for_end(finished, MINUTES)["state"], "done");
+    let samples = cluster.json(&["status", &finished.to_string(), "--history"]);
+    assert!(samples.as_array().map_or(0, Vec::len) >= 2, "the finished job ran through two samples: {samples}");
     wait_until(MINUTES, "a few units done", || (count(&cluster.status(job), "units", "done") >= 3).then_some(()));
+    wait_until(MINUTES, "two progress samples of the running job", || {
+        let history = cluster.json(&["status", &job.to_string(), "--history"]);
+        (history.as_array().map_or(0, Vec::len) >= 2).then_some(())
+    });
     let base = cluster.http.clone().unwrap();
     let profile = tempfile::tempdir().unwrap();
     let browse = |extra: &[String], path: &str| {
@@ -287,6 +299,10 @@ fn the_page_renders_in_a_real_browser() {
     assert!(boards > 100, "the root board and a board per child, found {boards}");
     assert!(dom.contains("aria-label=\"board 8x8\""), "{dom}");
     assert!(dom.contains("<tr class=\"child\">"), "a results row");
+    assert_chart_draws(&dom, "the running job");
+    let dom = browse(&["--dump-dom".into()], &format!("/jobs/{finished}"));
+    assert!(dom.contains("done"), "{dom}");
+    assert_chart_draws(&dom, "the finished job");
 
     let dom = browse(&["--dump-dom".into()], "/workers");
     assert!(dom.contains("w-browser") && dom.contains("working"), "{dom}");
@@ -298,6 +314,47 @@ fn the_page_renders_in_a_real_browser() {
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a real picture, {} bytes", png.len());
     eprintln!("screenshot of the job page: {}", shot.display());
     cluster.golomb(&["cancel", &job.to_string()]);
+}
+
+/// Fails on a history chart (as the browser rendered it) that draws nothing
+/// or draws a degenerate panel: every panel has a line of two points or more
+/// whose heights are not all the same, and an axis whose top and bottom
+/// labels differ (a log axis down to 0, or 0 at both ends, fails).
+fn assert_chart_draws(dom: &str, what: &str) {
+    let chart = dom
+        .split("<svg id=\"history\"")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{what}: no history chart on the page: {dom}"))
+        .split("</svg>")
+        .next()
+        .unwrap();
+    // Each panel starts with its grey frame.
+    let panels: Vec<&str> = chart.split("fill=\"#fafafa\"").skip(1).collect();
+    assert!(!panels.is_empty(), "{what}: a chart without panels: {chart}");
+    for panel in panels {
+        let labels: Vec<&str> =
+            panel.split("text-anchor=\"end\">").skip(1).take(2).map(|s| s.split('<').next().unwrap()).collect();
+        assert!(labels.len() == 2 && labels[0] != labels[1], "{what}: a panel's axis runs {labels:?}: {panel}");
+        assert!(labels[1] != "0" || !panel.contains("(log)"), "{what}: a log axis down to 0: {panel}");
+        let lines: Vec<Vec<(f64, f64)>> = panel
+            .split("points=\"")
+            .skip(1)
+            .map(|s| {
+                s.split('"')
+                    .next()
+                    .unwrap()
+                    .split_whitespace()
+                    .map(|p| {
+                        let (x, y) = p.split_once(',').expect("x,y");
+                        (x.parse().expect("x"), y.parse().expect("y"))
+                    })
+                    .collect()
+            })
+            .collect();
+        assert!(lines.iter().any(|l| l.len() >= 2), "{what}: a panel with no line of two points: {panel}");
+        let heights: Vec<f64> = lines.iter().flatten().map(|&(_, y)| y).collect();
+        assert!(heights.iter().any(|&y| y != heights[0]), "{what}: a flat panel: {panel}");
+    }
 }
 
 /// A done job's page leads with what it found: its own JSON in the menu,
