@@ -123,6 +123,34 @@ pub struct SpecReport {
     neutral: Option<String>,
 }
 
+/// How a cost is spread over things decided so far (a classify's children):
+/// how many, the least, the median, the 90th percentile and the most.
+#[derive(Serialize)]
+pub struct SpreadReport {
+    count: u64,
+    least: u64,
+    median: u64,
+    p90: u64,
+    most: u64,
+}
+
+impl SpreadReport {
+    fn of(s: &pb::CostSpread) -> SpreadReport {
+        SpreadReport { count: s.count, least: s.least, median: s.median, p90: s.p90, most: s.most }
+    }
+
+    /// "; positions each: least 1.2 k, median ..." after the children decided.
+    fn text(&self) -> String {
+        format!(
+            "; positions each: least {}, median {}, 9 in 10 at most {}, most {}",
+            si(self.least as f64),
+            si(self.median as f64),
+            si(self.p90 as f64),
+            si(self.most as f64)
+        )
+    }
+}
+
 /// A job's status; `C` is what `children` holds: counts, or the results table.
 #[derive(Serialize)]
 pub struct JobReport<C> {
@@ -152,6 +180,9 @@ pub struct JobReport<C> {
     checks_done: u64,
     /// Results drawn for a check that no other worker was at work to take.
     results_unchecked: u64,
+    /// For a classify: how the positions of its decided children are spread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decided_child_positions: Option<SpreadReport>,
     error: Option<String>,
     solutions: Option<u64>,
     solutions_up_to_symmetry: Option<u64>,
@@ -276,6 +307,7 @@ impl<C> JobReport<C> {
             checks_waiting: s.checks_waiting,
             checks_done: s.checks_done,
             results_unchecked: s.results_unchecked,
+            decided_child_positions: s.decided_child_positions.as_ref().map(SpreadReport::of),
             error: non_empty(&s.error),
             solutions: count.then_some(s.solutions),
             solutions_up_to_symmetry: count.then_some(s.solutions_up_to_symmetry),
@@ -422,7 +454,8 @@ impl<C> JobReport<C> {
                 None => "not known yet".to_string(),
             };
             writeln!(out, "value:     {value}")?;
-            writeln!(out, "children:  {} of {} decided", self.children_decided.0, self.children_decided.1)?;
+            let spread = self.decided_child_positions.as_ref().map(SpreadReport::text).unwrap_or_default();
+            writeln!(out, "children:  {} of {} decided{spread}", self.children_decided.0, self.children_decided.1)?;
         }
         let u = &self.units;
         // Units are cancelled when a job is, and when their answer is no longer needed (a sibling decided

@@ -30,6 +30,14 @@ pub fn eta_estimate(elapsed: f64, done: u64, remaining: u64, workers_online: u64
     Some(elapsed / done as f64 * remaining as f64)
 }
 
+/// The spread of `sorted` (increasing): none when it is empty. The median
+/// and the 90th percentile are the values at those ranks (nearest rank).
+pub fn cost_spread(sorted: &[u64]) -> Option<pb::CostSpread> {
+    let (&least, &most) = (sorted.first()?, sorted.last()?);
+    let at = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
+    Some(pb::CostSpread { count: sorted.len() as u64, least, median: at(0.5), p90: at(0.9), most })
+}
+
 /// A job's status message.
 pub fn job_status(row: &JobRow) -> pb::JobStatus {
     let u = &row.units;
@@ -74,6 +82,7 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         checks_waiting: row.checks_waiting,
         checks_done: row.checks_done,
         results_unchecked: row.results_unchecked,
+        decided_child_positions: cost_spread(&row.decided_child_positions),
         elapsed_seconds: row.elapsed,
         error: row.error.clone().unwrap_or_default(),
         conflicts: row.conflicts,
@@ -131,7 +140,7 @@ mod tests {
     use golomb_engine::tiling::Each;
     use golomb_proto::{JobSpec, UnitResult};
 
-    use super::{eta_estimate, job_status};
+    use super::{cost_spread, eta_estimate, job_status};
     use crate::store::{Completion, NewNode, Store};
 
     /// A game job's time left is never estimated, however many units are
@@ -187,8 +196,25 @@ mod tests {
             store.lease(worker, 1, 60.0).unwrap();
             let status = job_status(&store.job(job).unwrap());
             assert_eq!(status.eta_seconds >= 0.0, goal == Goal::Count, "{goal}: {}", status.eta_seconds);
+            // A classify says what its decided children cost: the one decided took the unit's 1000 positions.
+            let spread = status.decided_child_positions.map(|s| (s.count, s.least, s.median, s.p90, s.most));
+            assert_eq!(spread, (goal == Goal::Classify).then_some((1, 1000, 1000, 1000, 1000)), "{goal}");
             store.cancel_job(job).unwrap();
         }
+    }
+
+    /// A spread's median and 90th percentile are values of the set at those
+    /// ranks, and nothing is spread over nothing.
+    #[test]
+    fn a_spread_takes_values_at_the_nearest_ranks() {
+        assert_eq!(cost_spread(&[]), None);
+        let one = cost_spread(&[7]).unwrap();
+        assert_eq!((one.count, one.least, one.median, one.p90, one.most), (1, 7, 7, 7, 7));
+        let ten: Vec<u64> = (1..=10).map(|i| i * 100).collect();
+        let s = cost_spread(&ten).unwrap();
+        assert_eq!((s.count, s.least, s.median, s.p90, s.most), (10, 100, 500, 900, 1000));
+        let s = cost_spread(&[1, 2, 3]).unwrap();
+        assert_eq!((s.median, s.p90), (2, 3));
     }
 
     /// The case: most units done in seconds, the last two leased by

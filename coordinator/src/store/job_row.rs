@@ -13,7 +13,7 @@ use super::db::now;
 use super::error::StoreError;
 use super::progress::{ProgressRow, latest_for};
 use super::state::{JobState, UnitState, Value};
-use super::tree::root_children_decided;
+use super::tree::{decided_child_positions, root_children_decided};
 use super::workers::ONLINE_SECONDS;
 
 /// Counts of a job's units by state.
@@ -84,6 +84,8 @@ pub struct JobRow {
     pub children_decided: u64,
     /// Root children in all.
     pub children_total: u64,
+    /// For a classify: the positions each decided root child took, in increasing order.
+    pub decided_child_positions: Vec<u64>,
     /// For tiling counts: tilings counted so far, as found.
     pub solutions: u64,
     /// For tiling counts: tilings counted so far, up to the board's symmetries.
@@ -216,6 +218,8 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
             r.get(0)
         })?;
     let (decided, total) = root_children_decided(tx, job)?;
+    let decided_child_positions =
+        if spec.goal == Goal::Classify && decided > 0 { decided_child_positions(tx, job)? } else { Vec::new() };
     let results_unchecked: i64 = tx.query_row("SELECT unchecked FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
     let (checks_waiting, checks_done): (i64, i64) = tx
         .prepare_cached(
@@ -244,6 +248,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
         stale_leases: stale_leases as u64,
         children_decided: decided,
         children_total: total,
+        decided_child_positions,
         solutions: solutions as u64,
         solutions_up_to_symmetry: (fixed / columns.symmetries.max(1)) as u64,
         paused: columns.paused,

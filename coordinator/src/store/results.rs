@@ -12,6 +12,7 @@ use super::error::StoreError;
 use super::hands::for_player;
 use super::job_row::{JobRow, job_row, job_spec};
 use super::state::{NodeId, Value};
+use super::tree::rank_upper_bound;
 
 /// One child of a job's root, for the results table.
 #[derive(Clone, Debug)]
@@ -50,21 +51,6 @@ pub struct ResultsPage {
     /// order (in a hands game, by score for the mover, best first); else in
     /// move order alone.
     pub winners_first: bool,
-}
-
-/// A byte string greater than every rank that starts with `prefix` and
-/// less than every other greater rank: the prefix's successor, or (for a
-/// prefix of 0xff bytes only) one longer than any rank. A plain bound keeps
-/// the query an index range (an `IS NULL OR` bound made it scan to the end).
-fn rank_upper_bound(prefix: &[u8]) -> Vec<u8> {
-    let mut next = prefix.to_vec();
-    while let Some(last) = next.pop() {
-        if last < 0xff {
-            next.push(last + 1);
-            return next;
-        }
-    }
-    vec![0xff; 1024]
 }
 
 /// A decided node of a job's tree, as the proof builder reads it.

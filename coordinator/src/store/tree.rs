@@ -208,6 +208,49 @@ pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: UnitId, error: &str
     Ok(())
 }
 
+/// A byte string greater than every rank that starts with `prefix` and
+/// less than every other greater rank: the prefix's successor, or (for a
+/// prefix of 0xff bytes only) one longer than any rank. A plain bound keeps
+/// the query an index range (an `IS NULL OR` bound made it scan to the end).
+pub(super) fn rank_upper_bound(prefix: &[u8]) -> Vec<u8> {
+    let mut next = prefix.to_vec();
+    while let Some(last) = next.pop() {
+        if last < 0xff {
+            next.push(last + 1);
+            return next;
+        }
+    }
+    vec![0xff; 1024]
+}
+
+/// The positions each decided child of a job's root took (the units below
+/// it, an index range each), in increasing order: how the cost of a
+/// classify's children is spread so far.
+pub(super) fn decided_child_positions(tx: &Transaction<'_>, job: JobId) -> Result<Vec<u64>, StoreError> {
+    let ranks: Vec<Vec<u8>> = tx
+        .prepare_cached(
+            "SELECT n.rank FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
+             WHERE j.id = ?1 AND n.value IS NOT NULL",
+        )?
+        .query_map([job], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut sums = tx.prepare_cached(
+        "SELECT CAST(TOTAL(positions + progress) AS INTEGER) FROM units
+         WHERE job = :job AND rank >= :low AND rank < :high",
+    )?;
+    let mut positions = ranks
+        .iter()
+        .map(|rank| {
+            sums.query_row(named_params! { ":job": job, ":low": rank, ":high": rank_upper_bound(rank) }, |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|p| p as u64)
+        })
+        .collect::<Result<Vec<u64>, _>>()?;
+    positions.sort_unstable();
+    Ok(positions)
+}
+
 /// How many children of the job's root are decided, and how many there are.
 pub(super) fn root_children_decided(tx: &Transaction<'_>, job: JobId) -> Result<(u64, u64), StoreError> {
     let (decided, total): (i64, i64) = tx

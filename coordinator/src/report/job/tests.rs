@@ -30,6 +30,25 @@ fn text(report: &impl crate::report::output::Report) -> String {
     String::from_utf8(out).unwrap()
 }
 
+/// A classify's status says how the positions of its decided children are
+/// spread, so that a person can judge the rest from the openings done.
+#[test]
+fn a_classify_says_what_its_decided_children_cost() {
+    let mut status = classify(pb::JobState::Running);
+    let before = text(&StatusReport::of(&status));
+    assert!(before.contains("children:  0 of 2308 decided\n"), "{before}");
+    status.children_decided = 12;
+    status.decided_child_positions =
+        Some(pb::CostSpread { count: 12, least: 1200, median: 45_000, p90: 3_100_000, most: 12_000_000 });
+    let after = text(&StatusReport::of(&status));
+    assert!(
+        after.contains(
+            "children:  12 of 2308 decided; positions each: least 1.2 k, median 45.0 k, 9 in 10 at most 3.10 M, most 12.00 M"
+        ),
+        "{after}"
+    );
+}
+
 #[test]
 fn a_jobs_line_counts_what_is_decided_not_units() {
     let report = StatusReport::of(&classify(pb::JobState::Running));
