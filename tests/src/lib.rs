@@ -239,6 +239,8 @@ pub struct Cluster {
     pub http: Option<String>,
     options: ServeOptions,
     db: PathBuf,
+    /// The last byte of the loopback address the next worker process connects from.
+    next_machine: std::sync::atomic::AtomicU8,
 }
 
 impl Cluster {
@@ -256,7 +258,16 @@ impl Cluster {
             path
         });
         let db = options.db.clone().unwrap_or_else(|| dir.path().join("golomb.db"));
-        let mut cluster = Cluster { dir, url: String::new(), coordinator: None, token_file, http: None, options, db };
+        let mut cluster = Cluster {
+            dir,
+            url: String::new(),
+            coordinator: None,
+            token_file,
+            http: None,
+            options,
+            db,
+            next_machine: std::sync::atomic::AtomicU8::new(FIRST_WORKER_MACHINE),
+        };
         cluster.start_coordinator("127.0.0.1:0");
         cluster
     }
@@ -365,6 +376,9 @@ impl Cluster {
     }
 
     /// Starts a worker process with `threads` threads and more options, `args`.
+    /// Each connects from its own loopback address (127.0.0.2, then .3, ...)
+    /// unless `args` name one, as workers on different machines would: the
+    /// coordinator hands a check only to a worker on another address.
     pub fn worker_with(&self, name: &str, threads: usize, args: &[&str]) -> Process {
         let mut command = Command::new(binary("golomb-worker"));
         command
@@ -376,7 +390,18 @@ impl Cluster {
         if let Some(file) = &self.token_file {
             command.arg("--token-file").arg(file);
         }
+        if !args.contains(&"--local-address") {
+            command.arg("--local-address").arg(self.another_machine().to_string());
+        }
         Process { child: command.spawn().expect("golomb-worker starts") }
+    }
+
+    /// A loopback address no worker of this cluster connected from yet
+    /// (127.0.0.2 and up; the test's own clients connect from 127.0.0.1).
+    pub fn another_machine(&self) -> std::net::IpAddr {
+        let last = self.next_machine.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        assert!(last < 255, "a test ran out of loopback addresses");
+        std::net::IpAddr::from([127, 0, 0, last])
     }
 
     /// `golomb <args> --coordinator URL [--token-file F]`, to run as the test likes.
@@ -446,8 +471,16 @@ impl Cluster {
 
     /// A gRPC client of the `Work` service, as a worker (or an impostor) would hold, with the cluster's token.
     pub async fn work_client(&self) -> WorkClient {
+        self.work_client_from(None).await
+    }
+
+    /// A `Work` client connecting from `address` (a loopback address such as
+    /// [`Cluster::another_machine`]'s: another machine to the coordinator), or
+    /// from 127.0.0.1 with `None`.
+    pub async fn work_client_from(&self, address: Option<std::net::IpAddr>) -> WorkClient {
         let channel = tonic::transport::Endpoint::from_shared(self.url.clone())
             .expect("a valid URL")
+            .local_address(address)
             .connect()
             .await
             .expect("connects to the coordinator");
@@ -457,6 +490,9 @@ impl Cluster {
         )
     }
 }
+
+/// The last byte of the first loopback address [`Cluster::worker`] gives a worker.
+const FIRST_WORKER_MACHINE: u8 = 2;
 
 /// Polls `check` every 100 ms until it returns a value; panics after `timeout`.
 pub fn wait_until<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> Option<T>) -> T {

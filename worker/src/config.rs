@@ -20,6 +20,9 @@ pub struct WorkerConfig {
     /// A game unit whose search examined at least this many positions is
     /// reported with its proof tree ([`DEFAULT_PROOF_FROM_POSITIONS`]).
     pub proof_from_positions: u64,
+    /// The local address to connect from (a machine with several; the
+    /// coordinator tells machines apart by the address a worker connects from).
+    pub local_address: Option<std::net::IpAddr>,
 }
 
 /// The default of [`WorkerConfig::proof_from_positions`]: 2^25, about 33 M

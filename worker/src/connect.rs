@@ -27,7 +27,8 @@ pub(crate) fn connect(config: &WorkerConfig) -> anyhow::Result<Client> {
         .connect_timeout(Duration::from_secs(5))
         .timeout(Duration::from_secs(20))
         .http2_keep_alive_interval(Duration::from_secs(10))
-        .keep_alive_timeout(Duration::from_secs(10));
+        .keep_alive_timeout(Duration::from_secs(10))
+        .local_address(config.local_address);
     Ok(WorkClient::with_interceptor(endpoint.connect_lazy(), SendToken::new(config.token.as_deref())?))
 }
 

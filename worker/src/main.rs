@@ -38,6 +38,10 @@ struct Args {
     /// least this many positions, so that `golomb verify` re-solves small positions instead of the unit's.
     #[arg(long, env = "GOLOMB_PROOF_FROM_POSITIONS", default_value_t = golomb_worker::DEFAULT_PROOF_FROM_POSITIONS)]
     proof_from_positions: u64,
+    /// Connect to the coordinator from this local IP address (on a machine with several). The
+    /// coordinator hands a check of a worker's result only to a worker on another address.
+    #[arg(long)]
+    local_address: Option<std::net::IpAddr>,
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         tt_mb: args.tt_mb,
         tls_ca: args.tls_ca,
         proof_from_positions: args.proof_from_positions,
+        local_address: args.local_address,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {

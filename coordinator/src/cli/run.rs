@@ -136,6 +136,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             tt_mb: args.tt_mb,
             tls_ca: None,
             proof_from_positions: args.proof_from_positions,
+            local_address: None,
         };
         let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();

@@ -50,7 +50,7 @@ pub struct ServeArgs {
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
     /// The share of a trusted worker's game units (0 to 1, drawn at random) whose result a
-    /// second, different worker solves again while the job runs; a disagreement is settled by
+    /// second worker, on another machine, solves again while the job runs; a disagreement is settled by
     /// the coordinator solving the position itself, and the worker found wrong is distrusted
     /// (all its results voided). With --trust-after 0 and this 0: no checks (every worker is
     /// trusted, and `golomb verify` of the export is the check).
@@ -61,6 +61,12 @@ pub struct ServeArgs {
     /// while it is new). 0: every worker trusted from the start.
     #[arg(long, default_value_t = CheckPolicy::DEFAULT.trust_after)]
     pub trust_after: u64,
+    /// Hand a check to any worker id other than the one whose result it checks, even one
+    /// registered from the same network address. By default a check goes only to a worker
+    /// on another machine (address), since one machine can register many ids: use this
+    /// where every worker shares one address (a cluster on one machine, or behind one NAT).
+    #[arg(long)]
+    pub checks_on_any_machine: bool,
     /// Print the address line as JSON (`{"coordinator": URL, ...}`), once listening.
     #[arg(long)]
     pub json: bool,
@@ -106,7 +112,11 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         max_connections: args.max_connections,
         handshake_seconds: args.handshake_seconds,
         http: args.http.clone(),
-        checks: CheckPolicy { fraction: args.check_fraction, trust_after: args.trust_after },
+        checks: CheckPolicy {
+            fraction: args.check_fraction,
+            trust_after: args.trust_after,
+            between_machines: !args.checks_on_any_machine,
+        },
         tls: match (&args.tls_cert, &args.tls_key) {
             (Some(cert), Some(key)) => Some(TlsFiles { cert: cert.clone(), key: key.clone() }),
             _ => None,

@@ -15,20 +15,26 @@ pub struct CheckPolicy {
     /// How many of a worker's results must be confirmed by checks before
     /// only `fraction` of them are checked (0: trusted from the start).
     pub trust_after: u64,
+    /// Whether a check goes only to a worker on another machine (another
+    /// network address) than the worker whose result it checks: a second
+    /// id registered from the same machine is free, a second address is not.
+    /// `false`: to any other worker id (a cluster on one machine).
+    pub between_machines: bool,
 }
 
 impl CheckPolicy {
     /// No checks at all: every worker is trusted (`golomb run`, whose one worker is the user's own).
-    pub const OFF: CheckPolicy = CheckPolicy { fraction: 0.0, trust_after: 0 };
+    pub const OFF: CheckPolicy = CheckPolicy { fraction: 0.0, trust_after: 0, between_machines: false };
 
     /// The default of `golomb serve`: every result of a new worker checked
-    /// until 8 checks agreed, then one in 20.
-    pub const DEFAULT: CheckPolicy = CheckPolicy { fraction: 0.05, trust_after: 8 };
+    /// until 8 checks agreed, then one in 20, each by a worker on another machine.
+    pub const DEFAULT: CheckPolicy = CheckPolicy { fraction: 0.05, trust_after: 8, between_machines: true };
 
-    /// A policy with `fraction` clamped to 0 to 1 (anything not a number: 0).
+    /// A policy with `fraction` clamped to 0 to 1 (anything not a number: 0),
+    /// whose checks go to any other worker id (see [`CheckPolicy::between_machines`]).
     pub fn new(fraction: f64, trust_after: u64) -> CheckPolicy {
         let fraction = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
-        CheckPolicy { fraction, trust_after }
+        CheckPolicy { fraction, trust_after, between_machines: false }
     }
 
     /// Whether any result may be checked.

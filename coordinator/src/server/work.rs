@@ -188,7 +188,9 @@ impl pb::work_server::Work for WorkService {
             )));
         }
         let (name, host) = (r.name.clone(), r.host.clone());
-        let worker_id = self.0.store(move |s| s.register_worker(&name, &host, r.threads)).await?;
+        // The machine, as far as the network tells it (an IPv4 client on an IPv6 socket as IPv4).
+        let from = address.map(|a| a.to_canonical().to_string());
+        let worker_id = self.0.store(move |s| s.register_worker_from(&name, &host, r.threads, from.as_deref())).await?;
         tracing::info!("worker {worker_id} ({}, {} threads) registered", r.name, r.threads);
         let config = &self.0.config;
         Ok(Response::new(pb::RegisterResponse {

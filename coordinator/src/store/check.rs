@@ -84,10 +84,18 @@ pub(super) fn maybe_check(
     }
     let another: bool = tx
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM workers WHERE id IS NOT :worker AND last_seen > :since
-                                                   AND NOT draining AND NOT distrusted)",
+            "SELECT EXISTS (SELECT 1 FROM workers w WHERE w.id IS NOT :worker AND w.last_seen > :since
+                                                     AND NOT w.draining AND NOT w.distrusted
+                                                     AND NOT (:machines AND w.address IS NOT NULL
+                                                              AND w.address = (SELECT address FROM workers
+                                                                               WHERE id = :worker)))",
         )?
-        .query_row(named_params! { ":worker": worker, ":since": now() - ONLINE_SECONDS }, |r| r.get(0))?;
+        .query_row(
+            named_params! {
+                ":worker": worker, ":since": now() - ONLINE_SECONDS, ":machines": policy.between_machines,
+            },
+            |r| r.get(0),
+        )?;
     if !another {
         tx.prepare_cached("UPDATE jobs SET unchecked = unchecked + 1 WHERE id = ?1")?.execute([job])?;
         return Ok(false);

@@ -127,11 +127,18 @@ fn resettle(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
             )?;
         }
     }
-    tx.execute("UPDATE nodes SET live = (value IS NULL) WHERE job = ?1", [job])?;
+    // A check unit's own node is never decided and never live (see `check`): it stays out of the tree.
+    tx.execute(
+        "UPDATE nodes SET live = (value IS NULL) WHERE job = ?1
+           AND NOT EXISTS (SELECT 1 FROM units u WHERE u.node = nodes.id AND u.checking IS NOT NULL)",
+        [job],
+    )?;
     // Undecided leaves wait for a worker again (a finished job had stopped them); decided ones need none.
+    // Ended checks stay ended: each was about a result since voided or settled (one handed out again
+    // came back with its old value, was taken as a repeat, and held its worker's room until it expired).
     tx.execute(
         "UPDATE units SET state = :pending, worker = NULL, deadline = NULL
-         WHERE job = :job AND state = :cancelled
+         WHERE job = :job AND state = :cancelled AND checking IS NULL
            AND node IN (SELECT id FROM nodes WHERE job = :job AND value IS NULL AND score IS NULL)",
         named_params! { ":job": job, ":pending": UnitState::Pending, ":cancelled": UnitState::Cancelled },
     )?;

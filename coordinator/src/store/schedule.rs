@@ -134,6 +134,9 @@ pub(super) struct SqlRows<'a, 't> {
     /// What each unit leased through these rows goes out with, as its lease returned it
     /// (read by [`leased_unit`], so that no unit is read again).
     pub(super) taken: HashMap<UnitId, Taken>,
+    /// Whether drawn checks go only to a worker on another machine than the
+    /// one they check (`golomb prove`'s re-solves, which decide nothing, go to any other worker).
+    pub(super) between_machines: bool,
 }
 
 /// What a leased unit goes out with besides its position: its weight, its checks and its token.
@@ -236,6 +239,9 @@ impl Rows for SqlRows<'_, '_> {
                 " WHERE id IN (SELECT c.id FROM units c JOIN units o ON o.id = c.checking
                                WHERE c.job = :job AND c.state = :pending AND c.checking IS NOT NULL
                                  AND o.worker IS NOT :worker AND c.wants_proof = :proof
+                                 AND NOT (:machines AND EXISTS (
+                                     SELECT 1 FROM workers ow JOIN workers me ON me.id = :worker
+                                     WHERE ow.id = o.worker AND ow.address IS NOT NULL AND ow.address = me.address))
                                LIMIT :max)",
                 returning!(),
                 ", wants_proof"
@@ -244,7 +250,7 @@ impl Rows for SqlRows<'_, '_> {
                 named_params! {
                     ":job": job, ":max": max as i64, ":worker": self.worker, ":deadline": self.deadline,
                     ":prefix": self.prefix, ":leased": UnitState::Leased, ":pending": UnitState::Pending,
-                    ":proof": kind == CheckKind::Proof,
+                    ":proof": kind == CheckKind::Proof, ":machines": self.between_machines && kind == CheckKind::Drawn,
                 },
                 |r| leased_row(r, true),
             )?
@@ -314,7 +320,7 @@ impl Store {
     /// the scheduler's order ([`crate::scheduler::choose`]). A draining
     /// worker gets none.
     pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
-        let Store { conn, db_id, faults, trees, checks_exist, .. } = self;
+        let Store { conn, db_id, faults, trees, checks_exist, checks, .. } = self;
         // Births asked for by an earlier lease and not made (only `lease_growing` makes them): asked again.
         for (job, node) in trees.take_births() {
             trees.birth_failed(job, node);
@@ -330,8 +336,14 @@ impl Store {
                 tx.commit()?;
                 return Ok(Vec::new());
             }
-            let mut rows =
-                SqlRows { tx: &tx, worker, deadline: now() + lease_seconds, prefix: db_id, taken: HashMap::new() };
+            let mut rows = SqlRows {
+                tx: &tx,
+                worker,
+                deadline: now() + lease_seconds,
+                prefix: db_id,
+                taken: HashMap::new(),
+                between_machines: checks.between_machines,
+            };
             let ask = Ask { worker, max: max as usize, checks: *checks_exist };
             let chosen = scheduler::choose(&mut rows, trees, &ask, &mut touched)?;
             let mut taken = rows.taken;

@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -264,6 +264,14 @@ ALTER TABLE workers ADD COLUMN agreed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN unchecked INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// Version 13 to 14: checks between machines. `workers.address` is the
+/// network address a worker registered from (NULL where none was known):
+/// a check goes to a worker on another machine than the one whose result
+/// it checks, so that one machine registering two ids cannot check itself.
+const V13_TO_V14: &str = "
+ALTER TABLE workers ADD COLUMN address TEXT;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -346,6 +354,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 13 {
         tx.execute_batch(V12_TO_V13)?;
+    }
+    if version < 14 {
+        tx.execute_batch(V13_TO_V14)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

@@ -71,13 +71,26 @@ pub(super) fn touch(conn: &Connection, worker: WorkerId) -> Result<(), StoreErro
 }
 
 impl Store {
-    /// Adds a worker; returns its id.
+    /// Adds a worker whose network address is not known; returns its id.
     pub fn register_worker(&mut self, name: &str, host: &str, threads: u32) -> Result<WorkerId, StoreError> {
+        self.register_worker_from(name, host, threads, None)
+    }
+
+    /// Adds a worker that registered from network `address` (its IP, where
+    /// known: checks go to another address, see
+    /// [`CheckPolicy::between_machines`](crate::scheduler::CheckPolicy)); returns its id.
+    pub fn register_worker_from(
+        &mut self,
+        name: &str,
+        host: &str,
+        threads: u32,
+        address: Option<&str>,
+    ) -> Result<WorkerId, StoreError> {
         let tx = self.write()?;
         tx.execute(
-            "INSERT INTO workers (name, host, threads, registered, last_seen)
-             VALUES (:name, :host, :threads, :now, :now)",
-            named_params! { ":name": name, ":host": host, ":threads": threads, ":now": now() },
+            "INSERT INTO workers (name, host, threads, registered, last_seen, address)
+             VALUES (:name, :host, :threads, :now, :now, :address)",
+            named_params! { ":name": name, ":host": host, ":threads": threads, ":now": now(), ":address": address },
         )?;
         let id = WorkerId(tx.last_insert_rowid() as u64);
         tx.commit()?;

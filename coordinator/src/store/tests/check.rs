@@ -267,3 +267,76 @@ fn a_new_workers_results_are_checked_until_it_earned_trust_and_a_lone_one_is_unc
     let row = store.job(job).unwrap();
     assert_eq!((row.checks_done, row.checks_waiting, row.results_unchecked), (1, 0, 1), "trusted now: not checked");
 }
+
+/// A check that ended (its result was voided and reported again) is not
+/// handed out again when a later distrust resettles the job: it came back
+/// with its old value, was taken as a repeat and never done, and held its
+/// worker's room until its lease ran out, again and again (a system test's
+/// honest workers leased nothing for 35 s at a time).
+#[test]
+fn an_ended_check_stays_ended_when_a_distrust_resettles_the_job() {
+    let (mut store, job, liar, _dir) = flat(Goal::Classify);
+    store.set_check_fraction(1.0);
+    let checker = store.register_worker("checker", "h", 1).unwrap();
+    let honest = store.register_worker("honest", "h", 1).unwrap();
+    let units = store.lease(liar, 1, 60.0).unwrap();
+    assert!(!done(&mut store, liar, units[0].unit, Loss), "the lie is recorded");
+    let check = store.lease(checker, 1, 60.0).unwrap().remove(0);
+    assert_eq!(check.line, units[0].line, "{check:?}");
+    assert!(done(&mut store, checker, check.unit, Win), "the check disagrees");
+    // Settled: the liar's result is voided, and the unit is solved again (its old check ends then).
+    store.distrust(liar).unwrap().unwrap();
+    let again = store.lease(honest, 10, 60.0).unwrap();
+    assert!(again.iter().any(|u| u.unit == units[0].unit), "{again:?}");
+    for u in &again {
+        done(&mut store, honest, u.unit, Win);
+    }
+    // Another distrust in the job resettles it: the ended check stays ended.
+    let resettled = store.distrust(honest).unwrap().unwrap();
+    assert_eq!(resettled.jobs, [job], "the job is resettled");
+    let state: String =
+        store.conn.query_row("SELECT state FROM units WHERE id = ?1", [check.unit], |r| r.get(0)).unwrap();
+    assert_eq!(state, "cancelled");
+    let third = store.register_worker("third", "h", 1).unwrap();
+    for leased in store.lease(third, 10, 60.0).unwrap() {
+        assert_ne!(leased.unit, check.unit, "an ended check went out again");
+    }
+    let live: bool = store
+        .conn
+        .query_row("SELECT n.live FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1", [check.unit], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(!live, "a check's node stays out of the job's tree");
+}
+
+/// With checks between machines, a result is checked only by a worker that
+/// registered from another address: one machine's second id gets no check
+/// of the first's result, and with no worker at work elsewhere the result is
+/// counted unchecked; a worker whose address is not known counts as another machine.
+#[test]
+fn checks_go_to_another_machine_when_the_policy_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let job = store.create_job(&spec(Goal::Classify), &flat_nodes(), 8).unwrap();
+    let policy = crate::scheduler::CheckPolicy { between_machines: true, ..crate::scheduler::CheckPolicy::new(1.0, 0) };
+    store.set_check_policy(policy);
+    let a = store.register_worker_from("a", "h", 1, Some("10.0.0.1")).unwrap();
+    let twin = store.register_worker_from("twin", "h", 1, Some("10.0.0.1")).unwrap();
+    let units = store.lease(a, 1, 60.0).unwrap();
+    // Only the twin is at work besides a: on the same machine, so the result is counted unchecked.
+    assert!(!done(&mut store, a, units[0].unit, Win));
+    let row = store.job(job).unwrap();
+    assert_eq!((row.results_unchecked, row.checks_waiting), (1, 0));
+    // A worker whose address is not known: the next result is drawn for a check, which the twin never gets.
+    let unknown = store.register_worker("unknown", "h", 1).unwrap();
+    let units = store.lease(a, 1, 60.0).unwrap();
+    assert!(!done(&mut store, a, units[0].unit, Loss));
+    assert_eq!(store.job(job).unwrap().checks_waiting, 1);
+    let leased = store.lease(twin, 10, 60.0).unwrap();
+    assert_eq!(leased.len(), 1, "the last unit, no check: {leased:?}");
+    assert_ne!(leased[0].line, units[0].line, "the twin got the check");
+    let check = store.lease(unknown, 1, 60.0).unwrap().remove(0);
+    assert_eq!(check.line, units[0].line, "the check");
+    assert!(!done(&mut store, unknown, check.unit, Loss), "the check agrees");
+}

@@ -34,6 +34,7 @@ impl SqlFixture {
             deadline: now() + 60.0,
             prefix: "test",
             taken: std::collections::HashMap::new(),
+            between_machines: true,
         })?;
         tx.commit()?;
         Ok(out)

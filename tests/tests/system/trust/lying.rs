@@ -129,14 +129,73 @@ fn default_checks_catch_a_new_liar_while_the_job_runs() {
     catch_a_liar_while_the_job_runs(ServeOptions::new(30.0).default_checks());
 }
 
-/// A registration that leases nothing: a worker at work for the next 20 s,
-/// so that results reported meanwhile can be checked (with no other worker
-/// at work, they are counted unchecked instead).
+/// A registration that leases nothing, from another machine than the test's
+/// own clients (another loopback address): a worker at work for the next
+/// 20 s, so that results reported meanwhile can be checked (with no worker
+/// at work on another machine, they are counted unchecked instead).
 fn bystander(cluster: &Cluster) {
     runtime().block_on(async {
-        let mut client = cluster.work_client().await;
+        let mut client = cluster.work_client_from(Some(cluster.another_machine())).await;
         register(&mut client, "bystander").await;
     });
+}
+
+/// A rogue registers two worker ids from one machine and lies with both
+/// (every unit it gets, checks included, reported lost), so that each
+/// could confirm the other's lies, as a hostile tester did when checks
+/// only avoided the same id (8 wrong children of a 7x7 classify in 3 runs
+/// of 3). With `golomb serve`'s default checks, a check goes only to a
+/// worker on another machine: neither id is handed a check (told from
+/// others by their budget of 0 s against the job's 30), honest workers on
+/// other addresses check the lies, and the job ends with every child equal
+/// to a local solve.
+#[test]
+fn a_rogue_with_two_ids_is_never_handed_a_check_of_its_own_lies() {
+    let cluster = Cluster::start_with(ServeOptions::new(30.0).default_checks());
+    let board = "5x5";
+    let job = cluster.submit(&["--board", board, "--goal", "classify", "--split-depth", "1", "--split-after", "30"]);
+    bystander(&cluster);
+    let (checks, reports) = runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        let twins = [register(&mut client, "rogue-a").await, register(&mut client, "rogue-b").await];
+        let (mut checks, mut reports) = (0, 0);
+        loop {
+            let mut leased = 0;
+            for me in twins {
+                let units =
+                    client.lease(pb::LeaseRequest { worker_id: me, max_units: 16 }).await.unwrap().into_inner().units;
+                leased += units.len();
+                for unit in units {
+                    if let Some(pb::unit::Work::GameValue(work)) = &unit.work
+                        && work.split_after_seconds == 0.0
+                    {
+                        checks += 1;
+                    }
+                    let request = pb::CompleteRequest {
+                        worker_id: me,
+                        unit_id: unit.unit_id,
+                        job_id: job,
+                        result: game_value(pb::Value::Loss as i32, ""),
+                        lease_token: unit.lease_token.clone(),
+                        ..Default::default()
+                    };
+                    client.complete(request).await.expect("a loss claim with a real lease is taken");
+                    reports += 1;
+                }
+            }
+            if leased == 0 {
+                break;
+            }
+        }
+        (checks, reports)
+    });
+    assert!(reports > 0, "the rogue reported");
+    assert_eq!(checks, 0, "one machine's two ids were handed {checks} checks of each other's results");
+    let _honest = [cluster.worker("h1", 1), cluster.worker("h2", 1)];
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert!(status["conflicts"].as_u64().unwrap() > 0, "the checks disagreed with the rogue: {status}");
+    check_classify(&cluster.results(job), board, "", |_, _| true);
 }
 
 fn catch_a_liar_while_the_job_runs(options: ServeOptions) {
