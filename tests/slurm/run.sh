@@ -58,6 +58,9 @@ for bin in "$golomb" "$worker"; do
         exit 1
     fi
 done
+# Slurm runs the job in another directory: the binaries by absolute path.
+golomb="$(realpath "$golomb")"
+worker="$(realpath "$worker")"
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
 fail() {
