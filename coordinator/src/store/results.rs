@@ -5,14 +5,14 @@ use std::collections::HashMap;
 
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec};
-use rusqlite::{named_params, params};
+use rusqlite::params;
 
 use super::db::Store;
 use super::error::StoreError;
 use super::hands::for_player;
 use super::job_row::{JobRow, job_row, job_spec};
 use super::state::{NodeId, Value};
-use super::tree::rank_upper_bound;
+use super::tree::cost_below;
 
 /// One child of a job's root, for the results table.
 #[derive(Clone, Debug)]
@@ -143,20 +143,11 @@ impl Store {
         }
         let total = matching.len() as u64;
         let limit = if page.limit == 0 { usize::MAX } else { page.limit as usize };
-        let mut sums = tx.prepare_cached(
-            "SELECT CAST(TOTAL(positions + progress) AS INTEGER), COALESCE(SUM(seconds), 0) FROM units
-             WHERE job = :job AND rank >= :low AND rank < :high",
-        )?;
         let mut children = Vec::new();
         for (mut child, rank) in matching.into_iter().skip(page.offset as usize).take(limit) {
-            let (positions, seconds): (i64, f64) = sums
-                .query_row(named_params! { ":job": job, ":low": rank, ":high": rank_upper_bound(&rank) }, |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })?;
-            (child.positions, child.seconds) = (positions as u64, seconds);
+            (child.positions, child.seconds) = cost_below(&tx, job, &rank)?;
             children.push(child);
         }
-        drop(sums);
         tx.commit()?;
         Ok((row, children, total))
     }

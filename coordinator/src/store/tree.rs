@@ -223,6 +223,20 @@ pub(super) fn rank_upper_bound(prefix: &[u8]) -> Vec<u8> {
     vec![0xff; 1024]
 }
 
+/// The positions and solver seconds of the units below the node of `rank`
+/// in `job` (the units whose rank starts with it: an index range).
+pub(super) fn cost_below(tx: &Transaction<'_>, job: JobId, rank: &[u8]) -> Result<(u64, f64), StoreError> {
+    let (positions, seconds): (i64, f64) = tx
+        .prepare_cached(
+            "SELECT CAST(TOTAL(positions + progress) AS INTEGER), COALESCE(SUM(seconds), 0) FROM units
+             WHERE job = :job AND rank >= :low AND rank < :high",
+        )?
+        .query_row(named_params! { ":job": job, ":low": rank, ":high": rank_upper_bound(rank) }, |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    Ok((positions as u64, seconds))
+}
+
 /// The positions each decided child of a job's root took (the units below
 /// it, an index range each), in increasing order: how the cost of a
 /// classify's children is spread so far.
@@ -234,19 +248,8 @@ pub(super) fn decided_child_positions(tx: &Transaction<'_>, job: JobId) -> Resul
         )?
         .query_map([job], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let mut sums = tx.prepare_cached(
-        "SELECT CAST(TOTAL(positions + progress) AS INTEGER) FROM units
-         WHERE job = :job AND rank >= :low AND rank < :high",
-    )?;
-    let mut positions = ranks
-        .iter()
-        .map(|rank| {
-            sums.query_row(named_params! { ":job": job, ":low": rank, ":high": rank_upper_bound(rank) }, |r| {
-                r.get::<_, i64>(0)
-            })
-            .map(|p| p as u64)
-        })
-        .collect::<Result<Vec<u64>, _>>()?;
+    let mut positions =
+        ranks.iter().map(|rank| Ok(cost_below(tx, job, rank)?.0)).collect::<Result<Vec<u64>, StoreError>>()?;
     positions.sort_unstable();
     Ok(positions)
 }

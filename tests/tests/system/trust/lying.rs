@@ -6,7 +6,7 @@
 //! reaches the true values.
 
 use golomb_proto::pb;
-use golomb_tests::{Cluster, ServeOptions, check_classify, golomb_command, local_value};
+use golomb_tests::{Cluster, ServeOptions, WorkClient, check_classify, golomb_command, local_value};
 
 use super::{MINUTES, game_value, register, runtime};
 
@@ -60,19 +60,24 @@ fn lie(cluster: &Cluster, board: &str, job: u64) -> (u64, usize) {
                 }
             }
             for unit in report {
-                let request = pb::CompleteRequest {
-                    worker_id: me,
-                    unit_id: unit.unit_id,
-                    job_id: job,
-                    result: game_value(pb::Value::Loss as i32, ""),
-                    lease_token: unit.lease_token.clone(),
-                    ..Default::default()
-                };
-                client.complete(request).await.expect("a loss claim with a real lease is taken");
+                claim_lost(&mut client, me, job, &unit).await;
             }
         }
         (me, lies)
     })
+}
+
+/// Reports `unit` of `job`, leased by worker `me`, as lost for its side to move (true or not).
+async fn claim_lost(client: &mut WorkClient, me: u64, job: u64, unit: &pb::Unit) {
+    let request = pb::CompleteRequest {
+        worker_id: me,
+        unit_id: unit.unit_id,
+        job_id: job,
+        result: game_value(pb::Value::Loss as i32, ""),
+        lease_token: unit.lease_token.clone(),
+        ..Default::default()
+    };
+    client.complete(request).await.expect("a loss claim with a real lease is taken");
 }
 
 #[test]
@@ -171,15 +176,7 @@ fn a_rogue_with_two_ids_is_never_handed_a_check_of_its_own_lies() {
                     {
                         checks += 1;
                     }
-                    let request = pb::CompleteRequest {
-                        worker_id: me,
-                        unit_id: unit.unit_id,
-                        job_id: job,
-                        result: game_value(pb::Value::Loss as i32, ""),
-                        lease_token: unit.lease_token.clone(),
-                        ..Default::default()
-                    };
-                    client.complete(request).await.expect("a loss claim with a real lease is taken");
+                    claim_lost(&mut client, me, job, &unit).await;
                     reports += 1;
                 }
             }
