@@ -22,8 +22,21 @@ const UNITS: u64 = 60;
 /// happen per lease; a unit's own node was stored before it went out.
 const NODES_PER_UNIT: u64 = 4 * BIRTH_BATCH as u64;
 
-#[test]
-fn a_job_whose_units_all_split_stores_a_bounded_number_of_nodes_per_unit() {
+/// What [`grow`] saw.
+struct Grown {
+    handed_out: u64,
+    /// Nodes stored beyond the job's plan.
+    grown: u64,
+    /// Leaves expanded on dives outside the store (the coordinator's `Lease` call).
+    deferred_dives: u64,
+    /// What storing every child of the split nodes would have stored.
+    every_child: u64,
+}
+
+/// Hands out [`UNITS`] units of the 8x8 hexomino game, each split at once;
+/// `deferring`: as the coordinator's `Lease` call does, the leaves chosen on
+/// dives come back to be expanded outside the store.
+fn grow(deferring: bool) -> Grown {
     let spec = JobSpec {
         game: GameSpec::new("8x8", "", "hexominoes"),
         moves: String::new(),
@@ -40,9 +53,23 @@ fn a_job_whose_units_all_split_stores_a_bounded_number_of_nodes_per_unit() {
     let job = store.create_job(&spec, &nodes, symmetries).unwrap();
     let worker = store.register_worker("w", "h", 2).unwrap();
     let planned = store.tree_size(job).unwrap().nodes;
-    let (mut handed_out, mut every_child) = (0u64, 0u64);
+    let (mut handed_out, mut every_child, mut deferred_dives) = (0u64, 0u64, 0u64);
     while handed_out < UNITS {
-        let units = store.lease_growing(worker, 1, 60.0, &Engine).unwrap();
+        let units = if deferring {
+            let (units, dives) = store.lease_deferring_dives(worker, 1, 60.0, &Engine).unwrap();
+            for dive in &dives {
+                assert!(units.iter().all(|u| u.line != dive.target().line), "a dive's leaf went out as a unit");
+                let children = unit_children(dive.target()).unwrap();
+                assert!(store.expand_dive(worker, dive, Ok(&children), &Engine).unwrap(), "{dive:?}");
+                deferred_dives += 1;
+            }
+            if units.is_empty() && !dives.is_empty() {
+                continue;
+            }
+            units
+        } else {
+            store.lease_growing(worker, 1, 60.0, &Engine).unwrap()
+        };
         let Some(unit) = units.into_iter().next() else { break };
         handed_out += 1;
         let depth = unit.line.split(';').filter(|m| !m.is_empty()).count() as u32;
@@ -55,12 +82,23 @@ fn a_job_whose_units_all_split_stores_a_bounded_number_of_nodes_per_unit() {
     let size = store.tree_size(job).unwrap();
     let grown = size.nodes - planned;
     eprintln!(
-        "8x8 hexominoes, {handed_out} units handed out and split: {grown} nodes stored beyond the plan's {planned} \
-         ({:.1} a unit), {} children counted and not stored; storing every child would have stored at least {every_child}",
+        "8x8 hexominoes, {handed_out} units handed out and split, deferring dives {deferring}: {grown} nodes stored \
+         beyond the plan's {planned} ({:.1} a unit), {deferred_dives} dives expanded outside the store, {} children \
+         counted and not stored; storing every child would have stored at least {every_child}",
         grown as f64 / handed_out as f64,
         size.unborn,
     );
-    assert_eq!(handed_out, UNITS, "the job had units to hand out");
-    assert!(grown <= NODES_PER_UNIT * handed_out, "{grown} nodes for {handed_out} units");
-    assert!(grown * 10 < every_child, "{grown} stored against {every_child} children");
+    Grown { handed_out, grown, deferred_dives, every_child }
+}
+
+#[test]
+fn a_job_whose_units_all_split_stores_a_bounded_number_of_nodes_per_unit() {
+    for deferring in [false, true] {
+        let Grown { handed_out, grown, deferred_dives, every_child } = grow(deferring);
+        assert_eq!(handed_out, UNITS, "the job had units to hand out");
+        assert!(grown <= NODES_PER_UNIT * handed_out, "{grown} nodes for {handed_out} units");
+        assert!(grown * 10 < every_child, "{grown} stored against {every_child} children");
+        // Every unit split at once got nowhere: the leaves below it are dived into.
+        assert_eq!(deferred_dives > 0, deferring, "{deferred_dives} dives expanded outside the store");
+    }
 }

@@ -32,6 +32,13 @@ const MAX_THREADS: u32 = 1 << 16;
 /// most of a job's units at once and hold them with heartbeats.
 pub const MAX_HELD_UNITS: u32 = 16;
 
+/// How long one `Lease` call that has found no unit yet goes on making the
+/// children of the leaves chosen on dives (outside the store) and leasing
+/// again below them, before it answers with nothing (at most a quarter of
+/// a lease): well inside the worker's 20 s call time-out, and about 8
+/// levels of a 15x15 hexomino dive.
+const DIVING_TIME: std::time::Duration = std::time::Duration::from_secs(8);
+
 /// The longest worker name or host name a registration may carry, in bytes
 /// (a DNS name is at most 253): they are stored, listed by `golomb workers`
 /// and shown on the web page.
@@ -205,17 +212,54 @@ impl pb::work_server::Work for WorkService {
         let r = request.into_inner();
         let lease = self.0.config.lease_seconds;
         let worker = WorkerId(r.worker_id);
-        let (leased, drain) = self
-            .0
-            .store(move |s| {
-                let room = MAX_HELD_UNITS.saturating_sub(s.units_held(worker)?);
-                let leased = match r.max_units.clamp(1, MAX_HELD_UNITS).min(room) {
-                    0 => Vec::new(),
-                    max => s.lease_growing(worker, max, lease, &plan::Engine)?,
-                };
-                Ok((leased, s.worker_draining(worker)?))
+        let started = std::time::Instant::now();
+        let mut leased = Vec::new();
+        let drain = loop {
+            let given = leased.len() as u32;
+            let (units, dives, drain) = self
+                .0
+                .store(move |s| {
+                    let room = MAX_HELD_UNITS.saturating_sub(s.units_held(worker)?);
+                    let (units, dives) = match r.max_units.clamp(1, MAX_HELD_UNITS).saturating_sub(given).min(room) {
+                        0 => (Vec::new(), Vec::new()),
+                        max => s.lease_deferring_dives(worker, max, lease, &plan::Engine)?,
+                    };
+                    Ok((units, dives, s.worker_draining(worker)?))
+                })
+                .await?;
+            leased.extend(units);
+            if dives.is_empty() {
+                break drain;
+            }
+            // The leaves chosen on dives get their children here, outside the store, and the
+            // lease goes on below them while it has time.
+            let expanded = tokio::task::spawn_blocking(move || {
+                dives
+                    .into_iter()
+                    .map(|dive| {
+                        let children = plan::unit_children(dive.target()).map_err(|e| e.to_string());
+                        (dive, children)
+                    })
+                    .collect::<Vec<_>>()
             })
-            .await?;
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?;
+            self.0
+                .store(move |s| {
+                    for (dive, children) in &expanded {
+                        let children = children.as_deref().map_err(Clone::clone);
+                        s.expand_dive(worker, dive, children, &plan::Engine)?;
+                    }
+                    Ok(())
+                })
+                .await?;
+            // Units already leased go out now: their lease runs from when they were taken.
+            if !leased.is_empty()
+                || started.elapsed() >= DIVING_TIME.min(std::time::Duration::from_secs_f64(lease / 4.0))
+            {
+                break drain;
+            }
+        };
         let units = leased
             .into_iter()
             .map(|u| pb::Unit {
@@ -390,6 +434,11 @@ impl pb::work_server::Work for WorkService {
         };
         for held in units {
             let unit = held.unit;
+            // A check ran past its budget: it waits again, to be solved whole.
+            let key = held.clone();
+            if self.0.store(move |s| s.check_ran_long(worker, &key)).await? {
+                continue;
+            }
             let key = held.clone();
             let Some(target) = self.0.store(move |s| s.unit_to_split(worker, &key)).await? else {
                 continue;

@@ -8,8 +8,11 @@
 //! coordinator to settle (`server::arbitrate` solves the position itself
 //! and distrusts the worker that was wrong). Check units go out before a
 //! job's other units, never to the worker whose result they check, and are
-//! never split (their workers get no budget); those still waiting when
-//! their job ends are cancelled with its other units.
+//! never split: a check goes out with its job's budget, as the unit it
+//! checks did (so that nothing in it tells its worker it is a check), and
+//! one given back as run past it waits again with no budget, to be solved
+//! whole ([`Store::check_ran_long`]). Those still waiting when their job
+//! ends are cancelled with its other units.
 //!
 //! A check also brings the proof tree a unit came without
 //! ([`Store::request_proofs`], `golomb prove`): the check's worker sends its
@@ -26,7 +29,9 @@ use rusqlite::{OptionalExtension, Transaction, named_params};
 use super::finish::{finish_if_answered, standing_disagreement};
 use super::job_row::job_spec;
 use super::proofs::{self, usable_proof};
+use super::split::early_split;
 use super::state::{JobState, NodeId, UnitState, Value};
+use super::units::HeldUnit;
 use super::workers::ONLINE_SECONDS;
 use super::{Store, StoreError, now};
 use crate::scheduler::CheckPolicy;
@@ -113,7 +118,11 @@ pub(super) fn agreed(tx: &Transaction<'_>, checked: UnitId) -> Result<(), StoreE
 }
 
 /// Adds a check unit for `unit` (a done game unit); `wants_proof`: its
-/// worker is asked for the proof tree whatever its search costs.
+/// worker is asked for the proof tree whatever its search costs, and
+/// solves it whole (a re-solve for `golomb prove`). A check of a result
+/// (`wants_proof` false) goes out with its job's budget, as the unit it
+/// checks did, so that its worker cannot tell it from an ordinary unit;
+/// one that runs past it comes back to be solved whole ([`Store::check_ran_long`]).
 fn add_check(tx: &Transaction<'_>, unit: UnitId, wants_proof: bool) -> Result<(), StoreError> {
     // Its own node, reached by no edge and never decided: `live = 0`, so it fails no job.
     tx.prepare_cached(
@@ -124,8 +133,9 @@ fn add_check(tx: &Transaction<'_>, unit: UnitId, wants_proof: bool) -> Result<()
     .execute([unit])?;
     let node = NodeId(tx.last_insert_rowid());
     tx.prepare_cached(
-        "INSERT INTO units (job, node, rank, state, checking, wants_proof)
-         SELECT job, id, rank, :pending, :unit, :wants_proof FROM nodes WHERE id = :node",
+        "INSERT INTO units (job, node, rank, state, checking, wants_proof, budget)
+         SELECT job, id, rank, :pending, :unit, :wants_proof, CASE WHEN :wants_proof THEN 0.0 END
+         FROM nodes WHERE id = :node",
     )?
     .execute(
         named_params! { ":node": node, ":unit": unit, ":pending": UnitState::Pending, ":wants_proof": wants_proof },
@@ -197,6 +207,41 @@ pub struct ProofLeaves {
 }
 
 impl Store {
+    /// A check that its worker gave back as run past its budget (the report
+    /// that splits an ordinary unit) waits again with budget 0, to be solved
+    /// whole. Returns false where `held` is no check that `worker` holds
+    /// under that lease; a give-back before the budget ran out is refused as
+    /// an early split is ([`StoreError::EarlySplit`]), and the check stays leased.
+    pub fn check_ran_long(&mut self, worker: WorkerId, held: &HeldUnit) -> Result<bool, StoreError> {
+        let tx = self.write()?;
+        let found: Option<(f64, Option<f64>)> = tx
+            .query_row(
+                "SELECT coalesce(u.budget, j.split_after), unixepoch('subsec') - u.leased_at
+                 FROM units u JOIN jobs j ON j.id = u.job
+                 WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token
+                   AND u.checking IS NOT NULL",
+                named_params! {
+                    ":unit": held.unit, ":worker": worker, ":leased": UnitState::Leased, ":token": held.lease_token,
+                },
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((budget, ran)) = found else {
+            return Ok(false);
+        };
+        if let Some(ran) = ran.filter(|ran| early_split(*ran, budget)) {
+            return Err(StoreError::EarlySplit { unit: held.unit, ran, budget });
+        }
+        tx.execute(
+            "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0, lease_token = NULL,
+                              budget = 0.0
+             WHERE id = :unit",
+            named_params! { ":unit": held.unit, ":pending": UnitState::Pending },
+        )?;
+        tx.commit()?;
+        Ok(true)
+    }
+
     /// Asks for the proof trees that `job`'s big units came without (solved
     /// before workers sent trees, or imported): every done game unit of at
     /// least `min_positions` positions whose node has no tree, and no check

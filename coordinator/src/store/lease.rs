@@ -18,6 +18,7 @@ use rusqlite::{Transaction, named_params};
 
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
+use super::jobs::NewNode;
 use super::known::{self, KnownPosition};
 use super::split::{Growth, SplitCost, SplitTarget, TreeGame};
 use super::state::{NodeId, UnitState, Value};
@@ -98,6 +99,29 @@ fn answer_node(
     Ok(Some(value))
 }
 
+/// A leaf chosen on a dive whose children the caller makes outside the
+/// store ([`Store::lease_deferring_dives`]); its unit is leased meanwhile.
+#[derive(Debug)]
+pub struct Dive {
+    /// The leaf's unit, as leased.
+    held: HeldUnit,
+    /// Its job.
+    job: JobId,
+    /// Its node.
+    node: NodeId,
+    /// How many more levels the dive goes below it.
+    levels: u8,
+    /// What making its children needs.
+    target: SplitTarget,
+}
+
+impl Dive {
+    /// What making the leaf's children needs.
+    pub fn target(&self) -> &SplitTarget {
+        &self.target
+    }
+}
+
 impl Store {
     /// Answers every waiting unit of a job just planned whose position the
     /// store of decided positions has (see the module's notes); returns how
@@ -148,6 +172,69 @@ impl Store {
         lease_seconds: f64,
         game: &dyn TreeGame,
     ) -> Result<Vec<LeasedUnit>, StoreError> {
+        self.lease_diving(worker, max, lease_seconds, game, None)
+    }
+
+    /// Leases as [`Store::lease_growing`] does, except that a leaf chosen
+    /// on a dive is not expanded here, nor handed out as a unit: it is
+    /// returned in the second list, its unit leased to `worker` meanwhile,
+    /// for the caller to make its children outside the store (a 15x15
+    /// hexomino node's take about a second, during which the store would
+    /// answer no one) and store them with [`Store::expand_dive`]. A dive is
+    /// the scheduler's choice that the leaf's unit would get nowhere: handed
+    /// out, it would cost its worker a whole budget first.
+    pub fn lease_deferring_dives(
+        &mut self,
+        worker: WorkerId,
+        max: u32,
+        lease_seconds: f64,
+        game: &dyn TreeGame,
+    ) -> Result<(Vec<LeasedUnit>, Vec<Dive>), StoreError> {
+        let mut dives = Vec::new();
+        let units = self.lease_diving(worker, max, lease_seconds, game, Some(&mut dives))?;
+        Ok((units, dives))
+    }
+
+    /// Stores the children of a leaf chosen on a dive ([`Store::lease_deferring_dives`]),
+    /// made outside the store (`children`: an error if they could not be
+    /// made, and then the leaf's unit goes back to wait, as a unit). Returns
+    /// whether the leaf was expanded (false: its lease ended meanwhile).
+    pub fn expand_dive(
+        &mut self,
+        worker: WorkerId,
+        dive: &Dive,
+        children: Result<&[(String, NewNode)], String>,
+        game: &dyn TreeGame,
+    ) -> Result<bool, StoreError> {
+        let Dive { held, job, node, levels, .. } = dive;
+        match children {
+            Ok(children) => {
+                let expanded =
+                    self.split_held(worker, held, Growth::of(children), SplitCost::default(), game, Some(*levels))?;
+                if expanded {
+                    tracing::info!(
+                        "job {job}: node {node} expanded without a unit on a dive ({levels} more levels below it)"
+                    );
+                }
+                Ok(expanded)
+            }
+            Err(err) => {
+                tracing::warn!("job {job}: node {node} cannot be expanded on a dive: {err}");
+                self.give_back(worker, std::slice::from_ref(held))?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// [`Store::lease_growing`], and with `deferred` [`Store::lease_deferring_dives`].
+    fn lease_diving(
+        &mut self,
+        worker: WorkerId,
+        max: u32,
+        lease_seconds: f64,
+        game: &dyn TreeGame,
+        mut deferred: Option<&mut Vec<Dive>>,
+    ) -> Result<Vec<LeasedUnit>, StoreError> {
         let mut out = Vec::new();
         let (mut dives, mut answered, mut births) = (0, 0, 0);
         let started = std::time::Instant::now();
@@ -195,13 +282,23 @@ impl Store {
                     again = true;
                     continue;
                 }
-                let levels = self.trees.get_mut(job).and_then(|t| t.dive_into(node));
-                let growing = dives == 0 || started.elapsed() < self.growth_time;
-                let Some(levels) = levels.filter(|_| dives < MAX_DIVES && growing) else {
+                let Some(levels) = self.trees.get_mut(job).and_then(|t| t.dive_into(node)) else {
                     out.push(unit);
                     continue;
                 };
                 let target = SplitTarget { spec: unit.spec.clone(), line: unit.line.clone(), rank, depth };
+                // With a caller that makes children itself, the store never does.
+                let growing = dives == 0 || started.elapsed() < self.growth_time;
+                if deferred.is_some() || dives >= MAX_DIVES || !growing {
+                    match deferred.as_deref_mut() {
+                        Some(deferred) => {
+                            let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token };
+                            deferred.push(Dive { held, job, node, levels, target });
+                        }
+                        None => out.push(unit),
+                    }
+                    continue;
+                }
                 let children = match game.children(&target) {
                     Ok(children) => children,
                     Err(err) => {

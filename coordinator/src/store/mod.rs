@@ -96,7 +96,7 @@ pub use import::{ImportCounts, ImportEntry};
 pub use job_row::{JobRow, UnitCounts};
 pub use jobs::NewNode;
 pub use known::MIN_POSITIONS;
-pub use lease::{MAX_ANSWERED, MAX_BIRTHS, MAX_DIVES};
+pub use lease::{Dive, MAX_ANSWERED, MAX_BIRTHS, MAX_DIVES};
 pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
 pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;

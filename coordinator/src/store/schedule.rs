@@ -139,11 +139,13 @@ pub(super) struct SqlRows<'a, 't> {
     pub(super) between_machines: bool,
 }
 
-/// What a leased unit goes out with besides its position: its weight, its checks and its token.
+/// What a leased unit goes out with besides its position: its weight, its
+/// checks, its token and its own budget (`None`: its job's).
 pub(super) struct Taken {
     weight: i64,
     checks: String,
     lease_token: String,
+    budget: Option<f64>,
 }
 
 /// The start of every lease's `UPDATE`: the unit goes to `:worker` until
@@ -159,7 +161,7 @@ macro_rules! lease_set {
 /// The columns every lease returns, read by [`leased_row`]; a lease may return more after them.
 macro_rules! returning {
     () => {
-        " RETURNING id, job, node, weight, checks, lease_token"
+        " RETURNING id, job, node, weight, checks, lease_token, budget"
     };
 }
 
@@ -170,9 +172,9 @@ fn leased_row(r: &rusqlite::Row<'_>, check: bool) -> rusqlite::Result<(Leased, T
         job: r.get(1)?,
         node: r.get(2)?,
         check,
-        wants_proof: if check { r.get(6)? } else { false },
+        wants_proof: if check { r.get(7)? } else { false },
     };
-    Ok((leased, Taken { weight: r.get(3)?, checks: r.get(4)?, lease_token: r.get(5)? }))
+    Ok((leased, Taken { weight: r.get(3)?, checks: r.get(4)?, lease_token: r.get(5)?, budget: r.get(6)? }))
 }
 
 impl SqlRows<'_, '_> {
@@ -224,7 +226,7 @@ impl Rows for SqlRows<'_, '_> {
                     ":job": job, ":max": max as i64, ":worker": self.worker, ":deadline": self.deadline,
                     ":prefix": self.prefix, ":leased": UnitState::Leased, ":pending": UnitState::Pending,
                 },
-                |r| Ok((r.get(6)?, leased_row(r, false)?)),
+                |r| Ok((r.get(7)?, leased_row(r, false)?)),
             )?
             .collect::<Result<_, _>>()?;
         rows.sort_by(|a, b| a.0.cmp(&b.0));
@@ -287,8 +289,8 @@ impl Rows for SqlRows<'_, '_> {
     }
 }
 
-/// A unit the scheduler leased, as its worker gets it: the job's spec (a
-/// check with no budget: it is solved whole), its line, weight, checks and token.
+/// A unit the scheduler leased, as its worker gets it: the job's spec (with
+/// the unit's own budget where it has one), its line, weight, checks and token.
 fn leased_unit(tx: &Transaction<'_>, row: Leased, taken: Taken) -> Result<LeasedUnit, StoreError> {
     tx.prepare_cached(
         "UPDATE jobs SET state = :running, started = coalesce(started, :now) WHERE id = :job AND state = :pending",
@@ -298,10 +300,10 @@ fn leased_unit(tx: &Transaction<'_>, row: Leased, taken: Taken) -> Result<Leased
     })?;
     let line: String =
         tx.prepare_cached("SELECT line FROM nodes WHERE id = ?1")?.query_row([row.node], |r| r.get(0))?;
-    let Taken { weight, checks, lease_token } = taken;
+    let Taken { weight, checks, lease_token, budget } = taken;
     let mut spec = job_spec(tx, row.job)?;
-    if row.check {
-        spec.split_after_seconds = 0.0;
+    if let Some(budget) = budget {
+        spec.split_after_seconds = budget;
     }
     Ok(LeasedUnit {
         unit: row.unit,

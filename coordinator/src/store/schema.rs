@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 14;
+pub const SCHEMA_VERSION: i64 = 15;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -272,6 +272,14 @@ const V13_TO_V14: &str = "
 ALTER TABLE workers ADD COLUMN address TEXT;
 ";
 
+/// Version 14 to 15: a unit's own budget in seconds (`units.budget`; NULL: its
+/// job's `split_after`). A check goes out with its job's budget, as an
+/// ordinary unit does, and one that ran past it comes back with budget 0
+/// (solved whole); `golomb prove`'s re-solves have 0 from the start.
+const V14_TO_V15: &str = "
+ALTER TABLE units ADD COLUMN budget REAL;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -357,6 +365,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 14 {
         tx.execute_batch(V13_TO_V14)?;
+    }
+    if version < 15 {
+        tx.execute_batch(V14_TO_V15)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

@@ -96,6 +96,12 @@ pub struct SplitCost {
 /// its split is taken (the rest allows for the clocks' rounding).
 const EARLY_SPLIT_SLACK: f64 = 0.95;
 
+/// Whether a unit given back as run past its `budget` after `ran` seconds
+/// of lease was given back early (or has no budget: it is never split).
+pub(super) fn early_split(ran: f64, budget: f64) -> bool {
+    budget <= 0.0 || ran < budget * EARLY_SPLIT_SLACK
+}
+
 impl Store {
     /// What splitting a unit a worker holds needs; `None` if it does not hold it.
     pub fn unit_to_split(&self, worker: WorkerId, held: &HeldUnit) -> Result<Option<SplitTarget>, StoreError> {
@@ -120,9 +126,10 @@ impl Store {
                 // A worker splits a unit once its own search ran the budget, which started
                 // after the lease: the time since the lease is at least that.
                 let budget = spec.split_after_seconds;
-                let early = |ran: &f64| budget <= 0.0 || *ran < budget * EARLY_SPLIT_SLACK;
                 // Other kinds of unit are given back, never split: the caller sees to that.
-                if let Some(ran) = ran.filter(early).filter(|_| spec.kind() == Kind::GameValue) {
+                if let Some(ran) =
+                    ran.filter(|ran| early_split(*ran, budget)).filter(|_| spec.kind() == Kind::GameValue)
+                {
                     return Err(StoreError::EarlySplit { unit: held.unit, ran, budget });
                 }
                 Some(SplitTarget { spec, line, rank, depth })

@@ -340,3 +340,38 @@ fn checks_go_to_another_machine_when_the_policy_says_so() {
     assert_eq!(check.line, units[0].line, "the check");
     assert!(!done(&mut store, unknown, check.unit, Loss), "the check agrees");
 }
+
+/// A check goes out with its job's budget, as the unit it checks did, so
+/// nothing in it says it is a check; given back as run past the budget
+/// (not before), it waits again with no budget and is solved whole.
+#[test]
+fn a_check_goes_out_like_any_unit_and_one_run_past_its_budget_is_solved_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let budgeted = JobSpec { split_after_seconds: 30.0, ..spec(Goal::Classify) };
+    store.create_job(&budgeted, &flat_nodes(), 8).unwrap();
+    store.set_check_fraction(1.0);
+    let first = store.register_worker("first", "h", 1).unwrap();
+    let second = store.register_worker("second", "h", 1).unwrap();
+    let unit = store.lease(first, 1, 60.0).unwrap().remove(0);
+    assert_eq!(unit.spec.split_after_seconds, 30.0);
+    assert!(!done(&mut store, first, unit.unit, Win));
+    let check = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert_eq!((check.line.as_str(), check.spec.split_after_seconds), ("a", 30.0), "as the unit went out");
+    let held = HeldUnit { unit: check.unit, lease_token: check.lease_token.clone() };
+    // A give-back before the budget ran out is refused; the check stays leased.
+    let early = store.check_ran_long(second, &held).unwrap_err();
+    assert!(matches!(early, StoreError::EarlySplit { budget: 30.0, .. }), "{early}");
+    // Not the holder, or not a check: nothing to do here.
+    assert!(!store.check_ran_long(first, &held).unwrap());
+    let ordinary = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let ordinary = HeldUnit { unit: ordinary.unit, lease_token: ordinary.lease_token };
+    assert!(!store.check_ran_long(first, &ordinary).unwrap());
+    // Past its budget: it waits again, and goes out with none.
+    store.conn.execute("UPDATE units SET leased_at = leased_at - 31 WHERE id = ?1", [check.unit]).unwrap();
+    assert!(store.check_ran_long(second, &held).unwrap());
+    let again = store.lease(second, 1, 60.0).unwrap().remove(0);
+    assert_eq!((again.unit, again.spec.split_after_seconds), (check.unit, 0.0), "the check, whole");
+    assert!(!done(&mut store, second, again.unit, Win), "it agrees");
+    assert_eq!(store.job(JobId(1)).unwrap().conflicts, 0);
+}

@@ -150,10 +150,11 @@ fn bystander(cluster: &Cluster) {
 /// could confirm the other's lies, as a hostile tester did when checks
 /// only avoided the same id (8 wrong children of a 7x7 classify in 3 runs
 /// of 3). With `golomb serve`'s default checks, a check goes only to a
-/// worker on another machine: neither id is handed a check (told from
-/// others by their budget of 0 s against the job's 30), honest workers on
-/// other addresses check the lies, and the job ends with every child equal
-/// to a local solve.
+/// worker on another machine: neither id is handed a check (which goes
+/// out with the job's budget, as ordinary units do, and which the rogue
+/// tells from them only as a position one of its ids already reported),
+/// honest workers on other addresses check the lies, and the job ends
+/// with every child equal to a local solve.
 #[test]
 fn a_rogue_with_two_ids_is_never_handed_a_check_of_its_own_lies() {
     let cluster = Cluster::start_with(ServeOptions::new(30.0).default_checks());
@@ -164,6 +165,7 @@ fn a_rogue_with_two_ids_is_never_handed_a_check_of_its_own_lies() {
         let mut client = cluster.work_client().await;
         let twins = [register(&mut client, "rogue-a").await, register(&mut client, "rogue-b").await];
         let (mut checks, mut reports) = (0, 0);
+        let mut reported = std::collections::HashSet::new();
         loop {
             let mut leased = 0;
             for me in twins {
@@ -171,9 +173,10 @@ fn a_rogue_with_two_ids_is_never_handed_a_check_of_its_own_lies() {
                     client.lease(pb::LeaseRequest { worker_id: me, max_units: 16 }).await.unwrap().into_inner().units;
                 leased += units.len();
                 for unit in units {
-                    if let Some(pb::unit::Work::GameValue(work)) = &unit.work
-                        && work.split_after_seconds == 0.0
-                    {
+                    if let Some(pb::unit::Work::GameValue(work)) = &unit.work {
+                        assert_eq!(work.split_after_seconds, 30.0, "every unit goes out with the job's budget");
+                    }
+                    if !reported.insert(unit.moves.clone()) {
                         checks += 1;
                     }
                     claim_lost(&mut client, me, job, &unit).await;
