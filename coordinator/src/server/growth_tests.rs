@@ -60,7 +60,7 @@ fn grow(deferring: bool) -> Grown {
             for dive in &dives {
                 assert!(units.iter().all(|u| u.line != dive.target().line), "a dive's leaf went out as a unit");
                 let children = unit_children(dive.target()).unwrap();
-                assert!(store.expand_dive(worker, dive, Ok(&children), &Engine).unwrap(), "{dive:?}");
+                assert!(store.expand_dive(worker, dive, &children, &Engine).unwrap(), "{dive:?}");
                 deferred_dives += 1;
             }
             if units.is_empty() && !dives.is_empty() {

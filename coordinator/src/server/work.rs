@@ -237,22 +237,34 @@ impl pb::work_server::Work for WorkService {
                 dives
                     .into_iter()
                     .map(|dive| {
-                        let children = plan::unit_children(dive.target()).map_err(|e| e.to_string());
+                        let children = plan::unit_children(dive.target());
                         (dive, children)
                     })
                     .collect::<Vec<_>>()
             })
             .await
             .map_err(|e| Status::internal(e.to_string()))?;
-            self.0
+            let unexpanded = self
+                .0
                 .store(move |s| {
-                    for (dive, children) in &expanded {
-                        let children = children.as_deref().map_err(Clone::clone);
-                        s.expand_dive(worker, dive, children, &plan::Engine)?;
+                    let mut unexpanded = Vec::new();
+                    for (dive, children) in expanded {
+                        match children {
+                            Ok(children) => {
+                                s.expand_dive(worker, &dive, &children, &plan::Engine)?;
+                            }
+                            Err(err) => {
+                                // As a lease that dives in the store does: the leaf goes out as a unit.
+                                let unit = dive.into_unit();
+                                tracing::warn!("unit {}: its node cannot be expanded on a dive: {err}", unit.unit);
+                                unexpanded.push(unit);
+                            }
+                        }
                     }
-                    Ok(())
+                    Ok(unexpanded)
                 })
                 .await?;
+            leased.extend(unexpanded);
             // Units already leased go out now: their lease runs from when they were taken.
             if !leased.is_empty()
                 || started.elapsed() >= DIVING_TIME.min(std::time::Duration::from_secs_f64(lease / 4.0))

@@ -104,7 +104,7 @@ fn answer_node(
 #[derive(Debug)]
 pub struct Dive {
     /// The leaf's unit, as leased.
-    held: HeldUnit,
+    unit: LeasedUnit,
     /// Its job.
     job: JobId,
     /// Its node.
@@ -119,6 +119,12 @@ impl Dive {
     /// What making the leaf's children needs.
     pub fn target(&self) -> &SplitTarget {
         &self.target
+    }
+
+    /// The leaf's unit, to hand out as a unit where its children could not
+    /// be made (as [`Store::lease_growing`] does).
+    pub fn into_unit(self) -> LeasedUnit {
+        self.unit
     }
 }
 
@@ -196,34 +202,24 @@ impl Store {
     }
 
     /// Stores the children of a leaf chosen on a dive ([`Store::lease_deferring_dives`]),
-    /// made outside the store (`children`: an error if they could not be
-    /// made, and then the leaf's unit goes back to wait, as a unit). Returns
-    /// whether the leaf was expanded (false: its lease ended meanwhile).
+    /// made outside the store (where they cannot be made, the caller hands
+    /// the leaf out as a unit: [`Dive::into_unit`]). Returns whether the
+    /// leaf was expanded (false: its lease ended meanwhile).
     pub fn expand_dive(
         &mut self,
         worker: WorkerId,
         dive: &Dive,
-        children: Result<&[(String, NewNode)], String>,
+        children: &[(String, NewNode)],
         game: &dyn TreeGame,
     ) -> Result<bool, StoreError> {
-        let Dive { held, job, node, levels, .. } = dive;
-        match children {
-            Ok(children) => {
-                let expanded =
-                    self.split_held(worker, held, Growth::of(children), SplitCost::default(), game, Some(*levels))?;
-                if expanded {
-                    tracing::info!(
-                        "job {job}: node {node} expanded without a unit on a dive ({levels} more levels below it)"
-                    );
-                }
-                Ok(expanded)
-            }
-            Err(err) => {
-                tracing::warn!("job {job}: node {node} cannot be expanded on a dive: {err}");
-                self.give_back(worker, std::slice::from_ref(held))?;
-                Ok(false)
-            }
+        let Dive { unit, job, node, levels, .. } = dive;
+        let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+        let expanded =
+            self.split_held(worker, &held, Growth::of(children), SplitCost::default(), game, Some(*levels))?;
+        if expanded {
+            tracing::info!("job {job}: node {node} expanded without a unit on a dive ({levels} more levels below it)");
         }
+        Ok(expanded)
     }
 
     /// [`Store::lease_growing`], and with `deferred` [`Store::lease_deferring_dives`].
@@ -292,8 +288,7 @@ impl Store {
                 if deferred.is_some() || dives >= MAX_DIVES || !growing {
                     match deferred.as_deref_mut() {
                         Some(deferred) => {
-                            let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token };
-                            deferred.push(Dive { held, job, node, levels, target });
+                            deferred.push(Dive { unit, job, node, levels, target });
                         }
                         None => out.push(unit),
                     }
