@@ -7,8 +7,8 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, Kind, UnitId, WorkerId};
 
 use super::tests::Fixture;
-use super::{CheckKind, Leased, Rows, Runnable};
 use crate::manager::{NodeId, NodeKind, PnLeaf, PnTree};
+use crate::store::{CheckKind, Leased, Rows, Runnable};
 
 /// A unit's state, as far as leases see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

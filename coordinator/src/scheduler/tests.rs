@@ -9,8 +9,9 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, WorkerId};
 
 use super::memory::MemoryRows;
-use super::{Ask, Leased, Rows, Trees, choose};
+use super::{Ask, Trees, choose};
 use crate::manager::NodeId;
+use crate::store::{Leased, Rows};
 
 /// Rows that a scenario can set up.
 pub(crate) trait Fixture: Rows<Error: Debug> {

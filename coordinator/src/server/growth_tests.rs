@@ -8,9 +8,11 @@ use golomb_engine::split::Goal;
 use golomb_engine::tiling::Each;
 use golomb_proto::JobSpec;
 
+use crate::scheduler::Scheduler;
+
 use super::plan::{Engine, job_nodes, unit_children};
 use crate::manager::BIRTH_BATCH;
-use crate::store::{Growth, HeldUnit, SplitCost, SplitTarget, Store};
+use crate::store::{Growth, HeldUnit, SplitCost, SplitTarget};
 
 /// Units handed out (and split) in the test.
 const UNITS: u64 = 60;
@@ -49,7 +51,7 @@ fn grow(deferring: bool) -> Grown {
     let valid = spec.validate().unwrap();
     let (nodes, symmetries) = job_nodes(&valid).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("g.db")).unwrap();
+    let mut store = Scheduler::open(&dir.path().join("g.db")).unwrap();
     let job = store.create_job(&spec, &nodes, symmetries).unwrap();
     let worker = store.register_worker("w", "h", 2).unwrap();
     let planned = store.tree_size(job).unwrap().nodes;

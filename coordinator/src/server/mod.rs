@@ -50,6 +50,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use crate::scheduler::Scheduler;
 use crate::store::Store;
 
 /// Where a coordinator listens.
@@ -93,7 +94,7 @@ pub async fn bind_all(
     );
     let mut lock = lock::DbLock::acquire(&config.db)?;
     let mut store =
-        Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
+        Scheduler::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
     // Workers may have kept solving while no coordinator ran: give them a lease's time to report in.
     store.extend_leases(config.lease_seconds)?;
     store.set_check_policy(config.checks);

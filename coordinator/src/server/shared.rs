@@ -2,6 +2,7 @@
 //! connections, the settings, the games built for checking reports, and the
 //! shutdown token; every store call runs on a blocking thread from here.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -12,13 +13,15 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
+use crate::scheduler::Scheduler;
 use crate::server::config::ServerConfig;
 use crate::store::{Store, StoreError};
 
 /// What the services share: the store, its read connection, and the settings.
 #[derive(Clone)]
 pub struct Shared {
-    pub(super) store: Arc<Mutex<Store>>,
+    /// The writer: the store and the scheduler's trees over it.
+    pub(super) store: Arc<Mutex<Scheduler>>,
     pub(super) reader: Arc<Mutex<Store>>,
     pub(super) db_id: Arc<str>,
     pub(super) config: Arc<ServerConfig>,
@@ -38,15 +41,15 @@ pub struct Shared {
 }
 
 /// Runs `f` on `store` on a blocking thread.
-async fn on_store<T: Send + 'static>(
-    store: &Arc<Mutex<Store>>,
-    f: impl FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
+async fn on_store<S: Borrow<Store> + Send + 'static, T: Send + 'static>(
+    store: &Arc<Mutex<S>>,
+    f: impl FnOnce(&mut S) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, Status> {
     let store = store.clone();
     tokio::task::spawn_blocking(move || {
         let mut store = store.lock().unwrap_or_else(|e| e.into_inner());
         // Storage errors name the file.
-        f(&mut store).map_err(|e| e.at(store.path()))
+        f(&mut store).map_err(|e| e.at((*store).borrow().path()))
     })
     .await
     .map_err(|e| Status::internal(format!("store task failed: {e}")))?
@@ -59,14 +62,16 @@ impl Shared {
         self.expired_leases.load(Relaxed)
     }
 
-    /// Runs `f` on the store (the writing connection) on a blocking thread.
+    /// Runs `f` on the scheduler and its store (the writing connection) on
+    /// a blocking thread; what `f` changed reaches the scheduler's trees
+    /// before the store is let go.
     pub async fn store<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
+        f: impl FnOnce(&mut Scheduler) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, Status> {
         let failure = self.last_write_failure.clone();
         on_store(&self.store, move |s| {
-            let result = f(s);
+            let result = f(s).and_then(|out| s.apply().map(|()| out));
             if result.as_ref().is_err_and(StoreError::is_storage) {
                 *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
             }
@@ -81,7 +86,7 @@ impl Shared {
         &self,
         f: impl FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, Status> {
-        on_store(&self.reader, |s| f(s)).await
+        on_store(&self.reader, |s: &mut Store| f(s)).await
     }
 
     /// The game a spec names, built once and kept (a few at a time).

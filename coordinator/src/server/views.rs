@@ -141,7 +141,8 @@ mod tests {
     use golomb_proto::{JobSpec, UnitResult};
 
     use super::{cost_spread, eta_estimate, job_status};
-    use crate::store::{Completion, NewNode, Store};
+    use crate::scheduler::Scheduler;
+    use crate::store::{Completion, NewNode};
 
     /// A game job's time left is never estimated, however many units are
     /// done (which of the rest it needs depends on their answers); a tiling
@@ -149,7 +150,7 @@ mod tests {
     #[test]
     fn a_game_job_gets_no_estimate_and_a_count_does() {
         let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("v.db")).unwrap();
+        let mut store = Scheduler::open(&dir.path().join("v.db")).unwrap();
         let node = |key: &str, unit: bool, children: Vec<(String, usize)>| NewNode {
             key: key.into(),
             line: key.into(),

@@ -353,7 +353,7 @@ impl pb::work_server::Work for WorkService {
                 "result.tiling_count: {solutions} solutions, {fixed} fixed: at most {MAX_POSITIONS} for one unit"
             )));
         }
-        let read = move |s: &mut crate::store::Store| s.unit_position(unit, job);
+        let read = move |s: &mut crate::scheduler::Scheduler| s.unit_position(unit, job);
         let position = if has_move {
             Some(self.0.store(read).await?)
         } else if has_tree {
@@ -488,7 +488,7 @@ impl pb::work_server::Work for WorkService {
             let (count, kept) = (children.len(), decided.len());
             // The line's first step is stored whatever its place, so that the line can go on there.
             let must: Vec<String> = line.first().map(|(step, _)| step.key.clone()).into_iter().collect();
-            let grown = move |s: &mut crate::store::Store| {
+            let grown = move |s: &mut crate::scheduler::Scheduler| {
                 let growth = Growth { children: &children, decided: &decided, must: &must };
                 s.split_unit(worker, &held, growth, cost, &plan::Engine)
             };
@@ -542,7 +542,7 @@ impl WorkService {
                 }
             };
             let count = decided.len();
-            let grown = move |s: &mut crate::store::Store| {
+            let grown = move |s: &mut crate::scheduler::Scheduler| {
                 let growth = Growth { children: &children, decided: &decided, must: &must };
                 s.expand_line_node(worker, job, node, growth, &plan::Engine)
             };

@@ -27,14 +27,13 @@ use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::finish::{finish_if_answered, standing_disagreement};
+use super::held::HeldUnit;
 use super::job_row::job_spec;
 use super::proofs::{self, usable_proof};
 use super::split::early_split;
 use super::state::{JobState, NodeId, UnitState, Value};
-use super::units::HeldUnit;
 use super::workers::ONLINE_SECONDS;
 use super::{Store, StoreError, now};
-use crate::scheduler::CheckPolicy;
 
 /// A worker's result that a check by another worker disagreed with.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,18 +50,31 @@ pub struct Disagreement {
     pub check: (UnitId, WorkerId, Outcome),
 }
 
+/// Whether a first result is checked by another worker, as the scheduler
+/// drew it for the report (`crate::scheduler::CheckPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckDraw {
+    /// Not checked.
+    Skip,
+    /// Checked by another worker: on another machine (network address)
+    /// than the reporting worker's when `between_machines`.
+    Check {
+        /// Whether the check goes only to a worker on another machine.
+        between_machines: bool,
+    },
+}
+
 /// After `unit` (a game unit of `job`) got its first result, from
 /// `worker`: ends the checks of any earlier result of it (voided since),
-/// then, while the job runs, draws whether to check it (`policy`, by how
-/// many checks agreed with `worker` so far) and adds a check unit for it
-/// if another worker is at work to take it, or counts it unchecked in the
-/// job if none is. Returns whether it added one.
+/// then, while the job runs and the scheduler's `draw` says so, adds a
+/// check unit for it if another worker is at work to take it, or counts it
+/// unchecked in the job if none is. Returns whether it added one.
 pub(super) fn maybe_check(
     tx: &Transaction<'_>,
     job: JobId,
     unit: UnitId,
     worker: WorkerId,
-    policy: CheckPolicy,
+    draw: CheckDraw,
 ) -> Result<bool, StoreError> {
     // Checks of an earlier result of the unit (voided since) are about that result: they end here.
     tx.prepare_cached(
@@ -72,19 +84,13 @@ pub(super) fn maybe_check(
         ":unit": unit, ":cancelled": UnitState::Cancelled, ":pending": UnitState::Pending,
         ":leased": UnitState::Leased, ":done": UnitState::Done,
     })?;
-    let agreed: i64 =
-        tx.prepare_cached("SELECT agreed FROM workers WHERE id = ?1")?.query_row([worker], |r| r.get(0))?;
-    let chance = policy.chance(agreed.max(0) as u64);
-    if chance <= 0.0 {
+    let CheckDraw::Check { between_machines } = draw else {
         return Ok(false);
-    }
-    let drawn: bool = tx
-        .prepare_cached("SELECT (abs(random()) % 1000000) < :threshold")?
-        .query_row(named_params! { ":threshold": (chance * 1e6).round() as i64 }, |r| r.get(0))?;
+    };
     let running: bool = tx
         .prepare_cached("SELECT state = :running FROM jobs WHERE id = :job")?
         .query_row(named_params! { ":job": job, ":running": JobState::Running }, |r| r.get(0))?;
-    if !drawn || !running {
+    if !running {
         return Ok(false);
     }
     let another: bool = tx
@@ -97,7 +103,7 @@ pub(super) fn maybe_check(
         )?
         .query_row(
             named_params! {
-                ":worker": worker, ":since": now() - ONLINE_SECONDS, ":machines": policy.between_machines,
+                ":worker": worker, ":since": now() - ONLINE_SECONDS, ":machines": between_machines,
             },
             |r| r.get(0),
         )?;
@@ -110,7 +116,7 @@ pub(super) fn maybe_check(
 }
 
 /// Counts a check that agreed with the result of unit `checked` for that result's worker:
-/// its trust grows (see [`CheckPolicy`]).
+/// its trust grows (see `crate::scheduler::CheckPolicy`).
 pub(super) fn agreed(tx: &Transaction<'_>, checked: UnitId) -> Result<(), StoreError> {
     tx.prepare_cached("UPDATE workers SET agreed = agreed + 1 WHERE id = (SELECT worker FROM units WHERE id = ?1)")?
         .execute([checked])?;
@@ -417,16 +423,20 @@ pub(super) fn disagrees(tx: &Transaction<'_>, checked: UnitId, value: Outcome) -
 type CheckRow = (JobId, String, UnitId, Option<WorkerId>, Value, Option<WorkerId>, Value);
 
 impl Store {
-    /// Checks every result of a new worker until `policy.trust_after`
-    /// checks agreed, then a share `policy.fraction` of them (see [`CheckPolicy`]).
-    pub fn set_check_policy(&mut self, policy: CheckPolicy) {
-        self.checks = policy;
-        self.checks_exist |= policy.is_on();
+    /// Notes that results may be checked from now on (the scheduler's
+    /// checks are on): leases and reports then look for check units.
+    pub fn expect_checks(&mut self) {
+        self.checks_exist = true;
     }
 
-    /// Checks a share of every worker's results (0 to 1; 0: none), new workers' no more than others'.
-    pub fn set_check_fraction(&mut self, fraction: f64) {
-        self.set_check_policy(CheckPolicy::new(fraction, 0));
+    /// How many checks of `worker`'s results agreed with them so far (its earned trust).
+    pub fn agreed_checks(&self, worker: WorkerId) -> Result<u64, StoreError> {
+        let agreed: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT agreed FROM workers WHERE id = ?1")?
+            .query_row([worker], |r| r.get(0))
+            .optional()?;
+        Ok(agreed.unwrap_or(0).max(0) as u64)
     }
 
     /// Every check unit whose done result disagrees with the result it

@@ -8,10 +8,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use golomb_proto::JobId;
 use rusqlite::{Connection, OptionalExtension};
 
+use super::changes::Changed;
 use super::error::StoreError;
 use super::fault::WriteFaults;
 use super::schema;
-use crate::scheduler::Trees;
 
 /// Seconds since the Unix epoch, the store's clock.
 pub fn now() -> f64 {
@@ -35,18 +35,13 @@ pub struct Store {
     pub(super) path: std::path::PathBuf,
     /// Writes that tests make fail (nothing in a build without the `fault-injection` feature).
     pub(super) faults: WriteFaults,
-    /// The proof-number manager's trees of the running game jobs (writer only).
-    pub(super) trees: Trees,
-    /// Which game units' results another worker checks (`serve --check-fraction`, `--trust-after`).
-    pub(super) checks: crate::scheduler::CheckPolicy,
+    /// The changes committed since the scheduler last took them (see `changes`).
+    pub(super) changed: Vec<Changed>,
     /// Whether the file may hold check units (some were made, or checks are on):
     /// when not, leases and reports skip every query about them.
     pub(super) checks_exist: bool,
     /// Each game job's key in the store of decided positions (`known`), once read.
     pub(super) game_keys: std::collections::HashMap<JobId, Option<String>>,
-    /// How long one lease call may spend growing the tree (dives and births) before it hands out what it has
-    /// ([`GROWTH_TIME`](super::lease::GROWTH_TIME); shorter in tests).
-    pub(super) growth_time: std::time::Duration,
 }
 
 impl Store {
@@ -62,11 +57,9 @@ impl Store {
             db_id,
             path: path.to_path_buf(),
             faults: WriteFaults::from_env(),
-            trees: Trees::default(),
-            checks: crate::scheduler::CheckPolicy::OFF,
+            changed: Vec::new(),
             checks_exist,
             game_keys: std::collections::HashMap::new(),
-            growth_time: super::lease::GROWTH_TIME,
         })
     }
 
@@ -84,6 +77,16 @@ impl Store {
     /// Starts a write transaction (failing as a full disk would while a test's fault file exists).
     pub(super) fn write(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
         begin(&mut self.conn, &self.faults)
+    }
+
+    /// Takes the changes committed since the last call, oldest first.
+    pub fn take_changes(&mut self) -> Vec<Changed> {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Notes a committed change for the scheduler's trees.
+    pub(super) fn changed(&mut self, change: Changed) {
+        self.changed.push(change);
     }
 
     /// Folds the write-ahead log into the main file and empties it (at shutdown).

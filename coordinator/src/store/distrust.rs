@@ -16,6 +16,7 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, WorkerId};
 use rusqlite::{Transaction, named_params};
 
+use super::changes::Changed;
 use super::db::Store;
 use super::error::StoreError;
 use super::finish::finish_if_answered;
@@ -89,7 +90,7 @@ impl Store {
         }
         tx.commit()?;
         for &job in &jobs {
-            self.trees.forget(job);
+            self.changed(Changed::Reload { job });
             self.after_change(job);
         }
         Ok(Some(Distrusted { units: voided.len() as u64, leases: leases as u64, jobs, reopened }))

@@ -18,6 +18,7 @@ use golomb_proto::{JobId, UnitId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::batch::{Batch, next_batch};
+use super::changes::Changed;
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::split::{SplitTarget, TreeGame, insert_children};
@@ -114,7 +115,7 @@ impl Store {
         finish_if_answered(&tx, job)?;
         tx.commit()?;
         // The manager's tree is rebuilt from the tables when next needed.
-        self.trees.forget(job);
+        self.changed(Changed::Reload { job });
         self.after_change(job);
         Ok(counts)
     }

@@ -1,49 +1,27 @@
-//! Handing units out with the coordinator's own shortcuts, before any
-//! worker spends time on them:
-//!
-//! - a unit whose position the store of decided positions (`known`) has is
-//!   answered from it: done at once, named as decided by the worker that
-//!   decided it first, with the job it came from (`units.known_job`); the
-//!   job counts the nodes and the positions it was spared;
-//! - a leaf chosen on a dive (below a node whose unit got nowhere, see
-//!   [`crate::manager::PnTree::far_from_answer`]) is expanded on the spot.
-//!
-//! Both apply to jobs as they are planned too ([`Store::answer_known`]).
+//! A unit answered from the store of decided positions (`known`) before any
+//! worker spends time on it: done at once, named as decided by the worker
+//! that decided it first, with the job it came from (`units.known_job`);
+//! the job counts the nodes and the positions it was spared. Both for jobs
+//! as they are planned ([`Store::answer_known`]) and for units as they are
+//! leased ([`Store::answer_leased`], which the scheduler asks). And a leaf
+//! chosen on a dive, expanded without a unit ([`Store::expand_on_dive`]).
 
 use std::collections::hash_map::Entry;
 
 use golomb_engine::solve::Outcome;
-use golomb_proto::{JobId, JobSpec, WorkerId};
+use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{Transaction, named_params};
 
+use super::changes::Changed;
 use super::finish::finish_if_answered;
+use super::held::HeldUnit;
 use super::job_row::job_spec;
 use super::jobs::NewNode;
 use super::known::{self, KnownPosition};
-use super::split::{Growth, SplitCost, SplitTarget, TreeGame};
+use super::split::{Growth, SplitCost, TreeGame};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::decide;
-use super::units::{HeldUnit, LeasedUnit};
 use super::{Store, StoreError, now};
-
-/// The most leaves one lease call expands on dives before it hands out what it has.
-pub const MAX_DIVES: usize = 8;
-
-/// The longest one lease call spends on dives and births (each makes a
-/// node's children, about a second for a 15x15 hexomino node) before it
-/// hands out what it has: the store answers no heartbeat and takes no
-/// report meanwhile. Measured: 64 births and 8 dives in one call held the
-/// 15x15 job's store for tens of seconds, the worker's split report timed
-/// out again and again, and the leases it could not keep failed the job.
-pub const GROWTH_TIME: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// The most nodes one lease call stores the next children of before it hands out what it has.
-pub const MAX_BIRTHS: usize = 64;
-
-/// The most units one lease call answers from the store of decided
-/// positions before it hands out what it has (the rest are answered by
-/// later calls).
-pub const MAX_ANSWERED: usize = 4096;
 
 /// Answers `node` of `job` (a leaf whose unit waits, or was just leased)
 /// from the store of decided positions, if it has the node's position:
@@ -99,35 +77,6 @@ fn answer_node(
     Ok(Some(value))
 }
 
-/// A leaf chosen on a dive whose children the caller makes outside the
-/// store ([`Store::lease_deferring_dives`]); its unit is leased meanwhile.
-#[derive(Debug)]
-pub struct Dive {
-    /// The leaf's unit, as leased.
-    unit: LeasedUnit,
-    /// Its job.
-    job: JobId,
-    /// Its node.
-    node: NodeId,
-    /// How many more levels the dive goes below it.
-    levels: u8,
-    /// What making its children needs.
-    target: SplitTarget,
-}
-
-impl Dive {
-    /// What making the leaf's children needs.
-    pub fn target(&self) -> &SplitTarget {
-        &self.target
-    }
-
-    /// The leaf's unit, to hand out as a unit where its children could not
-    /// be made (as [`Store::lease_growing`] does).
-    pub fn into_unit(self) -> LeasedUnit {
-        self.unit
-    }
-}
-
 impl Store {
     /// Answers every waiting unit of a job just planned whose position the
     /// store of decided positions has (see the module's notes); returns how
@@ -159,169 +108,40 @@ impl Store {
         tx.commit()?;
         if answered > 0 {
             // The manager's tree is built from the tables when next needed.
-            self.trees.forget(job);
+            self.changed(Changed::Reload { job });
             self.after_change(job);
         }
         Ok(answered)
     }
 
-    /// Leases as [`Store::lease`] does, with the shortcuts of this module:
-    /// a chosen unit whose position the store of decided positions has is
-    /// answered from it (at most [`MAX_ANSWERED`] per call), and a leaf
-    /// chosen on a dive is expanded on the spot by `game` (its children, as
-    /// a split makes them; at most [`MAX_DIVES`] per call); either way the
-    /// choice is made again.
-    pub fn lease_growing(
-        &mut self,
-        worker: WorkerId,
-        max: u32,
-        lease_seconds: f64,
-        game: &dyn TreeGame,
-    ) -> Result<Vec<LeasedUnit>, StoreError> {
-        self.lease_diving(worker, max, lease_seconds, game, None)
+    /// The node of a unit, with its rank and depth.
+    pub fn unit_place(&self, unit: UnitId) -> Result<(NodeId, Vec<u8>, u32), StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT n.id, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1")?
+            .query_row([unit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?)
     }
 
-    /// Leases as [`Store::lease_growing`] does, except that a leaf chosen
-    /// on a dive is not expanded here, nor handed out as a unit: it is
-    /// returned in the second list, its unit leased to `worker` meanwhile,
-    /// for the caller to make its children outside the store (a 15x15
-    /// hexomino node's take about a second, during which the store would
-    /// answer no one) and store them with [`Store::expand_dive`]. A dive is
-    /// the scheduler's choice that the leaf's unit would get nowhere: handed
-    /// out, it would cost its worker a whole budget first.
-    pub fn lease_deferring_dives(
+    /// Expands a leaf chosen on a dive whose unit `worker` holds (`held`),
+    /// with its `children`, without a search of its own: the unit is split
+    /// as one given back would be, with no cost and no child decided, and
+    /// the dive goes on `levels` more levels below it. Returns whether it
+    /// was expanded (false: the lease ended meanwhile).
+    pub fn expand_on_dive(
         &mut self,
         worker: WorkerId,
-        max: u32,
-        lease_seconds: f64,
-        game: &dyn TreeGame,
-    ) -> Result<(Vec<LeasedUnit>, Vec<Dive>), StoreError> {
-        let mut dives = Vec::new();
-        let units = self.lease_diving(worker, max, lease_seconds, game, Some(&mut dives))?;
-        Ok((units, dives))
-    }
-
-    /// Stores the children of a leaf chosen on a dive ([`Store::lease_deferring_dives`]),
-    /// made outside the store (where they cannot be made, the caller hands
-    /// the leaf out as a unit: [`Dive::into_unit`]). Returns whether the
-    /// leaf was expanded (false: its lease ended meanwhile).
-    pub fn expand_dive(
-        &mut self,
-        worker: WorkerId,
-        dive: &Dive,
+        held: &HeldUnit,
         children: &[(String, NewNode)],
+        levels: u8,
         game: &dyn TreeGame,
     ) -> Result<bool, StoreError> {
-        let Dive { unit, job, node, levels, .. } = dive;
-        let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
-        let expanded =
-            self.split_held(worker, &held, Growth::of(children), SplitCost::default(), game, Some(*levels))?;
-        if expanded {
-            tracing::info!("job {job}: node {node} expanded without a unit on a dive ({levels} more levels below it)");
-        }
-        Ok(expanded)
+        self.split_held(worker, held, Growth::of(children), SplitCost::default(), game, Some(levels))
     }
 
-    /// [`Store::lease_growing`], and with `deferred` [`Store::lease_deferring_dives`].
-    fn lease_diving(
-        &mut self,
-        worker: WorkerId,
-        max: u32,
-        lease_seconds: f64,
-        game: &dyn TreeGame,
-        mut deferred: Option<&mut Vec<Dive>>,
-    ) -> Result<Vec<LeasedUnit>, StoreError> {
-        let mut out = Vec::new();
-        let (mut dives, mut answered, mut births) = (0, 0, 0);
-        let started = std::time::Instant::now();
-        while out.len() < max as usize {
-            let units = self.lease(worker, max - out.len() as u32, lease_seconds)?;
-            let mut again = false;
-            for (job, node) in self.trees.take_births() {
-                // The first one always: every call makes progress.
-                if births >= MAX_BIRTHS || (births > 0 && started.elapsed() >= self.growth_time) {
-                    self.trees.birth_failed(job, node);
-                    continue;
-                }
-                match self.birth(job, node, game) {
-                    Ok(made) => {
-                        births += 1;
-                        again |= made;
-                    }
-                    Err(err @ StoreError::StoredSpec { .. }) => {
-                        // Our own stored position no longer plays: its next children are never
-                        // asked for again by this tree (a reload of the tables asks again).
-                        tracing::error!("job {job}: node {node} cannot store its next children: {err}");
-                    }
-                    Err(err) => {
-                        self.trees.birth_failed(job, node);
-                        return Err(err);
-                    }
-                }
-            }
-            if units.is_empty() && !again {
-                break;
-            }
-            for unit in units {
-                let job = unit.job;
-                let (node, rank, depth): (NodeId, Vec<u8>, u32) = self.conn.query_row(
-                    "SELECT n.id, n.rank, n.depth FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
-                    [unit.unit],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                )?;
-                if answered < MAX_ANSWERED
-                    && let Some(value) = self.answer_leased(job, node, &unit.spec, game)?
-                {
-                    self.trees.decide(job, node, value);
-                    self.after_change(job);
-                    answered += 1;
-                    again = true;
-                    continue;
-                }
-                let Some(levels) = self.trees.get_mut(job).and_then(|t| t.dive_into(node)) else {
-                    out.push(unit);
-                    continue;
-                };
-                let target = SplitTarget { spec: unit.spec.clone(), line: unit.line.clone(), rank, depth };
-                // With a caller that makes children itself, the store never does.
-                let growing = dives == 0 || started.elapsed() < self.growth_time;
-                if deferred.is_some() || dives >= MAX_DIVES || !growing {
-                    match deferred.as_deref_mut() {
-                        Some(deferred) => {
-                            deferred.push(Dive { unit, job, node, levels, target });
-                        }
-                        None => out.push(unit),
-                    }
-                    continue;
-                }
-                let children = match game.children(&target) {
-                    Ok(children) => children,
-                    Err(err) => {
-                        tracing::warn!("job {job}: node {node} cannot be expanded on a dive: {err}");
-                        out.push(unit);
-                        continue;
-                    }
-                };
-                let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
-                if self.split_held(worker, &held, Growth::of(&children), SplitCost::default(), game, Some(levels))? {
-                    tracing::info!(
-                        "job {job}: node {node} expanded without a unit on a dive ({levels} more levels below it)"
-                    );
-                    dives += 1;
-                    again = true;
-                } else {
-                    out.push(unit);
-                }
-            }
-            if !again {
-                break;
-            }
-        }
-        Ok(out)
-    }
-
-    /// Answers a unit just leased from the store of decided positions, in its own transaction.
-    fn answer_leased(
+    /// Answers a unit just leased from the store of decided positions, in
+    /// its own transaction (its node decided, values flowing up); returns the
+    /// value, or `None` if the store does not have its position.
+    pub fn answer_leased(
         &mut self,
         job: JobId,
         node: NodeId,
@@ -347,6 +167,10 @@ impl Store {
             finish_if_answered(&tx, job)?;
         }
         tx.commit()?;
+        if let Some(value) = value {
+            self.changed(Changed::Decided { job, node, value });
+            self.after_change(job);
+        }
         Ok(value)
     }
 }

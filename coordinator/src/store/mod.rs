@@ -9,7 +9,9 @@
 //!
 //! Below every operation: [`schema`] (the tables, the version, opening a
 //! file), `error` ([`StoreError`]), `state` (typed states and values), `db`
-//! (the [`Store`] handle, transactions, the clock), `storage` (errors that
+//! (the [`Store`] handle, transactions, the clock), `changes` (what a write
+//! changed that the scheduler's trees follow: [`Changed`]), `held` (what
+//! a worker holds and reports, as the store takes it), `storage` (errors that
 //! name the file, the integrity check at open) and `fault` (a test-only
 //! seam for writes that fail). The operations, each file one concern, use
 //! those and the files listed before them, never one after:
@@ -26,15 +28,14 @@
 //! - `proofs`: the proof trees workers sent with big units' values;
 //! - `check`: results checked by a second worker (check units), and their disagreements;
 //! - `units`: heartbeats, results, give-backs, expiry;
-//! - `schedule`: the rows a lease reads and writes, for
-//!   [`crate::scheduler`], which chooses what goes out next, and the
-//!   manager trees loaded from the tables;
+//! - `rows`: the rows a lease reads and writes, as a trait ([`Rows`]);
+//! - `schedule`: those rows on SQLite, inside one lease's transaction
+//!   ([`SqlRows`]), and the manager trees loaded from the tables;
 //! - `clock`: keeping lease deadlines within one lease of a clock that steps;
 //! - `split`: replacing a unit that ran past its budget by its children
 //!   (below a job's root a batch of them at a time: children born lazily);
-//! - `lease`: handing units out with the coordinator's shortcuts: a unit
-//!   whose position the store of decided positions knows is answered from
-//!   it, a leaf chosen on a dive is expanded on the spot;
+//! - `lease`: a leased unit answered from the store of decided positions,
+//!   and a dive's leaf, whose children are made outside the store;
 //! - `distrust`: voiding a worker's results and working out the values above them again;
 //! - `import`: taking an export's decided nodes into a job (`golomb import`);
 //! - `metrics`: the totals and gauges of `/metrics`;
@@ -54,6 +55,7 @@
 //! (the proof tree a worker sent with a big unit's value, by node).
 
 mod batch;
+mod changes;
 mod check;
 mod clock;
 mod db;
@@ -64,6 +66,7 @@ mod failures;
 mod fault;
 mod finish;
 pub mod hands;
+mod held;
 mod import;
 mod job_row;
 mod jobs;
@@ -74,6 +77,7 @@ mod problems;
 mod progress;
 mod proofs;
 mod results;
+mod rows;
 mod schedule;
 pub mod schema;
 mod size;
@@ -85,27 +89,29 @@ mod units;
 mod workers;
 
 pub use crate::manager::PnStats;
-pub use check::{Disagreement, ProofLeaves, ProofRequests};
+pub use changes::{Changed, Grown, GrowthKind};
+pub use check::{CheckDraw, Disagreement, ProofLeaves, ProofRequests};
 pub use db::{Store, now};
 pub use distrust::Distrusted;
 pub use error::StoreError;
 pub use export::DecidedNode;
 pub use failures::WORKER_FAILURE_LIMIT;
 pub use fault::{FAULT_GIVE_BACKS_ENV, FAULT_WRITES_ENV, give_backs_fail};
+pub use held::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit};
 pub use import::{ImportCounts, ImportEntry};
 pub use job_row::{JobRow, UnitCounts};
 pub use jobs::NewNode;
 pub use known::MIN_POSITIONS;
-pub use lease::{Dive, MAX_ANSWERED, MAX_BIRTHS, MAX_DIVES};
 pub use metrics::{DURATION_BUCKETS, MetricsSnapshot, WorkerCounts};
 pub use problems::{ConflictRow, FailedUnit};
 pub use progress::ProgressRow;
 pub use results::{ChildRow, JobTree, ResultsPage, TreeNode};
+pub use rows::{CheckKind, Leased, Rows, Runnable};
+pub use schedule::{Below, SqlRows};
 pub use schema::SCHEMA_VERSION;
 pub use size::TreeSize;
 pub use split::{DecidedAt, Growth, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
-pub use units::{Completion, HeartbeatUnit, HeldUnit, LeasedUnit};
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 
 /// A unit that failed or lost its lease this many times, by enough

@@ -11,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension, named_params};
 use golomb_engine::notation::last_move;
 use golomb_engine::solve::Outcome;
 
+use super::changes::Changed;
 use super::state::{JobState, Value};
 use super::{Store, StoreError, now};
 use crate::manager::PnStats;
@@ -177,62 +178,55 @@ fn write_sample(conn: &Connection, job: JobId, stats: &PnStats) -> Result<(), St
 }
 
 impl Store {
-    /// Writes a sample for every job whose manager tree is loaded and whose
-    /// last sample is at least `every` seconds old; a job that ended gets its
-    /// last sample and its tree is let go. Returns how many samples were written.
-    pub fn record_progress(&mut self, every: f64) -> Result<usize, StoreError> {
-        let mut written = 0;
-        for job in self.trees.jobs() {
-            let (state, last): (Option<JobState>, Option<f64>) = self.conn.query_row(
-                "SELECT (SELECT state FROM jobs WHERE id = :job), (SELECT MAX(at) FROM progress WHERE job = :job)",
-                named_params! { ":job": job },
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
-            let ended = state.is_none_or(|s| s.is_finished());
-            if ended || last.is_none_or(|at| now() - at >= every) {
-                let stats = self.trees.get_mut(job).map(|t| t.stats()).unwrap_or_default();
-                if state.is_some() {
-                    write_sample(&self.conn, job, &stats)?;
-                    written += 1;
-                }
-            }
-            if ended {
-                self.trees.forget(job);
-            }
-        }
-        Ok(written)
+    /// Whether a sample of `job` is due, `every` seconds after its last one:
+    /// `None` if the job is gone, else whether it ended (an ended job gets
+    /// its last sample) and whether a sample is due.
+    pub fn sample_due(&self, job: JobId, every: f64) -> Result<Option<(bool, bool)>, StoreError> {
+        let (state, last): (Option<JobState>, Option<f64>) = self.conn.query_row(
+            "SELECT (SELECT state FROM jobs WHERE id = :job), (SELECT MAX(at) FROM progress WHERE job = :job)",
+            named_params! { ":job": job },
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok(state.map(|state| {
+            let ended = state.is_finished();
+            (ended, ended || last.is_none_or(|at| now() - at >= every))
+        }))
     }
 
-    /// Lets go of the job's tree if the job ended, after its last sample.
-    /// Called after a commit: a failure here loses only a sample, so it is logged, not returned.
-    pub(super) fn after_change(&mut self, job: JobId) {
-        let state: Result<Option<JobState>, _> =
-            self.conn.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional();
-        let ended = match state {
-            Ok(state) => state.is_none_or(|s| s.is_finished()),
-            Err(err) => {
-                tracing::warn!("job {job}: cannot read its state after a change: {err}");
-                return;
-            }
-        };
-        if !ended {
-            return;
-        }
-        // A job that ended with no tree loaded (its last units completed after a
-        // coordinator restart, before any lease) gets its final sample from its last one.
-        let stats = match self.trees.get_mut(job) {
-            Some(tree) => Some(tree.stats()),
-            None => self.unfinished_last_sample(job).unwrap_or_else(|err| {
+    /// Writes a sample of `job`'s figures (its manager tree's `stats`).
+    pub fn write_sample(&self, job: JobId, stats: &PnStats) -> Result<(), StoreError> {
+        write_sample(&self.conn, job, stats)
+    }
+
+    /// Writes the last sample of a job that ended, from its tree's `stats`,
+    /// or, with no tree loaded (its last units completed after a coordinator
+    /// restart, before any lease), from its last sample. A failure loses
+    /// only a sample, so it is logged, not returned.
+    pub fn write_last_sample(&self, job: JobId, stats: Option<PnStats>) {
+        let stats = stats.or_else(|| {
+            self.unfinished_last_sample(job).unwrap_or_else(|err| {
                 tracing::warn!("job {job}: cannot read its last progress sample: {err}");
                 None
-            }),
-        };
+            })
+        });
         if let Some(stats) = stats
             && let Err(err) = write_sample(&self.conn, job, &stats)
         {
             tracing::warn!("job {job}: its last progress sample was not written: {err}");
         }
-        self.trees.forget(job);
+    }
+
+    /// Reports the job ended if it did ([`Changed::Ended`]: its tree takes
+    /// its last sample and is let go). Called after a commit: a failure
+    /// here loses only a sample, so it is logged, not returned.
+    pub(super) fn after_change(&mut self, job: JobId) {
+        let state: Result<Option<JobState>, _> =
+            self.conn.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional();
+        match state {
+            Ok(state) if state.is_none_or(|s| s.is_finished()) => self.changed(Changed::Ended { job }),
+            Ok(_) => {}
+            Err(err) => tracing::warn!("job {job}: cannot read its state after a change: {err}"),
+        }
     }
 
     /// The figures of the job's last sample if it was taken before the job ended.

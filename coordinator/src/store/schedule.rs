@@ -1,12 +1,13 @@
-//! The rows a lease reads and writes, for the scheduler
-//! ([`crate::scheduler`], which chooses): the runnable jobs, a node's unit,
-//! a queue's next units, check units, and a job's manager tree loaded from
-//! the tables (the nodes still needed, see `manager/forget.rs`).
+//! The rows a lease reads and writes ([`Rows`]) on SQLite, inside one
+//! lease's transaction ([`SqlRows`], from [`Store::lease_rows`]): the
+//! runnable jobs, a node's unit, a queue's next units, check units, and a
+//! job's manager tree loaded from the tables (the nodes still needed, see
+//! `manager/forget.rs`), or a part of it ([`Store::tree_below`]).
 //!
-//! Each running game job's manager tree lives in the store's memory
-//! ([`Trees`](crate::scheduler::Trees)), loaded from the tables the first time a unit of the job is
-//! leased (after a restart, for instance) and kept in step with every
-//! change after its transaction commits. The tables stay the record.
+//! Each running game job's manager tree lives in the scheduler's memory,
+//! loaded from these tables the first time a unit of the job is leased
+//! (after a restart, for instance) and kept in step with every change the
+//! store reports ([`super::Changed`]). The tables stay the record.
 
 use std::collections::HashMap;
 
@@ -17,12 +18,12 @@ use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
 use super::db::{Store, begin, now};
 use super::error::StoreError;
+use super::held::LeasedUnit;
 use super::job_row::job_spec;
+use super::rows::{CheckKind, Leased, Rows, Runnable};
 use super::state::{JobState, NodeId, UnitState, Value};
-use super::units::LeasedUnit;
 use super::workers;
 use crate::manager::{NodeKind, PnLeaf, PnTree};
-use crate::scheduler::{self, Ask, CheckKind, Leased, Rows, Runnable};
 
 /// A node as the manager's tree takes it: its id, depth, moves, value,
 /// unit state and whether it has children, read by [`leaf`].
@@ -74,13 +75,14 @@ fn load_tree(conn: &Connection, job: JobId, root: NodeId, classify: bool) -> Res
 }
 
 /// A part of a job's tree as the manager takes it.
-pub(super) struct Below {
+#[derive(Debug, Default)]
+pub struct Below {
     /// The nodes.
-    pub(super) leaves: Vec<PnLeaf>,
+    pub leaves: Vec<PnLeaf>,
     /// The edges between them.
-    pub(super) edges: Vec<(NodeId, NodeId)>,
+    pub edges: Vec<(NodeId, NodeId)>,
     /// Nodes with children not stored yet: node, how many, the fewest replies among them.
-    pub(super) unborn: Vec<(NodeId, u32, u32)>,
+    pub unborn: Vec<(NodeId, u32, u32)>,
 }
 
 /// Node `start` and what is below it that the manager needs: every node
@@ -125,23 +127,24 @@ pub(super) fn node_kind(value: Outcome, unit: Option<UnitState>, expanded: bool)
 
 /// The store's tables as the scheduler's [`Rows`], inside one lease's
 /// transaction: units go to `worker` until `deadline`, under fresh tokens
-/// that start with `prefix` (the database's identity).
-pub(super) struct SqlRows<'a, 't> {
-    pub(super) tx: &'a Transaction<'t>,
-    pub(super) worker: WorkerId,
-    pub(super) deadline: f64,
-    pub(super) prefix: &'a str,
+/// that start with `prefix` (the database's identity). Nothing is leased
+/// until [`SqlRows::finish`] commits; dropped, the lease never happened.
+pub struct SqlRows<'c> {
+    tx: Transaction<'c>,
+    worker: WorkerId,
+    deadline: f64,
+    prefix: &'c str,
     /// What each unit leased through these rows goes out with, as its lease returned it
     /// (read by [`leased_unit`], so that no unit is read again).
-    pub(super) taken: HashMap<UnitId, Taken>,
+    taken: HashMap<UnitId, Taken>,
     /// Whether drawn checks go only to a worker on another machine than the
     /// one they check (`golomb prove`'s re-solves, which decide nothing, go to any other worker).
-    pub(super) between_machines: bool,
+    between_machines: bool,
 }
 
 /// What a leased unit goes out with besides its position: its weight, its
 /// checks, its token and its own budget (`None`: its job's).
-pub(super) struct Taken {
+struct Taken {
     weight: i64,
     checks: String,
     lease_token: String,
@@ -177,7 +180,7 @@ fn leased_row(r: &rusqlite::Row<'_>, check: bool) -> rusqlite::Result<(Leased, T
     Ok((leased, Taken { weight: r.get(3)?, checks: r.get(4)?, lease_token: r.get(5)?, budget: r.get(6)? }))
 }
 
-impl SqlRows<'_, '_> {
+impl SqlRows<'_> {
     /// Keeps what the leased units go out with, and returns the units.
     fn keep(&mut self, rows: Vec<(Leased, Taken)>) -> Vec<Leased> {
         rows.into_iter()
@@ -189,7 +192,7 @@ impl SqlRows<'_, '_> {
     }
 }
 
-impl Rows for SqlRows<'_, '_> {
+impl Rows for SqlRows<'_> {
     type Error = StoreError;
 
     fn runnable_jobs(&mut self) -> Result<Vec<Runnable>, StoreError> {
@@ -285,7 +288,7 @@ impl Rows for SqlRows<'_, '_> {
     }
 
     fn load_tree(&mut self, job: JobId, root: NodeId, classify: bool) -> Result<PnTree, StoreError> {
-        load_tree(self.tx, job, root, classify)
+        load_tree(&self.tx, job, root, classify)
     }
 }
 
@@ -317,54 +320,75 @@ fn leased_unit(tx: &Transaction<'_>, row: Leased, taken: Taken) -> Result<Leased
     })
 }
 
+impl<'c> SqlRows<'c> {
+    /// The rows inside `tx` (see the type's notes).
+    pub(super) fn new(
+        tx: Transaction<'c>,
+        worker: WorkerId,
+        deadline: f64,
+        prefix: &'c str,
+        between_machines: bool,
+    ) -> SqlRows<'c> {
+        SqlRows { tx, worker, deadline, prefix, taken: HashMap::new(), between_machines }
+    }
+
+    /// Leases the units the scheduler chose through these rows, as their
+    /// workers get them, and commits.
+    pub fn finish(mut self, chosen: Vec<Leased>) -> Result<Vec<LeasedUnit>, StoreError> {
+        let units = chosen
+            .into_iter()
+            .map(|row| {
+                let with = self.taken.remove(&row.unit).ok_or(StoreError::NoUnit(row.unit))?;
+                leased_unit(&self.tx, row, with)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.tx.commit()?;
+        Ok(units)
+    }
+}
+
 impl Store {
-    /// Leases up to `max` units for `worker` until `now + lease_seconds`, in
-    /// the scheduler's order ([`crate::scheduler::choose`]). A draining
-    /// worker gets none.
-    pub fn lease(&mut self, worker: WorkerId, max: u32, lease_seconds: f64) -> Result<Vec<LeasedUnit>, StoreError> {
-        let Store { conn, db_id, faults, trees, checks_exist, checks, .. } = self;
-        // Births asked for by an earlier lease and not made (only `lease_growing` makes them): asked again.
-        for (job, node) in trees.take_births() {
-            trees.birth_failed(job, node);
-        }
+    /// Starts a lease for `worker` until `now + lease_seconds`: the rows the
+    /// scheduler chooses its units through, in one transaction
+    /// ([`SqlRows::finish`] commits it). `between_machines`: drawn checks
+    /// go only to a worker on another machine than the one they check. A
+    /// draining worker gets none (`None`): it finishes what it holds.
+    pub fn lease_rows(
+        &mut self,
+        worker: WorkerId,
+        lease_seconds: f64,
+        between_machines: bool,
+    ) -> Result<Option<SqlRows<'_>>, StoreError> {
+        let Store { conn, db_id, faults, .. } = self;
         let tx = begin(conn, faults)?;
-        let mut touched = Vec::new();
-        let result = (|| {
-            workers::touch(&tx, worker)?;
-            let draining: bool =
-                tx.prepare_cached("SELECT draining FROM workers WHERE id = ?1")?.query_row([worker], |r| r.get(0))?;
-            if draining {
-                // A draining worker finishes what it holds and gets nothing more.
-                tx.commit()?;
-                return Ok(Vec::new());
-            }
-            let mut rows = SqlRows {
-                tx: &tx,
-                worker,
-                deadline: now() + lease_seconds,
-                prefix: db_id,
-                taken: HashMap::new(),
-                between_machines: checks.between_machines,
-            };
-            let ask = Ask { worker, max: max as usize, checks: *checks_exist };
-            let chosen = scheduler::choose(&mut rows, trees, &ask, &mut touched)?;
-            let mut taken = rows.taken;
-            let units = chosen
-                .into_iter()
-                .map(|row| {
-                    let with = taken.remove(&row.unit).ok_or(StoreError::NoUnit(row.unit))?;
-                    leased_unit(&tx, row, with)
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+        workers::touch(&tx, worker)?;
+        let draining: bool =
+            tx.prepare_cached("SELECT draining FROM workers WHERE id = ?1")?.query_row([worker], |r| r.get(0))?;
+        if draining {
             tx.commit()?;
-            Ok(units)
-        })();
-        if result.is_err() {
-            // Leaves chosen in memory were not leased after all: the tables decide again.
-            for job in touched {
-                trees.forget(job);
-            }
+            return Ok(None);
         }
-        result
+        Ok(Some(SqlRows::new(tx, worker, now() + lease_seconds, db_id, between_machines)))
+    }
+
+    /// Node `start` and what is below it that the manager needs (see
+    /// [`needed_below`]): a part of a job's tree that its manager tree forgot.
+    pub fn tree_below(&self, start: NodeId) -> Result<Below, StoreError> {
+        needed_below(&self.conn, start)
+    }
+
+    /// The state of the node's unit, if it has one.
+    pub fn unit_state_of(&self, node: NodeId) -> Result<Option<UnitState>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT state FROM units WHERE node = ?1")?
+            .query_row([node], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Whether the file may hold check units (some were made, or checks are
+    /// on): when not, leases and reports skip every query about them.
+    pub fn checks_exist(&self) -> bool {
+        self.checks_exist
     }
 }

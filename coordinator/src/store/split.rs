@@ -8,13 +8,14 @@ use golomb_proto::{JobId, JobSpec, Kind, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::batch::{Batch, next_batch};
+use super::changes::{Changed, Grown, GrowthKind};
 use super::finish::finish_if_answered;
+use super::held::HeldUnit;
 use super::job_row::job_spec;
 use super::jobs::NewNode;
-use super::schedule::{Below, known_leaf, needed_below};
+use super::schedule::known_leaf;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{count_open, decide, revive, settle};
-use super::units::HeldUnit;
 use super::{Store, StoreError, now};
 use crate::manager::{NodeKind, PnLeaf};
 use std::collections::HashMap;
@@ -196,15 +197,13 @@ impl Store {
         )?;
         let grown = expand_node(&tx, job, node, worker, growth, game)?;
         tx.commit()?;
-        self.grow_tree(job, worker, node, grown)?;
-        if let Some(tree) = self.trees.get_mut(job) {
-            match dive {
-                Some(levels) => tree.mark_dived(node, levels),
-                // A whole budget and not one child decided: the node is far bigger than a unit.
-                None if growth.decided.is_empty() => tree.far_from_answer(node),
-                None => {}
-            }
-        }
+        let how = match dive {
+            Some(levels) => GrowthKind::Dive(levels),
+            // A whole budget and not one child decided: the node is far bigger than a unit.
+            None if growth.decided.is_empty() => GrowthKind::SplitUndecided,
+            None => GrowthKind::Split,
+        };
+        self.grown(job, Some(worker), node, grown, how)?;
         self.after_change(job);
         Ok(true)
     }
@@ -226,10 +225,8 @@ impl Store {
             .optional()?;
         let Some((line, rank, depth)) = found else {
             // Decided or stored meanwhile: the tables say what is left.
-            let (unborn, replies) = unborn_of(&self.conn, node)?;
-            if let Some(tree) = self.trees.get_mut(job) {
-                tree.set_unborn(node, unborn, replies);
-            }
+            let (count, replies) = unborn_of(&self.conn, node)?;
+            self.changed(Changed::Unborn { job, node, count, replies });
             return Ok(false);
         };
         let tx = self.write()?;
@@ -241,17 +238,8 @@ impl Store {
         finish_if_answered(&tx, job)?;
         tx.commit()?;
         tracing::debug!("job {job}: node {node}: {} more children stored, {} still not", leaves.len(), batch.unborn);
-        let (unborn, replies) = (batch.unborn, batch.unborn_replies);
-        self.graft_forgotten(job, &leaves, &known)?;
-        if let Some(tree) = self.trees.get_mut(job) {
-            tree.birth(node, &leaves, unborn, replies);
-        }
-        self.grow_tree(
-            job,
-            None,
-            node,
-            Grown { leaves: Vec::new(), known, kept: Vec::new(), unborn: (unborn, replies) },
-        )?;
+        let grown = Expanded { leaves, known, kept: Vec::new(), unborn: (batch.unborn, batch.unborn_replies) };
+        self.grown(job, None, node, grown, GrowthKind::Birth)?;
         self.after_change(job);
         Ok(true)
     }
@@ -314,65 +302,31 @@ impl Store {
         }
         let grown = expand_node(&tx, job, node, worker, growth, game)?;
         tx.commit()?;
-        self.grow_tree(job, worker, node, grown)?;
+        self.grown(job, Some(worker), node, grown, GrowthKind::Line)?;
         self.after_change(job);
         Ok(true)
     }
 
-    /// Brings the manager's tree of `job` up to date after `node` grew (see
-    /// [`expand_node`]; `worker` gave it back to be split, `None` for a birth).
-    fn grow_tree(
+    /// Reports that `node` of `job` grew (see [`expand_node`]; `home`: the
+    /// worker that gave it back to be split), with the values of the
+    /// children its worker decided, as the rows keep them.
+    fn grown(
         &mut self,
         job: JobId,
-        worker: impl Into<Option<WorkerId>>,
+        home: Option<WorkerId>,
         node: NodeId,
-        grown: Grown,
+        grown: Expanded,
+        how: GrowthKind,
     ) -> Result<(), StoreError> {
-        let Grown { leaves, known, kept, unborn: (unborn, replies) } = grown;
-        if let Some(worker) = worker.into() {
-            self.trees.set_home(job, worker, node);
-        }
-        self.graft_forgotten(job, &leaves, &known)?;
-        if let Some(tree) = self.trees.get_mut(job) {
-            if !leaves.is_empty() {
-                tree.expand_with_unborn(node, &leaves, unborn, replies);
-                tree.set_unborn(node, unborn, replies);
-            }
-            for id in kept {
+        let Expanded { leaves, known, kept, unborn } = grown;
+        let kept = kept
+            .into_iter()
+            .map(|id| {
                 let value: Value = self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
-                tree.decide(id, value.0);
-            }
-            // Reviving known nodes may have put units that were pruned while held back in the queue.
-            for below in tree.busy_below(&known) {
-                let state: Option<UnitState> =
-                    self.conn.query_row("SELECT state FROM units WHERE node = ?1", [below], |r| r.get(0)).optional()?;
-                if state != Some(UnitState::Leased) {
-                    tree.set_busy(below, false);
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Store {
-    /// Gives `job`'s tree back the nodes among `leaves` (an expansion's
-    /// children) that it forgot, `known` naming those that existed before:
-    /// a new line reached them, and the store revived them. An expanded one
-    /// comes back with what the store still needs below it.
-    fn graft_forgotten(&mut self, job: JobId, leaves: &[PnLeaf], known: &[NodeId]) -> Result<(), StoreError> {
-        let Some(tree) = self.trees.get_mut(job) else { return Ok(()) };
-        for leaf in leaves {
-            if tree.contains(leaf.id) || !known.contains(&leaf.id) {
-                continue;
-            }
-            if leaf.kind == NodeKind::Expanded {
-                let Below { leaves, edges, unborn } = needed_below(&self.conn, leaf.id)?;
-                tree.graft(&leaves, &edges, &unborn);
-            } else {
-                tree.graft(std::slice::from_ref(leaf), &[], &[]);
-            }
-        }
+                Ok((id, value.0))
+            })
+            .collect::<Result<_, StoreError>>()?;
+        self.changed(Changed::Grown(Grown { job, node, home, leaves, known, kept, unborn, how }));
         Ok(())
     }
 }
@@ -386,7 +340,7 @@ fn unborn_of(conn: &rusqlite::Connection, node: NodeId) -> Result<(u32, u32), St
 }
 
 /// What a node's expansion changed, for the manager's tree.
-struct Grown {
+struct Expanded {
     /// One leaf per child, in the children's order.
     leaves: Vec<PnLeaf>,
     /// Children that were nodes already.
@@ -409,7 +363,7 @@ fn expand_node(
     worker: WorkerId,
     growth: Growth<'_>,
     game: &dyn TreeGame,
-) -> Result<Grown, StoreError> {
+) -> Result<Expanded, StoreError> {
     let Growth { children, decided, must } = growth;
     let depth: u32 = tx.prepare_cached("SELECT depth FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
     let mut required = vec![false; children.len()];
@@ -464,7 +418,7 @@ fn expand_node(
     }
     settle(tx, node)?;
     finish_if_answered(tx, job)?;
-    Ok(Grown { leaves, known, kept, unborn: (batch.unborn, batch.unborn_replies) })
+    Ok(Expanded { leaves, known, kept, unborn: (batch.unborn, batch.unborn_replies) })
 }
 
 /// Records that `worker`, splitting a unit, reported a child `node` decided

@@ -1,6 +1,7 @@
 //! The store's tree logic on small hand-made trees.
 
 use super::*;
+pub(super) use crate::scheduler::Scheduler;
 use golomb_engine::GameSpec;
 use golomb_engine::solve::Outcome::{self, Loss, Unknown, Win};
 use golomb_engine::split::Goal;
@@ -69,20 +70,20 @@ fn flat_nodes() -> [NewNode; 4] {
 }
 
 /// A store with one job of [`flat_nodes`], and a worker.
-fn flat(goal: Goal) -> (Store, JobId, WorkerId, tempfile::TempDir) {
+fn flat(goal: Goal) -> (Scheduler, JobId, WorkerId, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut store = Scheduler::open(&dir.path().join("t.db")).unwrap();
     let job = store.create_job(&spec(goal), &flat_nodes(), 8).unwrap();
     let worker = store.register_worker("w", "h", 2).unwrap();
     (store, job, worker, dir)
 }
 
-fn done(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome) -> bool {
+fn done(store: &mut Scheduler, worker: WorkerId, unit: UnitId, value: Outcome) -> bool {
     done_at(store, worker, unit, value, 10)
 }
 
 /// [`done`], the unit's search having taken `positions`.
-fn done_at(store: &mut Store, worker: WorkerId, unit: UnitId, value: Outcome, positions: u64) -> bool {
+fn done_at(store: &mut Scheduler, worker: WorkerId, unit: UnitId, value: Outcome, positions: u64) -> bool {
     store
         .complete(&Completion {
             unit,
@@ -187,7 +188,7 @@ fn a_late_heartbeat_takes_its_expired_lease_back_and_forgives_the_attempt() {
 #[test]
 fn a_merged_node_stays_needed_while_one_parent_needs_it() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut store = Scheduler::open(&dir.path().join("t.db")).unwrap();
     let nodes = [
         node("root", 0, &[], false, &[("ma", 1), ("mb", 2)]),
         node("a", 1, &[0], false, &[("mx", 3), ("my", 4)]),
@@ -212,11 +213,11 @@ fn foreign_files_are_refused_and_reopening_keeps_results() {
     let units = store.lease(worker, 1, 60.0).unwrap();
     done(&mut store, worker, units[0].unit, Win);
     drop(store);
-    let store = Store::open(&dir.path().join("t.db")).unwrap();
+    let store = Scheduler::open(&dir.path().join("t.db")).unwrap();
     assert_eq!(store.job(job).unwrap().units.done, 1);
     let other = dir.path().join("other.db");
     rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
-    assert!(matches!(Store::open(&other), Err(StoreError::Foreign { .. })));
+    assert!(matches!(Scheduler::open(&other), Err(StoreError::Foreign { .. })));
 }
 
 #[test]
@@ -378,9 +379,9 @@ fn a_lease_held_by_a_worker_not_heard_from_is_counted_as_stale() {
 
 /// A hands job on 4x4 with tetrominoes (the first player to move at the
 /// root): root -> a, b, c, all units, served in queue order.
-fn hands_flat(depth: u32) -> (Store, JobId, WorkerId, tempfile::TempDir) {
+fn hands_flat(depth: u32) -> (Scheduler, JobId, WorkerId, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut store = Scheduler::open(&dir.path().join("t.db")).unwrap();
     let spec = JobSpec {
         game: GameSpec::new("4x4", "", "tetrominoes"),
         split_depth: depth,
@@ -399,7 +400,7 @@ fn hands_flat(depth: u32) -> (Store, JobId, WorkerId, tempfile::TempDir) {
 }
 
 fn scored(
-    store: &mut Store,
+    store: &mut Scheduler,
     worker: WorkerId,
     unit: UnitId,
     score: i32,
@@ -472,7 +473,7 @@ fn a_job_that_ends_with_no_tree_loaded_gets_a_final_sample() {
     let before = store.job(job).unwrap().progress.unwrap();
     assert_eq!(before.tree.in_flight, 1);
     assert!(before.tree.proof_number.is_some_and(|n| n > 0), "{before:?}");
-    store.trees.clear(); // what a restart leaves
+    store.trees().clear(); // what a restart leaves
     std::thread::sleep(std::time::Duration::from_millis(5));
     assert!(!done(&mut store, worker, unit.unit, Outcome::Loss), "no conflict: a lost child decides the solve");
     let row = store.job(job).unwrap();

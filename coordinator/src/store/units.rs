@@ -7,75 +7,16 @@ use golomb_engine::split::Goal;
 use golomb_proto::{JobId, JobSpec, Kind, UnitId, UnitResult, WorkerId};
 use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 
-use super::check;
+use super::changes::Changed;
+use super::check::{self, CheckDraw};
 use super::finish::finish_if_answered;
+use super::held::{Completion, HeartbeatUnit, HeldUnit};
 use super::job_row::job_spec;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, fail_job_if_needed};
 use super::{Store, StoreError, failures, hands, now, proofs, workers};
-use crate::scheduler::CheckPolicy;
 
-/// A unit handed to a worker.
-#[derive(Clone, Debug)]
-pub struct LeasedUnit {
-    /// The unit.
-    pub unit: UnitId,
-    /// Its job.
-    pub job: JobId,
-    /// The job's spec (for the game).
-    pub spec: JobSpec,
-    /// The unit's position: moves from the empty board.
-    pub line: String,
-    /// For a tiling count: what each solution found below the unit stands for.
-    pub weight: u64,
-    /// For a tiling count: the symmetries to test each solution against.
-    pub checks: Vec<u32>,
-    /// This lease: every later call about the unit must carry it.
-    pub lease_token: String,
-    /// Its worker is asked for the proof tree whatever its search costs (a check made by `golomb prove`).
-    pub wants_proof: bool,
-}
-
-/// A running unit's progress in a heartbeat.
-#[derive(Clone, Debug)]
-pub struct HeartbeatUnit {
-    /// The unit.
-    pub unit: UnitId,
-    /// The lease it runs under.
-    pub lease_token: String,
-    /// Positions searched so far.
-    pub positions: u64,
-}
-
-/// A unit named with the lease it is held under (for give-backs and splits).
-#[derive(Clone, Debug)]
-pub struct HeldUnit {
-    /// The unit.
-    pub unit: UnitId,
-    /// Its lease.
-    pub lease_token: String,
-}
-
-/// A worker's report on a unit.
-#[derive(Clone, Debug)]
-pub struct Completion {
-    /// The unit.
-    pub unit: UnitId,
-    /// Its job, as the worker was told (a mismatch means another database's unit).
-    pub job: JobId,
-    /// The reporting worker.
-    pub worker: WorkerId,
-    /// The lease the unit was solved under.
-    pub lease_token: String,
-    /// What it found.
-    pub reported: UnitResult,
-    /// Positions searched.
-    pub positions: u64,
-    /// Solver seconds.
-    pub seconds: f64,
-}
-
-/// A unit as [`Store::complete`] reads it.
+/// A unit as [`Store::complete_drawn`] reads it.
 struct UnitRecord {
     job: JobId,
     node: NodeId,
@@ -237,9 +178,9 @@ struct Found<'a> {
     proof: Option<&'a str>,
 }
 
-/// A unit's value: decides its node and flows up, and may be drawn for a
-/// check by another worker (`checks`, `None` when no check unit can
-/// exist); a repeated one must agree, and a check's must agree with the
+/// A unit's value: decides its node and flows up, and is checked by
+/// another worker if the scheduler drew it (`draw`, `None` when no check
+/// unit can exist); a repeated one must agree, and a check's must agree with the
 /// unit it checks (an agreeing check's proof tree is kept for the checked
 /// node). Returns whether it disagreed.
 fn complete_value(
@@ -247,7 +188,7 @@ fn complete_value(
     c: &Completion,
     unit: &UnitRecord,
     found: Found<'_>,
-    checks: Option<CheckPolicy>,
+    draw: Option<CheckDraw>,
 ) -> Result<bool, StoreError> {
     let Found { value, best, proof } = found;
     let name = golomb_proto::convert::outcome_name(value).unwrap_or("unknown");
@@ -285,8 +226,8 @@ fn complete_value(
         proofs::keep(tx, unit.node, tree, Some(c.worker))?;
     }
     finish_if_answered(tx, unit.job)?;
-    if let Some(policy) = checks {
-        check::maybe_check(tx, unit.job, c.unit, c.worker, policy)?;
+    if let Some(draw) = draw {
+        check::maybe_check(tx, unit.job, c.unit, c.worker, draw)?;
     }
     Ok(conflict)
 }
@@ -348,7 +289,7 @@ impl Store {
         tx.commit()?;
         for (job, node) in revived {
             tracing::info!("job {job}: a lease that expired while its worker {worker} was alive is its again");
-            self.trees.set_busy(job, node, true);
+            self.changed(Changed::Busy { job, node, busy: true });
         }
         Ok(stop)
     }
@@ -374,12 +315,13 @@ impl Store {
     }
 
     /// Records a worker's report on a unit: a value, a count or a failure.
-    /// A first result decides the unit (and its node, which flows up); a
-    /// repeated one must agree, and one that disagrees is kept in
-    /// `conflicts`. Returns whether it disagreed.
-    pub fn complete(&mut self, c: &Completion) -> Result<bool, StoreError> {
-        // `None`: no check unit exists or will, so none is looked for.
-        let checks = self.checks_exist.then_some(self.checks);
+    /// A first result decides the unit (and its node, which flows up), and
+    /// a game unit's is checked by another worker as `draw` says (the
+    /// scheduler's draw; `None` when no check unit exists or will, so that
+    /// none is looked for); a repeated one must agree, and one that
+    /// disagrees is kept in `conflicts`. Returns whether it disagreed.
+    pub fn complete_drawn(&mut self, c: &Completion, draw: Option<CheckDraw>) -> Result<bool, StoreError> {
+        let draw = draw.filter(|_| self.checks_exist);
         let tx = self.write()?;
         workers::touch(&tx, c.worker)?;
         let unit = tx
@@ -425,7 +367,7 @@ impl Store {
             }
             UnitResult::Value { value, best, proof } => {
                 let found = Found { value: *value, best: best.as_deref(), proof: proof.as_deref() };
-                complete_value(&tx, c, &unit, found, checks)?
+                complete_value(&tx, c, &unit, found, draw)?
             }
             UnitResult::Score { score, best } => complete_score(&tx, c, &unit, *score, best.as_deref())?,
         };
@@ -435,10 +377,10 @@ impl Store {
                 // The node's value as the store kept it (a late report may disagree with it).
                 let kept: Value =
                     self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
-                self.trees.decide(unit.job, unit.node, kept.0)
+                self.changed(Changed::Decided { job: unit.job, node: unit.node, value: kept.0 })
             }
             UnitResult::Failure(_) if unit.state == UnitState::Leased => {
-                self.trees.set_busy(unit.job, unit.node, false)
+                self.changed(Changed::Busy { job: unit.job, node: unit.node, busy: false })
             }
             _ => {}
         }
@@ -475,7 +417,7 @@ impl Store {
         }
         tx.commit()?;
         for (job, node) in returned {
-            self.trees.set_busy(job, node, false);
+            self.changed(Changed::Busy { job, node, busy: false });
         }
         Ok(())
     }
@@ -550,7 +492,7 @@ impl Store {
         }
         tx.commit()?;
         for &(_, _, job, node, _) in &expired {
-            self.trees.set_busy(job, node, false);
+            self.changed(Changed::Busy { job, node, busy: false });
             self.after_change(job);
         }
         Ok(expired.len())
@@ -577,7 +519,7 @@ impl Store {
             named_params! { ":pending": UnitState::Pending, ":leased": UnitState::Leased },
         )?;
         tx.commit()?;
-        self.trees.clear();
+        self.changed(Changed::ReloadAll);
         Ok(requeued)
     }
 }

@@ -211,7 +211,7 @@ fn a_lost_leaf_decided_on_a_split_units_way_brings_the_split_node() {
     let check = store.lease(second, 1, 60.0).unwrap().remove(0);
     assert_eq!((check.line.as_str(), check.spec.split_after_seconds), ("a", 0.0), "solved whole");
     let tree = r#"{"value":"win"}"#;
-    let report = |store: &mut Store, unit: &LeasedUnit, value| {
+    let report = |store: &mut Scheduler, unit: &LeasedUnit, value| {
         store
             .complete(&Completion {
                 unit: unit.unit,
@@ -317,7 +317,7 @@ fn an_ended_check_stays_ended_when_a_distrust_resettles_the_job() {
 #[test]
 fn checks_go_to_another_machine_when_the_policy_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut store = Scheduler::open(&dir.path().join("t.db")).unwrap();
     let job = store.create_job(&spec(Goal::Classify), &flat_nodes(), 8).unwrap();
     let policy = crate::scheduler::CheckPolicy { between_machines: true, ..crate::scheduler::CheckPolicy::new(1.0, 0) };
     store.set_check_policy(policy);
@@ -347,7 +347,7 @@ fn checks_go_to_another_machine_when_the_policy_says_so() {
 #[test]
 fn a_check_goes_out_like_any_unit_and_one_run_past_its_budget_is_solved_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut store = Scheduler::open(&dir.path().join("t.db")).unwrap();
     let budgeted = JobSpec { split_after_seconds: 30.0, ..spec(Goal::Classify) };
     store.create_job(&budgeted, &flat_nodes(), 8).unwrap();
     store.set_check_fraction(1.0);

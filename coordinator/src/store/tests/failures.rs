@@ -5,7 +5,7 @@ use super::*;
 use crate::store::WORKER_FAILURE_LIMIT;
 
 /// `worker` reports `unit` failed.
-fn fail(store: &mut Store, job: JobId, worker: WorkerId, unit: UnitId) {
+fn fail(store: &mut Scheduler, job: JobId, worker: WorkerId, unit: UnitId) {
     let lease_token = store.token(unit);
     let reported = UnitResult::Failure("boom".into());
     let failure = Completion { unit, job, worker, lease_token, reported, positions: 0, seconds: 0.0 };

@@ -42,9 +42,9 @@ impl TreeGame for TwoOpenings {
 }
 
 /// A store with one job of `goal` whose root has two openings, a and b, both units.
-fn two_openings(goal: Goal) -> (Store, JobId, tempfile::TempDir) {
+fn two_openings(goal: Goal) -> (Scheduler, JobId, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let mut store = Scheduler::open(&dir.path().join("t.db")).unwrap();
     let nodes = [
         node("root", 0, &[], false, &[("ma", 1), ("mb", 2)]),
         node("a", 1, &[0], true, &[]),

@@ -57,7 +57,7 @@ fn counts(store: &Store, key: &str) -> (i64, i64, i64) {
 /// Leases the job's three units and gives back "a" to be split into its
 /// [`WIDE`] children, "a0" decided as a win and the children of `must`
 /// stored whatever their place.
-fn split_a(store: &mut Store, worker: WorkerId, must: &[String]) {
+fn split_a(store: &mut Scheduler, worker: WorkerId, must: &[String]) {
     let units = store.lease(worker, 3, 60.0).unwrap();
     let a = units.iter().find(|u| u.line == "a").unwrap();
     let children = wide_children();
@@ -134,7 +134,7 @@ fn a_node_with_children_not_stored_is_never_lost_and_a_reload_keeps_them_counted
     assert_eq!(a_value.0, Unknown, "its unborn children are open");
     assert_eq!(counts(&store, "a").2, (WIDE - stored) as i64);
     // A restart: the tree is loaded from the tables, the children not stored yet with it.
-    store.trees.clear();
+    store.trees().clear();
     let next = store.lease_growing(worker, 1, 60.0, &Wide).unwrap();
     assert_eq!(next.len(), 1);
     assert!(next[0].line.starts_with('a') && next[0].line.len() > 1, "a child of a: {}", next[0].line);
@@ -150,7 +150,7 @@ fn a_lease_call_stops_making_children_when_its_time_is_spent() {
     let stored_after_one_call = |growth_time: std::time::Duration| {
         let (mut store, _job, worker, _dir) = flat(Goal::Solve);
         split_a(&mut store, worker, &[]);
-        store.growth_time = growth_time;
+        store.set_growth_time(growth_time);
         let first = store.lease_growing(worker, 100, 60.0, &Wide).unwrap();
         let stored = counts(&store, "a").0;
         let mut out = first.len();

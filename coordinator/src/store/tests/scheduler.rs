@@ -9,7 +9,7 @@ use super::super::state::Value;
 use super::*;
 use crate::manager::PnTree;
 use crate::scheduler::tests::{Fixture, every_scenario};
-use crate::scheduler::{CheckKind, Leased, Rows, Runnable};
+use crate::store::{CheckKind, Leased, Rows, Runnable};
 
 /// A store file's connection, set up by hand, leased from by `worker`.
 struct SqlFixture {
@@ -26,17 +26,11 @@ impl SqlFixture {
     }
 
     /// Runs one primitive in its own transaction, committed.
-    fn rows<T>(&mut self, f: impl FnOnce(&mut SqlRows<'_, '_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    fn rows<T>(&mut self, f: impl FnOnce(&mut SqlRows<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let tx = self.conn.transaction()?;
-        let out = f(&mut SqlRows {
-            tx: &tx,
-            worker: self.worker,
-            deadline: now() + 60.0,
-            prefix: "test",
-            taken: std::collections::HashMap::new(),
-            between_machines: true,
-        })?;
-        tx.commit()?;
+        let mut rows = SqlRows::new(tx, self.worker, now() + 60.0, "test", true);
+        let out = f(&mut rows)?;
+        rows.finish(Vec::new())?;
         Ok(out)
     }
 

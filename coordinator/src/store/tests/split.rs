@@ -6,7 +6,7 @@ use super::*;
 /// Splits `unit` (held by `worker`, at line "a") into "a1" and the position
 /// `other` (a new "a2", or a node the tree has, reached by another move),
 /// keeping what `decided` says of them.
-fn split_a(store: &mut Store, worker: WorkerId, unit: &LeasedUnit, other: &str, decided: &[DecidedAt]) -> bool {
+fn split_a(store: &mut Scheduler, worker: WorkerId, unit: &LeasedUnit, other: &str, decided: &[DecidedAt]) -> bool {
     let children =
         vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node(other, 2, &[0, 1], true, &[]))];
     let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
@@ -149,7 +149,7 @@ fn a_failed_unit_of_a_pruned_node_needed_again_goes_back_to_the_queue() {
 }
 
 /// Splits `unit` (held by `worker`) into new children at `lines`, one ply below it.
-fn split_into(store: &mut Store, worker: WorkerId, unit: &LeasedUnit, lines: &[&str]) {
+fn split_into(store: &mut Scheduler, worker: WorkerId, unit: &LeasedUnit, lines: &[&str]) {
     let depth = unit.line.len() as u32 + 1;
     let children: Vec<(String, NewNode)> = lines
         .iter()
@@ -178,18 +178,18 @@ fn a_forgotten_expanded_node_reached_again_brings_its_children_back() {
         store.conn.query_row("SELECT id FROM nodes WHERE line = ?1", [line], |r| r.get(0)).unwrap()
     };
     let bx = id(&store, "bx");
-    let held = |store: &mut Store, node: NodeId| store.trees.get_mut(job).unwrap().contains(node);
+    let held = |store: &mut Scheduler, node: NodeId| store.trees().get_mut(job).unwrap().contains(node);
     assert!(held(&mut store, bx));
     // b1 loses: b wins, and bx, below b only, leaves the manager's tree.
     assert!(!done(&mut store, first, by_line(&below_b, "b1").unit, Loss));
     let bx1 = id(&store, "bx1");
     assert!(!held(&mut store, bx) && !held(&mut store, bx1));
-    let stats = store.trees.get_mut(job).unwrap().stats();
+    let stats = store.trees().get_mut(job).unwrap().stats();
     assert_eq!((stats.nodes, stats.held), (8, 4), "every node counted; the root, a, b and c held");
     // a's split reaches bx again: it comes back with its children, which wait for a worker again.
     split_a(&mut store, first, &a, "bx", &[]);
     assert!(held(&mut store, bx) && held(&mut store, bx1), "grafted back, not left for a reload to find");
-    let stats = store.trees.get_mut(job).unwrap().stats();
+    let stats = store.trees().get_mut(job).unwrap().stats();
     let stored: i64 = store.conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0)).unwrap();
     assert_eq!((stats.nodes, stats.held), (stored as u64, 8), "what came back is no longer counted as forgotten");
     let lines: Vec<String> = store.lease(first, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
