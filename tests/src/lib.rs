@@ -511,6 +511,15 @@ pub fn count(value: &Value, section: &str, key: &str) -> u64 {
     value[section][key].as_u64().unwrap_or_else(|| panic!("{section}.{key} missing in {value}"))
 }
 
+/// The legal moves of the position after `moves` on `board` with pentominoes, named as the wire names them.
+pub fn local_moves(board: &str, moves: &str) -> Vec<String> {
+    let board = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();
+    let game: Game<WideBitboard> =
+        Game::new(board, PieceSet::for_game(PieceSetSpec::parse("pentominoes").unwrap()).unwrap()).unwrap();
+    let (pos, _) = game.play_line(Position::empty(), moves).unwrap();
+    game.legal_moves(&pos).into_iter().map(|mv| game.move_name(mv)).collect()
+}
+
 /// The value `golomb solve` gives the position after `moves` on `board` with pentominoes, solved here in-process.
 pub fn local_value(board: &str, moves: &str) -> &'static str {
     let board = Board::from_spec(&BoardSpec::parse(board, "").unwrap()).unwrap();

@@ -1,12 +1,13 @@
 //! What the scheduler decides when a worker reports: whether a first
 //! result is checked by another worker (its [`CheckPolicy`], drawn at
-//! random so that no worker can tell which), and the progress samples of
-//! the jobs whose trees it holds.
+//! random so that no worker can tell which), a unit's value and each child
+//! a split or a step of a worker's line says it decided alike, and the
+//! progress samples of the jobs whose trees it holds.
 
-use golomb_proto::WorkerId;
+use golomb_proto::{JobId, WorkerId};
 
 use super::{CheckPolicy, Scheduler};
-use crate::store::{CheckDraw, Completion, StoreError};
+use crate::store::{CheckDraw, Completion, Growth, HeldUnit, NodeId, SplitCost, StoreError, TreeGame};
 
 impl Scheduler {
     /// Checks every result of a new worker until `policy.trust_after`
@@ -36,14 +37,60 @@ impl Scheduler {
         conflict
     }
 
+    /// Replaces a unit that ran past its budget by its children
+    /// ([`Store::split_unit_drawn`](crate::store::Store::split_unit_drawn)),
+    /// each child its worker decided checked by another worker as the
+    /// policy draws it, as a unit's result is.
+    pub fn split_unit(
+        &mut self,
+        worker: WorkerId,
+        held: &HeldUnit,
+        growth: Growth<'_>,
+        cost: SplitCost,
+        game: &dyn TreeGame,
+    ) -> Result<bool, StoreError> {
+        let draws = self.draws(worker, growth.decided.len())?;
+        let split = self.store.split_unit_drawn(worker, held, growth, cost, game, &draws);
+        self.apply()?;
+        split
+    }
+
+    /// Expands a node on a worker's line ([`Store::expand_line_node_drawn`](crate::store::Store::expand_line_node_drawn)),
+    /// the children it decided checked as for a split.
+    pub fn expand_line_node(
+        &mut self,
+        worker: WorkerId,
+        job: JobId,
+        node: NodeId,
+        growth: Growth<'_>,
+        game: &dyn TreeGame,
+    ) -> Result<bool, StoreError> {
+        let draws = self.draws(worker, growth.decided.len())?;
+        let expanded = self.store.expand_line_node_drawn(worker, job, node, growth, game, &draws);
+        self.apply()?;
+        expanded
+    }
+
+    /// `n` draws for results of `worker` (none when no check can exist).
+    fn draws(&self, worker: WorkerId, n: usize) -> Result<Vec<CheckDraw>, StoreError> {
+        if !self.store.checks_exist() || n == 0 {
+            return Ok(Vec::new());
+        }
+        let chance = self.checks.chance(self.store.agreed_checks(worker)?);
+        Ok((0..n).map(|_| self.drawn(chance)).collect())
+    }
+
     /// Whether a first result of `worker` is checked: always while it is new, then at the policy's rate.
     fn draw(&self, worker: WorkerId) -> Result<CheckDraw, StoreError> {
-        let chance = self.checks.chance(self.store.agreed_checks(worker)?);
-        let drawn = chance > 0.0 && (chance >= 1.0 || random_unit() < chance);
-        Ok(match drawn {
+        Ok(self.drawn(self.checks.chance(self.store.agreed_checks(worker)?)))
+    }
+
+    /// A draw at `chance`.
+    fn drawn(&self, chance: f64) -> CheckDraw {
+        match chance > 0.0 && (chance >= 1.0 || random_unit() < chance) {
             true => CheckDraw::Check { between_machines: self.checks.between_machines },
             false => CheckDraw::Skip,
-        })
+        }
     }
 
     /// Writes a sample for every job whose manager tree is loaded and whose

@@ -30,7 +30,6 @@ use super::finish::{finish_if_answered, standing_disagreement};
 use super::held::HeldUnit;
 use super::job_row::job_spec;
 use super::proofs::{self, usable_proof};
-use super::split::early_split;
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::workers::ONLINE_SECONDS;
 use super::{Store, StoreError, now};
@@ -48,6 +47,16 @@ pub struct Disagreement {
     pub checked: (UnitId, WorkerId, Outcome),
     /// The check unit, the worker that solved it, and its value.
     pub check: (UnitId, WorkerId, Outcome),
+}
+
+/// The share of its budget that a unit must have been leased for before
+/// its split is taken (the rest allows for the clocks' rounding).
+const EARLY_SPLIT_SLACK: f64 = 0.95;
+
+/// Whether a unit given back as run past its `budget` after `ran` seconds
+/// of lease was given back early (or has no budget: it is never split).
+pub(super) fn early_split(ran: f64, budget: f64) -> bool {
+    budget <= 0.0 || ran < budget * EARLY_SPLIT_SLACK
 }
 
 /// Whether a first result is checked by another worker, as the scheduler

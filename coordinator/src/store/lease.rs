@@ -18,7 +18,7 @@ use super::held::HeldUnit;
 use super::job_row::job_spec;
 use super::jobs::NewNode;
 use super::known::{self, KnownPosition};
-use super::split::{Growth, SplitCost, TreeGame};
+use super::split::{Grow, Growth, SplitCost, TreeGame};
 use super::state::{NodeId, UnitState, Value};
 use super::tree::decide;
 use super::{Store, StoreError, now};
@@ -135,7 +135,14 @@ impl Store {
         levels: u8,
         game: &dyn TreeGame,
     ) -> Result<bool, StoreError> {
-        self.split_held(worker, held, Growth::of(children), SplitCost::default(), game, Some(levels))
+        self.split_held(
+            worker,
+            held,
+            Grow { growth: Growth::of(children), draws: &[] },
+            SplitCost::default(),
+            game,
+            Some(levels),
+        )
     }
 
     /// Answers a unit just leased from the store of decided positions, in

@@ -9,6 +9,7 @@ use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::batch::{Batch, next_batch};
 use super::changes::{Changed, Grown, GrowthKind};
+use super::check::{self, CheckDraw, early_split};
 use super::finish::finish_if_answered;
 use super::held::HeldUnit;
 use super::job_row::job_spec;
@@ -93,16 +94,6 @@ pub struct SplitCost {
     pub seconds: f64,
 }
 
-/// The share of its budget that a unit must have been leased for before
-/// its split is taken (the rest allows for the clocks' rounding).
-const EARLY_SPLIT_SLACK: f64 = 0.95;
-
-/// Whether a unit given back as run past its `budget` after `ran` seconds
-/// of lease was given back early (or has no budget: it is never split).
-pub(super) fn early_split(ran: f64, budget: f64) -> bool {
-    budget <= 0.0 || ran < budget * EARLY_SPLIT_SLACK
-}
-
 impl Store {
     /// What splitting a unit a worker holds needs; `None` if it does not hold it.
     pub fn unit_to_split(&self, worker: WorkerId, held: &HeldUnit) -> Result<Option<SplitTarget>, StoreError> {
@@ -147,29 +138,34 @@ impl Store {
     /// The children its worker `decided` are recorded as done by it (their
     /// units never wait), and the unit keeps what its search `cost`. A decided
     /// child that is a node already, reached by another line, gets its
-    /// winning move mapped onto that node's own line by `game`.
-    pub fn split_unit(
+    /// winning move mapped onto that node's own line by `game`. Each
+    /// decided child is checked by another worker as `draws` says (the
+    /// scheduler's draw, one per decided child; none past its end), as a
+    /// unit's result is.
+    pub fn split_unit_drawn(
         &mut self,
         worker: WorkerId,
         held: &HeldUnit,
         growth: Growth<'_>,
         cost: SplitCost,
         game: &dyn TreeGame,
+        draws: &[CheckDraw],
     ) -> Result<bool, StoreError> {
-        self.split_held(worker, held, growth, cost, game, None)
+        self.split_held(worker, held, Grow { growth, draws }, cost, game, None)
     }
 
-    /// [`Store::split_unit`], for a unit given back (`dive` `None`) or expanded on a dive
+    /// [`Store::split_unit_drawn`], for a unit given back (`dive` `None`) or expanded on a dive
     /// that goes on `dive` levels below it.
     pub(super) fn split_held(
         &mut self,
         worker: WorkerId,
         held: &HeldUnit,
-        growth: Growth<'_>,
+        grow: Grow<'_>,
         cost: SplitCost,
         game: &dyn TreeGame,
         dive: Option<u8>,
     ) -> Result<bool, StoreError> {
+        let growth = grow.growth;
         let unit = held.unit;
         let tx = self.write()?;
         let found: Option<(JobId, NodeId)> = tx
@@ -195,7 +191,7 @@ impl Store {
                 ":positions": cost.positions.min(i64::MAX as u64) as i64, ":seconds": cost.seconds,
             },
         )?;
-        let grown = expand_node(&tx, job, node, worker, growth, game)?;
+        let grown = expand_node(&tx, job, node, worker, grow, game)?;
         tx.commit()?;
         let how = match dive {
             Some(levels) => GrowthKind::Dive(levels),
@@ -276,13 +272,15 @@ impl Store {
     /// `decided` are kept as for a split. `false` if the node is no longer
     /// waiting (leased, decided or expanded meanwhile), or the worker was
     /// distrusted since its report (`golomb distrust`): the line stops there.
-    pub fn expand_line_node(
+    /// Decided children are checked as `draws` says, as for a split.
+    pub fn expand_line_node_drawn(
         &mut self,
         worker: WorkerId,
         job: JobId,
         node: NodeId,
         growth: Growth<'_>,
         game: &dyn TreeGame,
+        draws: &[CheckDraw],
     ) -> Result<bool, StoreError> {
         let tx = self.write()?;
         let waiting = tx.execute(
@@ -300,7 +298,7 @@ impl Store {
         if waiting == 0 {
             return Ok(false);
         }
-        let grown = expand_node(&tx, job, node, worker, growth, game)?;
+        let grown = expand_node(&tx, job, node, worker, Grow { growth, draws }, game)?;
         tx.commit()?;
         self.grown(job, Some(worker), node, grown, GrowthKind::Line)?;
         self.after_change(job);
@@ -339,6 +337,15 @@ fn unborn_of(conn: &rusqlite::Connection, node: NodeId) -> Result<(u32, u32), St
         .unwrap_or((0, 0)))
 }
 
+/// A node's growth, with the scheduler's check draws for the children its worker decided.
+#[derive(Clone, Copy)]
+pub(super) struct Grow<'a> {
+    /// The children, and those decided and required.
+    pub(super) growth: Growth<'a>,
+    /// One draw per decided child, in order (none past the end: not checked).
+    pub(super) draws: &'a [CheckDraw],
+}
+
 /// What a node's expansion changed, for the manager's tree.
 struct Expanded {
     /// One leaf per child, in the children's order.
@@ -361,10 +368,10 @@ fn expand_node(
     job: JobId,
     node: NodeId,
     worker: WorkerId,
-    growth: Growth<'_>,
+    grow: Grow<'_>,
     game: &dyn TreeGame,
 ) -> Result<Expanded, StoreError> {
-    let Growth { children, decided, must } = growth;
+    let Grow { growth: Growth { children, decided, must }, draws } = grow;
     let depth: u32 = tx.prepare_cached("SELECT depth FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
     let mut required = vec![false; children.len()];
     for d in decided.iter().filter(|d| d.index < children.len()) {
@@ -376,7 +383,7 @@ fn expand_node(
     let batch = Batch::next(children, &vec![false; children.len()], &required, depth > 0);
     let Expansion { leaves, known } = insert_children(tx, job, node, children, &batch)?;
     let mut kept = Vec::new();
-    for d in decided {
+    for (k, d) in decided.iter().enumerate() {
         let Some(leaf) = batch.indices.iter().position(|&i| i == d.index).map(|at| leaves[at]) else { continue };
         let id = leaf.id;
         let (stored, line): (Option<Value>, String) =
@@ -415,6 +422,14 @@ fn expand_node(
         )?;
         decide(tx, id, d.value, best.as_deref())?;
         kept.push(id);
+        // A decided child is a result like a unit's: checked by another worker as the draw says.
+        if let Some(&draw) = draws.get(k) {
+            let unit: Option<UnitId> =
+                tx.prepare_cached("SELECT id FROM units WHERE node = ?1")?.query_row([id], |r| r.get(0)).optional()?;
+            if let Some(unit) = unit {
+                check::maybe_check(tx, job, unit, worker, draw)?;
+            }
+        }
     }
     settle(tx, node)?;
     finish_if_answered(tx, job)?;

@@ -197,6 +197,15 @@ fn complete_value(
         if conflict {
             record_conflict(tx, c, name, recorded)?;
         }
+        // A repeat. A unit leased while it held its value (no path should lease one) is done with
+        // this report, whatever it says: no lease of it may hold its worker's room until it runs out.
+        tx.prepare_cached(
+            "UPDATE units SET state = :done, deadline = NULL, progress = 0, finished = :now
+             WHERE id = :unit AND state = :leased",
+        )?
+        .execute(named_params! {
+            ":unit": c.unit, ":done": UnitState::Done, ":now": now(), ":leased": UnitState::Leased,
+        })?;
         return Ok(conflict);
     }
     if let Some(checked) = unit.checking {
@@ -379,7 +388,7 @@ impl Store {
                     self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
                 self.changed(Changed::Decided { job: unit.job, node: unit.node, value: kept.0 })
             }
-            UnitResult::Failure(_) if unit.state == UnitState::Leased => {
+            UnitResult::Failure(_) | UnitResult::Value { .. } if unit.state == UnitState::Leased => {
                 self.changed(Changed::Busy { job: unit.job, node: unit.node, busy: false })
             }
             _ => {}

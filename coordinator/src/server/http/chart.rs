@@ -92,11 +92,12 @@ pub(super) fn history_chart(rows: &[ProgressRow]) -> String {
         ),
     ];
     let span = times.last().copied().unwrap_or(0.0).max(1e-9);
-    let (drawn, flat): (Vec<_>, Vec<_>) = panels.iter().partition(|(_, _, series)| flat_value(series).is_none());
+    let (drawn, flat): (Vec<_>, Vec<_>) = panels.iter().partition(|(_, _, series)| undrawn(series).is_none());
     let notes: Vec<String> = flat
         .iter()
-        .map(|(title, _, series)| match flat_value(series) {
-            Some(Some(v)) => format!("{title}: {} throughout", si(v)),
+        .map(|(title, _, series)| match undrawn(series) {
+            Some(Undrawn::Flat(v)) => format!("{title}: {} throughout", si(v)),
+            Some(Undrawn::OnePoint) => format!("{title}: one sample with a finite value so far"),
             _ => format!("{title}: no finite value yet"),
         })
         .collect();
@@ -132,15 +133,29 @@ pub(super) fn history_chart(rows: &[ProgressRow]) -> String {
     svg + &note
 }
 
-/// Why a panel would draw nothing: `Some(Some(v))` when every value of its
-/// series is `v`, `Some(None)` when it has no value at all; `None` when it
-/// has something to draw (two different values).
-fn flat_value(series: &[Series]) -> Option<Option<f64>> {
+/// Why a panel would draw nothing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Undrawn {
+    /// Every value of its series is this one.
+    Flat(f64),
+    /// No series has two finite values: no line could be drawn, only points.
+    OnePoint,
+    /// No finite value at all.
+    Empty,
+}
+
+/// Why a panel would draw nothing, or `None` when it has something to
+/// draw: a series with two finite values, and two different values in all.
+fn undrawn(series: &[Series]) -> Option<Undrawn> {
     let mut values = series.iter().flat_map(|s| s.values.iter().flatten().copied());
     let Some(first) = values.next() else {
-        return Some(None);
+        return Some(Undrawn::Empty);
     };
-    values.all(|v| v == first).then_some(Some(first))
+    if values.all(|v| v == first) {
+        return Some(Undrawn::Flat(first));
+    }
+    let a_line = series.iter().any(|s| s.values.iter().flatten().count() >= 2);
+    (!a_line).then_some(Undrawn::OnePoint)
 }
 
 /// Draws one panel with its top at `y0`.
@@ -264,5 +279,21 @@ mod tests {
         let still = [sample(0.0, 2, Some(3), Some(5.0)), sample(10.0, 2, Some(3), Some(5.0))];
         let chart = history_chart(&still);
         assert!(!chart.contains("<svg") && chart.contains("nodes decided: 2 throughout"), "{chart}");
+    }
+
+    /// The root's numbers finite in the first sample only (a classify's root
+    /// is proved once a winning child is found, its numbers then 0 and
+    /// infinite): one point each, no line, so the panel is left out with a
+    /// note, as the browser test saw it drawn as two dots.
+    #[test]
+    fn a_panel_whose_series_have_one_finite_point_each_is_not_drawn() {
+        let mut first = sample(0.0, 2, Some(384), Some(1.0));
+        first.tree.disproof_number = Some(817);
+        let mut later = sample(15.0, 4, None, Some(2.0));
+        later.tree.disproof_number = None;
+        let chart = history_chart(&[first, later]);
+        let svg = chart.split("</svg>").next().unwrap();
+        assert!(!svg.contains("root's numbers"), "{chart}");
+        assert!(chart.contains("root's numbers (log): one sample with a finite value so far"), "{chart}");
     }
 }

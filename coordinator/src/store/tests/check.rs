@@ -375,3 +375,19 @@ fn a_check_goes_out_like_any_unit_and_one_run_past_its_budget_is_solved_whole() 
     assert!(!done(&mut store, second, again.unit, Win), "it agrees");
     assert_eq!(store.job(JobId(1)).unwrap().conflicts, 0);
 }
+
+/// A unit leased while it already holds its value (a path that should not
+/// exist; a distrust's resettle once revived ended checks that way) is done
+/// with its worker's report, a repeat: its lease does not hold the worker's
+/// room until it runs out.
+#[test]
+fn a_report_of_a_unit_leased_with_its_value_ends_the_lease() {
+    let (mut store, _job, worker, _dir) = flat(Goal::Classify);
+    let unit = store.lease(worker, 1, 60.0).unwrap().remove(0);
+    store.conn.execute("UPDATE units SET value = 'win' WHERE id = ?1", [unit.unit]).unwrap();
+    assert!(!done(&mut store, worker, unit.unit, Win), "a repeat that agrees");
+    let state: UnitState =
+        store.conn.query_row("SELECT state FROM units WHERE id = ?1", [unit.unit], |r| r.get(0)).unwrap();
+    assert_eq!(state, UnitState::Done);
+    assert_eq!(store.units_held(worker).unwrap(), 0, "its room is free");
+}

@@ -195,3 +195,42 @@ fn a_forgotten_expanded_node_reached_again_brings_its_children_back() {
     let lines: Vec<String> = store.lease(first, 10, 60.0).unwrap().into_iter().map(|u| u.line).collect();
     assert!(lines.contains(&"bx1".to_string()) && lines.contains(&"bx2".to_string()), "{lines:?}");
 }
+
+/// A child a split says its worker decided is a result like a unit's: with
+/// every result of a new worker checked, each decided child goes out as a
+/// check to another worker, and a lie there is a disagreement; with checks
+/// off, none is made.
+#[test]
+fn the_children_a_split_decided_are_checked_like_results() {
+    let (mut store, job, first, _dir) = flat(Goal::Classify);
+    store.set_check_fraction(1.0);
+    let a = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    let decided =
+        [DecidedAt { index: 0, value: Win, best: Some("x".into()) }, DecidedAt { index: 1, value: Loss, best: None }];
+    assert!(split_a(&mut store, first, &a, "a2", &decided));
+    // The splitter gets no check of its own children; the other worker gets one of each, first.
+    let own = store.lease(first, 10, 60.0).unwrap();
+    assert!(own.iter().all(|u| u.line != "a1" && u.line != "a2"), "{own:?}");
+    let checks = store.lease(second, 10, 60.0).unwrap();
+    let mut lines: Vec<&str> = checks.iter().map(|u| u.line.as_str()).collect();
+    lines.sort();
+    assert_eq!(lines, ["a1", "a2"], "{checks:?}");
+    // a2 was a lie: its check says it is won, a disagreement that names the splitter.
+    let a2 = checks.iter().find(|u| u.line == "a2").unwrap();
+    assert!(store.complete(&report(a2, second, Win)).unwrap(), "a disagreement");
+    let d = store.disagreement(a2.unit).unwrap().expect("a disagreement");
+    assert_eq!((d.checked.1, d.checked.2, d.check.1), (first, Loss, second));
+    assert_eq!(store.job(job).unwrap().conflicts, 1);
+}
+
+/// With checks off, a split's decided children make no check units.
+#[test]
+fn with_checks_off_a_splits_decided_children_are_not_checked() {
+    let (mut store, _job, first, _dir) = flat(Goal::Classify);
+    let a = store.lease(first, 1, 60.0).unwrap().remove(0);
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    assert!(split_a(&mut store, first, &a, "a2", &[DecidedAt { index: 1, value: Loss, best: None }]));
+    let leased = store.lease(second, 10, 60.0).unwrap();
+    assert!(leased.iter().all(|u| u.line != "a2"), "{leased:?}");
+}

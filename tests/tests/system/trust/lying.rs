@@ -6,9 +6,9 @@
 //! reaches the true values.
 
 use golomb_proto::pb;
-use golomb_tests::{Cluster, ServeOptions, WorkClient, check_classify, golomb_command, local_value};
+use golomb_tests::{Cluster, ServeOptions, WorkClient, check_classify, golomb_command, local_moves, local_value};
 
-use super::{MINUTES, game_value, register, runtime};
+use super::{MINUTES, game_value, register, runtime, split_request};
 
 #[test]
 fn a_liars_classify_fails_verify_of_its_export() {
@@ -196,6 +196,59 @@ fn a_rogue_with_two_ids_is_never_handed_a_check_of_its_own_lies() {
     assert_eq!(status["state"], "done", "{status}");
     assert!(status["conflicts"].as_u64().unwrap() > 0, "the checks disagreed with the rogue: {status}");
     check_classify(&cluster.results(job), board, "", |_, _| true);
+}
+
+/// A rogue that lies in the children its splits report decided, where no
+/// unit result of its own is ever checked: it gives every opening of a 5x5
+/// classify back as run past its budget, saying one reply that wins for its
+/// side to move is lost (which would make the opening lose), and solves
+/// nothing. With `golomb serve`'s default checks, each child a split
+/// decided is a result like any other and a new worker's are all checked:
+/// honest workers on other machines check the lies, the coordinator settles
+/// the disagreements and distrusts the rogue, and the job ends with every
+/// child equal to a local solve. (Before, lies in a split were never
+/// checked: 18 wrong children at `--check-fraction 1`.)
+#[test]
+fn a_rogue_that_lies_in_its_splits_is_caught_by_the_default_checks() {
+    let cluster = Cluster::start_with(ServeOptions::new(30.0).default_checks());
+    let board = "5x5";
+    let job = cluster.submit(&["--board", board, "--goal", "classify", "--split-depth", "1", "--split-after", "0.3"]);
+    bystander(&cluster);
+    let lies = runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        let me = register(&mut client, "split-liar").await;
+        let mut lies = 0;
+        // Two rounds of as many openings as it may hold: each split at once after its budget.
+        for _ in 0..2 {
+            let units =
+                client.lease(pb::LeaseRequest { worker_id: me, max_units: 16 }).await.unwrap().into_inner().units;
+            tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+            for unit in units {
+                let won = local_moves(board, &unit.moves)
+                    .into_iter()
+                    .find(|reply| local_value(board, &golomb_engine::notation::join_line(&unit.moves, reply)) == "win");
+                let mut split = split_request(me, &unit);
+                if let Some(reply) = won {
+                    split.decided = vec![pb::DecidedChild {
+                        r#move: reply,
+                        value: pb::Value::Loss as i32,
+                        winning_move: String::new(),
+                    }];
+                    lies += 1;
+                }
+                client.give_back(split).await.expect("a split after the budget is taken");
+            }
+        }
+        lies
+    });
+    assert!(lies > 0, "the rogue lied");
+    let _honest = [cluster.worker("h1", 1), cluster.worker("h2", 1)];
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    assert!(status["conflicts"].as_u64().unwrap() > 0, "the checks disagreed with the rogue's splits: {status}");
+    check_classify(&cluster.results(job), board, "", |_, _| true);
+    let log = cluster.coordinator_log();
+    assert!(log.contains("was wrong and is distrusted"), "{log}");
 }
 
 fn catch_a_liar_while_the_job_runs(options: ServeOptions) {
