@@ -22,11 +22,11 @@ impl PnTree {
     /// forgets below it; returns whether it did. The root is never settled
     /// here: the store decides it, and a classify's stays open.
     pub(super) fn settle(&mut self, n: u32) -> bool {
-        let node = &self.nodes[n as usize];
+        let node = &self.nodes[n];
         if node.kind != NodeKind::Expanded || n == self.root || node.children.is_empty() {
             return false;
         }
-        let kinds = || node.children.iter().map(|&c| self.nodes[c as usize].kind);
+        let kinds = || node.children.iter().map(|&c| self.nodes[c].kind);
         let kind = if kinds().any(|k| k == NodeKind::Lost) {
             NodeKind::Won
         } else if kinds().all(|k| k == NodeKind::Won) {
@@ -34,8 +34,8 @@ impl PnTree {
         } else {
             return false;
         };
-        self.nodes[n as usize].kind = kind;
-        self.nodes[n as usize].busy = false;
+        self.nodes[n].kind = kind;
+        self.nodes[n].busy = false;
         self.forget_below(n);
         true
     }
@@ -57,8 +57,8 @@ impl PnTree {
 
     /// Unlinks node `m` from its children, pushing onto `orphans` those left with no parent.
     fn unlink_children(&mut self, m: u32, orphans: &mut Vec<u32>) {
-        for c in std::mem::take(&mut self.nodes[m as usize].children) {
-            let parents = &mut self.nodes[c as usize].parents;
+        for c in std::mem::take(&mut self.nodes[m].children) {
+            let parents = &mut self.nodes[c].parents;
             parents.retain(|&p| p != m);
             if parents.is_empty() {
                 orphans.push(c);
@@ -68,22 +68,22 @@ impl PnTree {
 
     /// Forgets node `m` (no parent and no child left): counts it and frees its slot.
     pub(super) fn free_slot(&mut self, m: u32) {
-        if self.nodes[m as usize].kind != NodeKind::Unborn {
+        if self.nodes[m].kind != NodeKind::Unborn {
             let (proved, disproved) = self.decided_side(m);
-            self.index.remove(&self.nodes[m as usize].id);
+            self.index.remove(&self.nodes[m].id);
             self.forgotten.nodes += 1;
             self.forgotten.proved += proved;
             self.forgotten.disproved += disproved;
         }
         self.unborn.remove(&m);
-        self.nodes[m as usize] = PnNode::new(NodeId(0), 0, 0, NodeKind::Free, false, 0);
+        self.nodes[m] = PnNode::new(NodeId(0), 0, 0, NodeKind::Free, false, 0);
         self.free.push(m);
     }
 
     /// Whether node `m` counts as proved or as disproved (1 or 0 each), as [`PnTree::stats`] counts them.
     pub(super) fn decided_side(&self, m: u32) -> (u64, u64) {
-        let root_depth = self.nodes[self.root as usize].depth;
-        let node = &self.nodes[m as usize];
+        let root_depth = self.nodes[self.root].depth;
+        let node = &self.nodes[m];
         let root_moves = (node.depth - root_depth.min(node.depth)).is_multiple_of(2);
         match (node.kind, root_moves) {
             (NodeKind::Won, true) | (NodeKind::Lost, false) => (1, 0),
@@ -114,7 +114,7 @@ impl PnTree {
         let new: HashSet<u32> = added.iter().copied().collect();
         for (parent, child) in edges {
             let (Some(&p), Some(&c)) = (self.index.get(parent), self.index.get(child)) else { continue };
-            if new.contains(&p) && !self.nodes[p as usize].children.contains(&c) {
+            if new.contains(&p) && !self.nodes[p].children.contains(&c) {
                 self.link(p, c);
             }
         }
@@ -123,7 +123,7 @@ impl PnTree {
                 self.set_unborn(node, count, replies);
             }
         }
-        added.sort_by_key(|&n| std::cmp::Reverse(self.nodes[n as usize].depth));
+        added.sort_by_key(|&n| std::cmp::Reverse(self.nodes[n].depth));
         for n in added {
             self.recompute(n);
         }

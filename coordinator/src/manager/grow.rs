@@ -19,7 +19,7 @@ impl PnTree {
     /// so that stored children all won never decide it while others are open.
     pub fn expand_with_unborn(&mut self, id: NodeId, children: &[PnLeaf], unborn: u32, replies: u32) {
         let Some(&n) = self.index.get(&id) else { return };
-        if self.nodes[n as usize].kind != NodeKind::Frontier && self.nodes[n as usize].kind != NodeKind::Stuck {
+        if self.nodes[n].kind != NodeKind::Frontier && self.nodes[n].kind != NodeKind::Stuck {
             return;
         }
         self.attach(n, children, (unborn, replies));
@@ -29,14 +29,14 @@ impl PnTree {
     /// and to a stand-in for `unborn` (count, fewest replies) more if any, then
     /// recomputes above it.
     pub(super) fn attach(&mut self, n: u32, children: &[PnLeaf], unborn: (u32, u32)) {
-        let had_children = !self.nodes[n as usize].children.is_empty();
+        let had_children = !self.nodes[n].children.is_empty();
         let mut linked = std::collections::HashSet::new();
         for leaf in children {
             let known = self.index.contains_key(&leaf.id);
             let c = self.insert(leaf);
             if known {
                 // A split that reaches a known node may have revived its unit (a failed one too): take the store's word.
-                let node = &mut self.nodes[c as usize];
+                let node = &mut self.nodes[c];
                 let unstuck = node.kind == NodeKind::Stuck && leaf.kind == NodeKind::Frontier;
                 if unstuck || (node.kind == NodeKind::Frontier && node.busy != leaf.busy) {
                     (node.kind, node.busy) = (NodeKind::Frontier, leaf.busy);
@@ -46,14 +46,14 @@ impl PnTree {
                 self.recompute(c);
             }
             // A node born in an earlier batch may be reached again by another move (a transposition).
-            if linked.insert(c) && !(had_children && self.nodes[n as usize].children.contains(&c)) {
+            if linked.insert(c) && !(had_children && self.nodes[n].children.contains(&c)) {
                 self.link(n, c);
             }
         }
-        self.nodes[n as usize].kind = NodeKind::Expanded;
-        self.nodes[n as usize].busy = false;
+        self.nodes[n].kind = NodeKind::Expanded;
+        self.nodes[n].busy = false;
         if unborn.0 > 0 {
-            self.set_unborn(self.nodes[n as usize].id, unborn.0, unborn.1);
+            self.set_unborn(self.nodes[n].id, unborn.0, unborn.1);
         }
         self.update_from(n);
     }
@@ -70,7 +70,7 @@ impl PnTree {
             if m == self.root {
                 return true;
             }
-            for &p in &self.nodes[m as usize].parents {
+            for &p in &self.nodes[m].parents {
                 if seen.insert(p) {
                     stack.push(p);
                 }
@@ -90,7 +90,7 @@ impl PnTree {
             if !seen.insert(n) {
                 continue;
             }
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n];
             if node.kind == NodeKind::Frontier && node.busy {
                 busy.push(node.id);
             }

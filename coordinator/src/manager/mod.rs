@@ -159,10 +159,43 @@ pub struct PnLeaf {
     pub busy: bool,
 }
 
+/// The nodes of a tree by slot: the `u32` its links (children, parents,
+/// the root, the index by store id) name a node by.
+#[derive(Clone, Debug, Default)]
+struct Slots(Vec<PnNode>);
+
+impl std::ops::Index<u32> for Slots {
+    type Output = PnNode;
+
+    fn index(&self, slot: u32) -> &PnNode {
+        &self.0[slot as usize]
+    }
+}
+
+impl std::ops::IndexMut<u32> for Slots {
+    fn index_mut(&mut self, slot: u32) -> &mut PnNode {
+        &mut self.0[slot as usize]
+    }
+}
+
+impl std::ops::Deref for Slots {
+    type Target = Vec<PnNode>;
+
+    fn deref(&self) -> &Vec<PnNode> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Slots {
+    fn deref_mut(&mut self) -> &mut Vec<PnNode> {
+        &mut self.0
+    }
+}
+
 /// One job's tree, as the manager sees it.
 #[derive(Clone, Debug)]
 pub struct PnTree {
-    nodes: Vec<PnNode>,
+    nodes: Slots,
     index: HashMap<NodeId, u32>,
     root: u32,
     classify: bool,
@@ -201,7 +234,7 @@ impl PnTree {
     /// store id; unknown ids are skipped), with every number computed.
     pub fn new(root: NodeId, classify: bool, nodes: &[PnLeaf], edges: &[(NodeId, NodeId)]) -> PnTree {
         let mut tree = PnTree {
-            nodes: Vec::with_capacity(nodes.len()),
+            nodes: Slots(Vec::with_capacity(nodes.len())),
             index: HashMap::new(),
             root: 0,
             classify,
@@ -229,7 +262,7 @@ impl PnTree {
         }
         // A classify job's root stays open until every child is decided,
         // whatever value the store has already given it.
-        let root = tree.root as usize;
+        let root = tree.root;
         if classify && !tree.nodes[root].children.is_empty() {
             tree.nodes[root].kind = NodeKind::Expanded;
         }
@@ -256,7 +289,7 @@ impl PnTree {
     /// Recomputes every node's numbers, deepest first (every child before its parents).
     fn recompute_all(&mut self) {
         let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();
-        order.sort_by_key(|&n| std::cmp::Reverse(self.nodes[n as usize].depth));
+        order.sort_by_key(|&n| std::cmp::Reverse(self.nodes[n].depth));
         for n in order {
             self.recompute(n);
         }
@@ -276,7 +309,7 @@ impl PnTree {
     fn alloc(&mut self, node: PnNode) -> u32 {
         match self.free.pop() {
             Some(n) => {
-                self.nodes[n as usize] = node;
+                self.nodes[n] = node;
                 n
             }
             None => {
@@ -288,12 +321,11 @@ impl PnTree {
 
     /// Adds the edge; the caller makes sure it is new (two moves to one position count once).
     fn link(&mut self, parent: u32, child: u32) {
-        self.nodes[parent as usize].children.push(child);
-        self.nodes[child as usize].parents.push(parent);
-        if self.nodes[parent as usize].kind == NodeKind::Frontier || self.nodes[parent as usize].kind == NodeKind::Stuck
-        {
-            self.nodes[parent as usize].kind = NodeKind::Expanded;
-            self.nodes[parent as usize].busy = false;
+        self.nodes[parent].children.push(child);
+        self.nodes[child].parents.push(parent);
+        if self.nodes[parent].kind == NodeKind::Frontier || self.nodes[parent].kind == NodeKind::Stuck {
+            self.nodes[parent].kind = NodeKind::Expanded;
+            self.nodes[parent].busy = false;
         }
     }
 
@@ -311,7 +343,7 @@ impl PnTree {
 
     /// Whether the node needs no more work: decided, or (for the classify root) every child decided.
     fn decided(&self, n: u32) -> bool {
-        let node = &self.nodes[n as usize];
+        let node = &self.nodes[n];
         match node.kind {
             NodeKind::Won | NodeKind::Lost => true,
             NodeKind::Expanded if self.is_open_root(n) => node.children.iter().all(|&c| self.decided(c)),
@@ -322,7 +354,7 @@ impl PnTree {
 
     /// Recomputes one node's numbers and saturation from its children; returns whether they changed.
     fn recompute(&mut self, n: u32) -> bool {
-        let node = &self.nodes[n as usize];
+        let node = &self.nodes[n];
         let (phi, delta, saturated) = match node.kind {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
@@ -334,7 +366,7 @@ impl PnTree {
             NodeKind::Expanded => {
                 let (mut phi, mut total, mut saturated) = (INFINITE, Total::default(), true);
                 for &c in &node.children {
-                    let child = &self.nodes[c as usize];
+                    let child = &self.nodes[c];
                     phi = phi.min(child.delta);
                     total.add_many(child.phi, child.count);
                     saturated &= child.saturated || self.decided(c);
@@ -344,7 +376,7 @@ impl PnTree {
             }
         };
         let preferred = self.preferred_of(n, phi, delta);
-        let node = &mut self.nodes[n as usize];
+        let node = &mut self.nodes[n];
         let changed = (node.phi, node.delta, node.saturated, node.preferred) != (phi, delta, saturated, preferred);
         (node.phi, node.delta, node.saturated, node.preferred) = (phi, delta, saturated, preferred);
         changed
@@ -355,12 +387,12 @@ impl PnTree {
     /// won or lost, and what is below it leaves the tree (see `forget.rs`).
     fn update_from(&mut self, start: u32) {
         let mut queue = BTreeSet::new();
-        queue.insert((std::cmp::Reverse(self.nodes[start as usize].depth), start));
+        queue.insert((std::cmp::Reverse(self.nodes[start].depth), start));
         while let Some((_, n)) = queue.pop_first() {
             let settled = self.settle(n);
             if self.recompute(n) || settled {
-                for &p in &self.nodes[n as usize].parents {
-                    queue.insert((std::cmp::Reverse(self.nodes[p as usize].depth), p));
+                for &p in &self.nodes[n].parents {
+                    queue.insert((std::cmp::Reverse(self.nodes[p].depth), p));
                 }
             }
         }
@@ -396,24 +428,24 @@ impl PnTree {
                 Some(n) => n,
                 None => self.flagged_leaf(start)?,
             };
-            self.nodes[n as usize].busy = true;
+            self.nodes[n].busy = true;
             self.update_from(n);
-            if self.nodes[n as usize].kind != NodeKind::Unborn {
-                return Some(self.nodes[n as usize].id);
+            if self.nodes[n].kind != NodeKind::Unborn {
+                return Some(self.nodes[n].id);
             }
-            let parent = self.nodes[n as usize].parents[0];
-            self.births.push(self.nodes[parent as usize].id);
+            let parent = self.nodes[n].parents[0];
+            self.births.push(self.nodes[parent].id);
         }
     }
 
     /// The most-proving leaf at or below node `start` that is not in flight (flagging).
     fn flagged_leaf(&mut self, start: u32) -> Option<u32> {
         let mut n = start;
-        if self.nodes[n as usize].saturated {
+        if self.nodes[n].saturated {
             return None;
         }
         loop {
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n];
             match node.kind {
                 NodeKind::Frontier | NodeKind::Unborn => break,
                 NodeKind::Expanded => {
@@ -421,7 +453,7 @@ impl PnTree {
                         .children
                         .iter()
                         .copied()
-                        .filter(|&c| !self.nodes[c as usize].saturated && !self.decided(c))
+                        .filter(|&c| !self.nodes[c].saturated && !self.decided(c))
                         .min_by_key(|&c| self.descent_key(n, c));
                     match best {
                         Some(c) => n = c,
@@ -440,7 +472,7 @@ impl PnTree {
 
     /// The order of a descent from node `n` through its child `c`: least first.
     fn descent_key(&self, n: u32, c: u32) -> (u64, u64, u64) {
-        let child = &self.nodes[c as usize];
+        let child = &self.nodes[c];
         if self.is_open_root(n) {
             // Finish what was started: a child being expanded goes before a new one.
             let fresh = child.kind == NodeKind::Frontier;
@@ -463,31 +495,31 @@ impl PnTree {
     /// classify job's root or its children (the positions it exists to decide).
     pub fn far_from_answer(&mut self, id: NodeId) {
         let Some(&n) = self.index.get(&id) else { return };
-        let depth = self.nodes[n as usize].depth;
+        let depth = self.nodes[n].depth;
         if n == self.root || depth == 0 || (self.classify && depth < 2) {
             return;
         }
         let mut above = 0u8;
         let mut p = n;
-        while let Some(&q) = self.nodes[p as usize].parents.first()
-            && self.nodes[q as usize].dived
+        while let Some(&q) = self.nodes[p].parents.first()
+            && self.nodes[q].dived
             && above < MAX_DIVE
         {
             above += 1;
             p = q;
         }
-        self.nodes[n as usize].dive = if above == 0 { 2 } else { above.saturating_mul(4).min(MAX_DIVE) };
+        self.nodes[n].dive = if above == 0 { 2 } else { above.saturating_mul(4).min(MAX_DIVE) };
     }
 
     /// For a leaf just chosen: whether to expand it without a unit (a parent
     /// dives), and if so how many levels the dive goes on below it.
     pub fn dive_into(&self, id: NodeId) -> Option<u8> {
         let &n = self.index.get(&id)?;
-        let node = &self.nodes[n as usize];
+        let node = &self.nodes[n];
         if node.kind != NodeKind::Frontier {
             return None;
         }
-        let dive = node.parents.iter().map(|&p| self.nodes[p as usize].dive).max()?;
+        let dive = node.parents.iter().map(|&p| self.nodes[p].dive).max()?;
         (dive > 0).then(|| dive - 1)
     }
 
@@ -495,8 +527,8 @@ impl PnTree {
     /// expanded without a unit; the dive goes on `levels` below it.
     pub fn mark_dived(&mut self, id: NodeId, levels: u8) {
         if let Some(&n) = self.index.get(&id) {
-            self.nodes[n as usize].dived = true;
-            self.nodes[n as usize].dive = levels;
+            self.nodes[n].dived = true;
+            self.nodes[n].dive = levels;
         }
     }
 
@@ -508,21 +540,21 @@ impl PnTree {
 
     /// How many of the root's children are decided (a classify's openings).
     pub fn children_decided(&self) -> usize {
-        self.nodes[self.root as usize].children.iter().filter(|&&c| self.decided(c)).count()
+        self.nodes[self.root].children.iter().filter(|&&c| self.decided(c)).count()
     }
 
     /// Whether nothing can be handed out now (every needed leaf is in flight, or the job is answered).
     pub fn is_saturated(&self) -> bool {
-        self.nodes[self.root as usize].saturated
+        self.nodes[self.root].saturated
     }
 
     /// Notes whether the node's unit is held by a worker (a lease ended or began elsewhere).
     pub fn set_busy(&mut self, id: NodeId, busy: bool) {
         if let Some(&n) = self.index.get(&id)
-            && self.nodes[n as usize].kind == NodeKind::Frontier
-            && self.nodes[n as usize].busy != busy
+            && self.nodes[n].kind == NodeKind::Frontier
+            && self.nodes[n].busy != busy
         {
-            self.nodes[n as usize].busy = busy;
+            self.nodes[n].busy = busy;
             self.update_from(n);
         }
     }
@@ -535,8 +567,8 @@ impl PnTree {
             Outcome::Loss => NodeKind::Lost,
             Outcome::Unknown => return,
         };
-        self.nodes[n as usize].kind = kind;
-        self.nodes[n as usize].busy = false;
+        self.nodes[n].kind = kind;
+        self.nodes[n].busy = false;
         self.forget_below(n);
         self.update_from(n);
     }

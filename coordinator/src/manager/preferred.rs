@@ -54,12 +54,11 @@ impl PnTree {
     }
 
     fn held(&self, n: u32, phi: u64, delta: u64) -> bool {
-        let node = &self.nodes[n as usize];
+        let node = &self.nodes[n];
         match node.kind {
             NodeKind::Frontier | NodeKind::Unborn => node.busy,
             NodeKind::Expanded => {
-                !self.numbers_decide(n, phi, delta)
-                    && node.children.iter().any(|&c| self.nodes[c as usize].preferred.held())
+                !self.numbers_decide(n, phi, delta) && node.children.iter().any(|&c| self.nodes[c].preferred.held())
             }
             NodeKind::Won | NodeKind::Lost | NodeKind::Stuck | NodeKind::Free => false,
         }
@@ -68,19 +67,19 @@ impl PnTree {
     /// Whether node `n` holds `k` children or more while its side to move
     /// looks closer to a win: then only the held children may be descended.
     fn is_capped(&self, n: u32, phi: u64, delta: u64, k: u8) -> bool {
-        let node = &self.nodes[n as usize];
+        let node = &self.nodes[n];
         !self.is_open_root(n)
             && phi <= delta
-            && node.children.iter().filter(|&&c| self.nodes[c as usize].preferred.held()).count() >= usize::from(k)
+            && node.children.iter().filter(|&&c| self.nodes[c].preferred.held()).count() >= usize::from(k)
     }
 
     fn capped_eligible(&self, c: u32, capped: bool) -> bool {
-        let child = &self.nodes[c as usize].preferred;
+        let child = &self.nodes[c].preferred;
         child.open() && (!capped || child.held()) && !self.decided(c)
     }
 
     fn capped_open(&self, n: u32, phi: u64, delta: u64, k: u8) -> bool {
-        let node = &self.nodes[n as usize];
+        let node = &self.nodes[n];
         match node.kind {
             NodeKind::Frontier => !node.busy,
             NodeKind::Unborn => !node.busy && node.count > 0,
@@ -96,7 +95,7 @@ impl PnTree {
     fn capped_leaf(&self, start: u32, k: u8) -> Option<u32> {
         let mut n = start;
         loop {
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n];
             if !node.preferred.open() {
                 return None;
             }

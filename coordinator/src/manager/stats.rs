@@ -40,7 +40,7 @@ fn finite(n: u64) -> Option<u64> {
 impl PnTree {
     /// The job's progress: the root's numbers, decided nodes, and the leaves still needed.
     pub fn stats(&self) -> PnStats {
-        let root = &self.nodes[self.root as usize];
+        let root = &self.nodes[self.root];
         let mut stats = PnStats {
             proof_number: finite(root.phi),
             disproof_number: finite(root.delta),
@@ -55,8 +55,8 @@ impl PnTree {
             stats.closest = root
                 .children
                 .iter()
-                .filter(|&&c| !self.decided(c) && self.nodes[c as usize].kind != NodeKind::Unborn)
-                .map(|&c| (self.descent_key(self.root, c), self.nodes[c as usize].id))
+                .filter(|&&c| !self.decided(c) && self.nodes[c].kind != NodeKind::Unborn)
+                .map(|&c| (self.descent_key(self.root, c), self.nodes[c].id))
                 .min()
                 .map(|(_, id)| id);
         }
@@ -70,7 +70,7 @@ impl PnTree {
         let mut stack = vec![self.root];
         seen[self.root as usize] = true;
         while let Some(n) = stack.pop() {
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n];
             if self.decided(n) && !self.is_open_root(n) {
                 continue;
             }

@@ -254,7 +254,7 @@ fn play_random_tree(seed: u64, policy: InFlight, counting: Counting) {
         {
             tree.expand(n, &leaves_of(g));
             tree.mark_dived(n, levels);
-            held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+            held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h]].busy);
             continue;
         }
         // A unit expands when it has children and its "budget" (every other lease) runs out.
@@ -269,7 +269,7 @@ fn play_random_tree(seed: u64, policy: InFlight, counting: Counting) {
             let value = game.value(g);
             tree.decide(n, value);
         }
-        held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h] as usize].busy);
+        held.retain(|&h| tree.contains(h) && tree.nodes[tree.index[&h]].busy);
         assert_holds_only_what_is_needed(&tree, seed);
         assert_eq!(
             tree.answered(),
@@ -295,11 +295,11 @@ fn assert_holds_only_what_is_needed(tree: &PnTree, seed: u64) {
     let mut stack = vec![tree.root];
     reached[tree.root as usize] = true;
     while let Some(n) = stack.pop() {
-        if matches!(tree.nodes[n as usize].kind, NodeKind::Won | NodeKind::Lost) && n != tree.root {
-            assert!(tree.nodes[n as usize].children.is_empty(), "seed {seed}: a decided node keeps its children");
+        if matches!(tree.nodes[n].kind, NodeKind::Won | NodeKind::Lost) && n != tree.root {
+            assert!(tree.nodes[n].children.is_empty(), "seed {seed}: a decided node keeps its children");
             continue;
         }
-        for &c in &tree.nodes[n as usize].children {
+        for &c in &tree.nodes[n].children {
             if !std::mem::replace(&mut reached[c as usize], true) {
                 stack.push(c);
             }
@@ -358,7 +358,7 @@ fn a_node_whose_stored_children_all_won_stays_open_while_others_are_unborn() {
     let mut tree = PnTree::new(NodeId(1), false, &nodes, &[(NodeId(1), NodeId(2))]);
     let won = [leaf(3, 2, 1, NodeKind::Won), leaf(4, 2, 1, NodeKind::Won)];
     tree.expand_with_unborn(NodeId(2), &won, 5, 2);
-    let n2 = tree.index[&NodeId(2)] as usize;
+    let n2 = tree.index[&NodeId(2)];
     assert_eq!(tree.nodes[n2].kind, NodeKind::Expanded, "five children are still open");
     assert!(tree.contains(NodeId(3)) && tree.contains(NodeId(4)), "nothing below it forgotten");
     assert_eq!(tree.select(), None, "the descent asks for the next batch instead");
@@ -387,10 +387,10 @@ fn a_forgotten_node_reached_again_is_grafted_back_with_what_is_below_it() {
     tree.graft(&below, &[(NodeId(5), NodeId(6)), (NodeId(5), NodeId(7))], &[]);
     tree.expand(NodeId(3), &[below[0]]);
     let n5 = tree.index[&NodeId(5)];
-    assert_eq!(tree.nodes[n5 as usize].children.len(), 2, "5's children are back");
+    assert_eq!(tree.nodes[n5].children.len(), 2, "5's children are back");
     assert_eq!(
-        (tree.nodes[n5 as usize].phi, tree.nodes[n5 as usize].delta),
-        (whole.nodes[whole.index[&NodeId(5)] as usize].phi, whole.nodes[whole.index[&NodeId(5)] as usize].delta),
+        (tree.nodes[n5].phi, tree.nodes[n5].delta),
+        (whole.nodes[whole.index[&NodeId(5)]].phi, whole.nodes[whole.index[&NodeId(5)]].delta),
         "with the numbers it had"
     );
     let leaf = tree.select();

@@ -25,20 +25,20 @@ impl PnTree {
             Some(u) if count == 0 => {
                 // Every child is stored: the stand-in leaves the tree.
                 self.unborn.remove(&n);
-                self.nodes[n as usize].children.retain(|&c| c != u);
-                self.nodes[u as usize].parents.clear();
+                self.nodes[n].children.retain(|&c| c != u);
+                self.nodes[u].parents.clear();
                 self.free_slot(u);
                 self.update_from(n);
             }
             Some(u) => {
-                let node = &mut self.nodes[u as usize];
+                let node = &mut self.nodes[u];
                 (node.count, node.replies, node.busy) = (count, replies, false);
                 self.update_from(u);
             }
             None if count == 0 => {}
             None => {
                 // Not in the index: no store id names it.
-                let depth = self.nodes[n as usize].depth + 1;
+                let depth = self.nodes[n].depth + 1;
                 let u = self.alloc(PnNode::new(NodeId(-id.0), depth, replies, NodeKind::Unborn, false, count));
                 self.unborn.insert(n, u);
                 self.link(n, u);
@@ -53,7 +53,7 @@ impl PnTree {
         if let Some(&n) = self.index.get(&id)
             && let Some(&u) = self.unborn.get(&n)
         {
-            self.nodes[u as usize].busy = false;
+            self.nodes[u].busy = false;
             self.update_from(u);
         }
     }
@@ -63,7 +63,7 @@ impl PnTree {
     /// still not, the fewest replies among them `replies`.
     pub fn birth(&mut self, id: NodeId, children: &[PnLeaf], count: u32, replies: u32) {
         let Some(&n) = self.index.get(&id) else { return };
-        if self.nodes[n as usize].kind != NodeKind::Expanded {
+        if self.nodes[n].kind != NodeKind::Expanded {
             return;
         }
         self.attach(n, children, (0, 0));

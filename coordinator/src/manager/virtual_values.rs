@@ -35,8 +35,8 @@ impl PnTree {
 
     /// The numbers of leaf `n`, in flight, as decided under [`PnTree::counts_held_leaves_decided`].
     pub(super) fn held_leaf_numbers(&self, n: u32) -> (u64, u64, bool) {
-        let node = &self.nodes[n as usize];
-        let root_moves = (node.depth - self.nodes[self.root as usize].depth.min(node.depth)).is_multiple_of(2);
+        let node = &self.nodes[n];
+        let root_moves = (node.depth - self.nodes[self.root].depth.min(node.depth)).is_multiple_of(2);
         let root_wins = self.policy == InFlight::VirtualWin;
         if root_moves == root_wins { (0, INFINITE, true) } else { (INFINITE, 0, true) }
     }
@@ -66,7 +66,7 @@ impl PnTree {
 
     /// Node `c`'s numbers in virtual set `set`, as it keeps them.
     fn virtual_numbers_at(&self, c: u32, set: usize) -> Numbers {
-        match self.nodes[c as usize].preferred {
+        match self.nodes[c].preferred {
             Preferred::Virtual(numbers) => numbers[set],
             Preferred::None | Preferred::Capped { .. } => Numbers::default(),
         }
@@ -75,12 +75,12 @@ impl PnTree {
     /// Whether the side to move at node `n` is the side to move at its root
     /// (the job's root for a solve, an opening for a classify).
     fn root_side_moves(&self, n: u32) -> bool {
-        let root_depth = self.nodes[self.root as usize].depth + u32::from(self.classify);
-        self.nodes[n as usize].depth.saturating_sub(root_depth).is_multiple_of(2)
+        let root_depth = self.nodes[self.root].depth + u32::from(self.classify);
+        self.nodes[n].depth.saturating_sub(root_depth).is_multiple_of(2)
     }
 
     fn virtual_numbers(&self, n: u32, set: usize) -> Numbers {
-        let node = &self.nodes[n as usize];
+        let node = &self.nodes[n];
         let (phi, delta, saturated) = match node.kind {
             NodeKind::Won => (0, INFINITE, true),
             NodeKind::Lost => (INFINITE, 0, true),
@@ -99,7 +99,7 @@ impl PnTree {
                 for &c in &node.children {
                     let numbers = self.virtual_numbers_at(c, set);
                     phi = phi.min(numbers.delta);
-                    total.add_many(numbers.phi, self.nodes[c as usize].count);
+                    total.add_many(numbers.phi, self.nodes[c].count);
                     saturated &= numbers.saturated || self.decided(c);
                 }
                 let delta = total.delta(self.counting);
@@ -112,7 +112,7 @@ impl PnTree {
     /// The virtual numbers node `root` looks for by its flagging numbers:
     /// a win's when it looks closer to a win (φ ≤ δ), else a loss's.
     fn virtual_set(&self, root: u32) -> usize {
-        let node = &self.nodes[root as usize];
+        let node = &self.nodes[root];
         if node.phi <= node.delta { VIRTUAL_WIN } else { VIRTUAL_LOSS }
     }
 
@@ -122,10 +122,10 @@ impl PnTree {
         if !self.classify {
             return self.root;
         }
-        let opening_depth = self.nodes[self.root as usize].depth + 1;
+        let opening_depth = self.nodes[self.root].depth + 1;
         let mut m = n;
-        while self.nodes[m as usize].depth > opening_depth
-            && let Some(&p) = self.nodes[m as usize].parents.first()
+        while self.nodes[m].depth > opening_depth
+            && let Some(&p) = self.nodes[m].parents.first()
         {
             m = p;
         }
@@ -136,7 +136,7 @@ impl PnTree {
         let unsaturated = |c: u32, set: usize| !self.virtual_numbers_at(c, set).saturated && !self.decided(c);
         let (mut n, set) = if self.is_open_root(start) {
             // Each opening by its own numbers.
-            let opening = self.nodes[start as usize]
+            let opening = self.nodes[start]
                 .children
                 .iter()
                 .copied()
@@ -147,7 +147,7 @@ impl PnTree {
             (start, self.virtual_set(self.root_of(start)))
         };
         loop {
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n];
             if self.virtual_numbers_at(n, set).saturated {
                 return None;
             }
