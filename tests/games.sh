@@ -9,7 +9,7 @@
 # recorded "unsolved" with the seconds spent; a bigger limit, or a cluster
 # job (`golomb run --board WxH --pieces PIECES --goal solve`), takes it on.
 #
-#   GOLOMB=target/release/golomb OUT=results LIMIT=600 tests/games.sh pentominoes [MAX_W] [MAX_H]
+#   GOLOMB=target/release/golomb OUT=results LIMIT=600 [TT_MB=256] tests/games.sh pentominoes [MAX_W] [MAX_H]
 #
 # MAX_W and MAX_H default to 9. Boards are named long side first (9x8, not
 # 8x9: the game is the same). Runs at nice 19: measurements beside it keep
@@ -36,7 +36,7 @@ for area in $(seq 1 $((max_w * max_h))); do
       proof="$proofs/$board.json.gz"
       started=$(date +%s)
       if ! /usr/bin/time -f "%U" -o "$work/time" nice -n 19 timeout "$limit" "$golomb" solve --board "$board" \
-        --pieces "$pieces" --threads 1 --tt-mb 256 --json --proof "$proof" > "$work/out" 2> "$work/err"; then
+        --pieces "$pieces" --threads 1 --tt-mb "${TT_MB:-256}" --json --proof "$proof" > "$work/out" 2> "$work/err"; then
         rm -f "$proof"
         echo "$board,unsolved (stopped after $(( $(date +%s) - started )) s),,,," >> "$csv"
         echo "$board: unsolved after $limit s" >&2

@@ -251,6 +251,87 @@ fn a_rogue_that_lies_in_its_splits_is_caught_by_the_default_checks() {
     assert!(log.contains("was wrong and is distrusted"), "{log}");
 }
 
+/// With `golomb serve`'s default settings, one rogue among two honest
+/// workers on a 7x7 classify (1,603 children): the rogue reports every
+/// unit it gets lost, as fast as it can lease, while the honest workers
+/// solve. Its first results are checked (it is new), a check disagrees, the
+/// coordinator distrusts it and its results are solved again: when the job
+/// says done, every child has the value the honest workers alone gave it,
+/// and every child the rogue reported has its local solve's. The job's
+/// positions and time are printed beside the same job with the honest
+/// workers alone.
+#[test]
+fn a_rogue_among_two_honest_workers_leaves_no_wrong_child_of_a_7x7_classify() {
+    let board = "7x7";
+    let args = ["--board", board, "--goal", "classify", "--split-depth", "1"];
+    let values = |results: &serde_json::Value| -> std::collections::BTreeMap<String, String> {
+        let children = results["children"].as_array().expect("children").iter();
+        children.map(|c| (c["move"].as_str().unwrap().to_string(), c["value"].as_str().unwrap().to_string())).collect()
+    };
+    let (honest_positions, honest_seconds, truth) = {
+        let cluster = Cluster::start_with(ServeOptions::new(30.0).default_checks());
+        let _honest = [cluster.worker("h1", 1), cluster.worker("h2", 1)];
+        let started = std::time::Instant::now();
+        let job = cluster.submit(&args);
+        let status = cluster.wait_for_end(job, MINUTES);
+        assert_eq!(status["state"], "done", "{status}");
+        (status["positions"].as_u64().unwrap(), started.elapsed().as_secs_f64(), values(&cluster.results(job)))
+    };
+    let cluster = Cluster::start_with(ServeOptions::new(30.0).default_checks());
+    let _honest = [cluster.worker("h1", 1), cluster.worker("h2", 1)];
+    let started = std::time::Instant::now();
+    let job = cluster.submit(&args);
+    let (lies, reported) = runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        let me = register(&mut client, "rogue").await;
+        let (mut lies, mut empty, mut reported) = (0, 0, std::collections::BTreeSet::new());
+        while empty < 20 {
+            let units =
+                client.lease(pb::LeaseRequest { worker_id: me, max_units: 16 }).await.unwrap().into_inner().units;
+            if units.is_empty() {
+                empty += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            for unit in units {
+                let request = pb::CompleteRequest {
+                    worker_id: me,
+                    unit_id: unit.unit_id,
+                    job_id: job,
+                    result: game_value(pb::Value::Loss as i32, ""),
+                    lease_token: unit.lease_token.clone(),
+                    ..Default::default()
+                };
+                // Refused once it is distrusted.
+                if client.complete(request).await.is_ok() {
+                    lies += 1;
+                    reported.insert(unit.moves.clone());
+                }
+            }
+        }
+        (lies, reported)
+    });
+    assert!(lies > 0, "the rogue reported");
+    let status = cluster.wait_for_end(job, MINUTES);
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(status["state"], "done", "{status}");
+    assert!(status["conflicts"].as_u64().unwrap() > 0, "the checks disagreed with the rogue: {status}");
+    let found = values(&cluster.results(job));
+    assert_eq!(found.len(), truth.len(), "every child listed");
+    let wrong: Vec<&String> =
+        found.iter().filter(|(mv, value)| truth.get(*mv) != Some(value)).map(|(mv, _)| mv).collect();
+    assert!(wrong.is_empty(), "children not as the honest workers alone found them: {wrong:?}");
+    for (mv, value) in found.iter().filter(|(mv, _)| reported.contains(*mv)) {
+        assert_eq!(value, local_value(board, mv), "child {mv}, which the rogue reported");
+    }
+    let positions = status["positions"].as_u64().unwrap();
+    eprintln!(
+        "7x7 classify, serve's defaults, two honest workers: alone {honest_positions} positions in {honest_seconds:.1} s; \
+         with a rogue that reported {lies} units lost: {positions} positions ({:.2}x) in {seconds:.1} s ({:.2}x)",
+        positions as f64 / honest_positions as f64,
+        seconds / honest_seconds
+    );
+}
+
 fn catch_a_liar_while_the_job_runs(options: ServeOptions) {
     let cluster = Cluster::start_with(options);
     let board = "5x5";
