@@ -321,6 +321,8 @@ pub fn decided_children(
         let by_key: std::collections::HashMap<&str, usize> =
             children.iter().enumerate().map(|(i, (_, node))| (node.key.as_str(), i)).collect();
         let mut out: Vec<DecidedAt> = Vec::with_capacity(reported.len());
+        // Where in `reported` each of `out` was first named.
+        let mut first: Vec<usize> = Vec::with_capacity(reported.len());
         for (i, d) in reported.iter().enumerate() {
             let field = format!("decided[{i}]");
             let id = g.parse_move(&d.r#move).map_err(|e| format!("{field}.move: {e}"))?;
@@ -348,8 +350,20 @@ pub fn decided_children(
                     Some(g.move_name(best))
                 }
             };
-            if out.iter().all(|o| o.index != index) {
-                out.push(DecidedAt { index, value, best });
+            // Symmetric moves are one child, each reported: the same value twice is one
+            // claim, two values for one child a report that contradicts itself.
+            match out.iter().position(|o| o.index == index) {
+                None => {
+                    out.push(DecidedAt { index, value, best });
+                    first.push(i);
+                }
+                Some(k) if out[k].value != value => {
+                    return Err(format!(
+                        "{field}.move: the same child as decided[{}], with the other value",
+                        first[k]
+                    ));
+                }
+                Some(_) => {}
             }
         }
         Ok(out)
@@ -588,5 +602,41 @@ mod tests {
             let err = line_steps(&target, &[step(&bad)]).unwrap_err();
             assert!(err.starts_with("path[0].move"), "{bad}: {err}");
         }
+    }
+
+    /// A split report may name one child twice (symmetric moves are one
+    /// child, each reported) with one value; naming it lost and won is a
+    /// report that contradicts itself, refused with both fields, where the
+    /// first claim was kept silently before.
+    #[test]
+    fn a_split_report_naming_one_child_lost_and_won_is_refused() {
+        use golomb_proto::pb;
+        let spec = JobSpec {
+            game: GameSpec::new("6x5", "", "pentominoes"),
+            moves: String::new(),
+            goal: Goal::Classify,
+            each: Each::Exactly,
+            split_depth: 1,
+            split_after_seconds: 30.0,
+            hands: None,
+        };
+        let g: Game<Bitboard> = Game::new(Board::new(6, 5).unwrap(), PieceSet::of_order(5)).unwrap();
+        let opening = g.move_name(g.legal_moves(&Position::empty())[0]);
+        let target = crate::store::SplitTarget { spec, line: opening.clone(), rank: vec![0], depth: 1 };
+        let children = super::unit_children(&target).unwrap();
+        let (after, _) = g.play_line(Position::empty(), &opening).unwrap();
+        let reply = g.move_name(g.legal_moves(&after)[0]);
+        let (child, _) = g.play_line(after, &reply).unwrap();
+        let answer = g.move_name(g.legal_moves(&child)[0]);
+        let claim = |value: pb::Value| pb::DecidedChild {
+            r#move: reply.clone(),
+            value: value as i32,
+            winning_move: if value == pb::Value::Win { answer.clone() } else { String::new() },
+        };
+        let twice = super::decided_children(&target, &children, &[claim(pb::Value::Loss), claim(pb::Value::Loss)]);
+        assert_eq!(twice.unwrap().len(), 1, "one claim, made twice");
+        let err = super::decided_children(&target, &children, &[claim(pb::Value::Loss), claim(pb::Value::Win)]);
+        let err = err.expect_err("a child both lost and won");
+        assert!(err.starts_with("decided[1]") && err.contains("decided[0]"), "{err}");
     }
 }
