@@ -2,7 +2,8 @@
 //! (`bench_positions.txt`), one row per position and order, with totals;
 //! or, with `--suite`, on the engine's fixed suite of seven positions
 //! (`golomb_engine::bench_suite`: 7x7, 8x5, 6x8 and two 8x8 openings with
-//! pentominoes, 8x6 and 8x7 with hexominoes),
+//! pentominoes, 8x6 and 8x7 with hexominoes, and three units of the 9x8
+//! hexomino job),
 //! positions first, the figure that says whether a change searched less.
 //!
 //! Each position is solved from an empty transposition table, so the
@@ -57,13 +58,13 @@ pub struct BenchArgs {
     /// Only the first N positions of the set.
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Run the solver suite instead: 7x7, 8x5, 6x8, `L:c4,d4,e4,f4,c5;I:c8,d8,e8,f8,g8` and Orman's 1197 opening with pentominoes, 8x6 and 8x7 with hexominoes.
+    /// Run the solver suite instead: 7x7, 8x5, 6x8, `L:c4,d4,e4,f4,c5;I:c8,d8,e8,f8,g8` and Orman's 1197 opening with pentominoes, 8x6 and 8x7 with hexominoes, three units of the 9x8 hexomino job.
     #[arg(long)]
     pub suite: bool,
     /// With --suite: stop the two 8x8 cases after 100 M positions (they then answer `unknown`).
     #[arg(long)]
     pub quick: bool,
-    /// With --suite: only these cases, comma-separated (7x7, 8x5, 6x8, 8x8-L1181-I, 8x8-N1197, hexo-8x6, hexo-8x7).
+    /// With --suite: only these cases, comma-separated (7x7, 8x5, 6x8, 8x8-L1181-I, 8x8-N1197, hexo-8x6, hexo-8x7, hexo-9x8-a, hexo-9x8-b, hexo-9x8-c).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// Print JSON instead of text.
@@ -174,7 +175,7 @@ fn run_suite(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         .collect();
     anyhow::ensure!(
         !cases.is_empty(),
-        "--only names no case of the suite (7x7, 8x5, 6x8, 8x8-L1181-I, 8x8-N1197, hexo-8x6, hexo-8x7)"
+        "--only names no case of the suite (7x7, 8x5, 6x8, 8x8-L1181-I, 8x8-N1197, hexo-8x6, hexo-8x7, hexo-9x8-a, hexo-9x8-b, hexo-9x8-c)"
     );
     if !args.json {
         writeln!(out, "solver suite, {} MiB table{}", args.tt_mb, if args.quick { ", quick" } else { "" })?;
