@@ -1,5 +1,5 @@
 //! The manager trees of a coordinator's running game jobs ([`Trees`]), kept
-//! in the store's memory beside its tables, and the policy over them: which
+//! in the scheduler's memory beside the store's tables, and the policy over them: which
 //! leaf a worker gets next (below the node it last gave back to be split,
 //! else its job's most-proving leaf), and how often a tree that has nothing
 //! to hand out may be checked against the tables. No SQL: the store loads

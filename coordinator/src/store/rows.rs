@@ -49,7 +49,7 @@ pub struct Leased {
 
 /// The rows a lease reads and writes, for one worker's lease: the store's
 /// tables, or the tests' memory. Each method reads or changes rows only;
-/// the choices are [`choose`]'s.
+/// the choices are the scheduler's (`crate::scheduler::choose`).
 pub trait Rows {
     /// What a read or a write can fail with.
     type Error;

@@ -371,8 +371,9 @@ impl Store {
         Ok(Some(SqlRows::new(tx, worker, now() + lease_seconds, db_id, between_machines)))
     }
 
-    /// Node `start` and what is below it that the manager needs (see
-    /// [`needed_below`]): a part of a job's tree that its manager tree forgot.
+    /// Node `start` and what is below it that the manager needs (every node
+    /// reached from it through needed nodes, `start` itself whatever it is):
+    /// a part of a job's tree that its manager tree forgot.
     pub fn tree_below(&self, start: NodeId) -> Result<Below, StoreError> {
         needed_below(&self.conn, start)
     }

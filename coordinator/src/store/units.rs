@@ -304,7 +304,7 @@ impl Store {
     }
 
     /// Whether `worker` holds `unit` of `job` under the lease `token`, as
-    /// [`Store::complete`] will require: asked before a report's costly
+    /// [`Store::complete_drawn`] will require: asked before a report's costly
     /// checks (its move, its proof tree), so that no one but the holder can
     /// make the coordinator check trees.
     pub fn check_holder(&self, unit: UnitId, job: JobId, worker: WorkerId, token: &str) -> Result<(), StoreError> {

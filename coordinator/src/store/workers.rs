@@ -78,7 +78,7 @@ impl Store {
 
     /// Adds a worker that registered from network `address` (its IP, where
     /// known: checks go to another address, see
-    /// [`CheckPolicy::between_machines`](crate::scheduler::CheckPolicy)); returns its id.
+    /// `scheduler::CheckPolicy::between_machines`); returns its id.
     pub fn register_worker_from(
         &mut self,
         name: &str,
