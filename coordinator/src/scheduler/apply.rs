@@ -11,12 +11,20 @@ use crate::store::{Below, Changed, Grown, GrowthKind, NodeId, StoreError, UnitSt
 impl Scheduler {
     /// Applies the changes the store committed since the last call to the
     /// trees. If one cannot be applied (a read failed), every tree is
-    /// dropped, to be loaded again from the tables: the rows decide.
+    /// dropped, to be loaded again from the tables (the rows decide), and
+    /// the jobs that ended still get their last sample: the writes are
+    /// committed, so nothing is returned as an error.
     pub fn apply(&mut self) -> Result<(), StoreError> {
-        for change in self.store.take_changes() {
+        let mut changes = self.store.take_changes().into_iter();
+        while let Some(change) = changes.next() {
             if let Err(err) = self.apply_one(change) {
+                tracing::warn!("the manager trees could not follow a change ({err}): they are loaded again");
                 self.trees.clear();
-                return Err(err);
+                for change in changes.by_ref() {
+                    if let Changed::Ended { job } = change {
+                        self.store.write_last_sample(job, None);
+                    }
+                }
             }
         }
         Ok(())

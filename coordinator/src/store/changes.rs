@@ -68,8 +68,8 @@ pub struct Grown {
     pub job: JobId,
     /// The node.
     pub node: NodeId,
-    /// The worker that gave the node back to be split (its next units come from
-    /// below it); `None` for a birth or a dive.
+    /// The worker that gave the node back to be split, or that leased it on a
+    /// dive (its next units come from below it); `None` for a birth.
     pub home: Option<WorkerId>,
     /// The children stored now, one leaf each, in the children's order (a
     /// birth's are grafted as a birth, the rest as an expansion).

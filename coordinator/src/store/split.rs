@@ -323,8 +323,15 @@ impl Store {
                 let value: Value = self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
                 Ok((id, value.0))
             })
-            .collect::<Result<_, StoreError>>()?;
-        self.changed(Changed::Grown(Grown { job, node, home, leaves, known, kept, unborn, how }));
+            .collect::<Result<_, StoreError>>();
+        match kept {
+            Ok(kept) => self.changed(Changed::Grown(Grown { job, node, home, leaves, known, kept, unborn, how })),
+            // The growth is committed: the tree loads it from the tables.
+            Err(err) => {
+                self.changed(Changed::Reload { job });
+                return Err(err);
+            }
+        }
         Ok(())
     }
 }
@@ -410,25 +417,29 @@ fn expand_node(
         // and a unit of it that another worker holds (a transposition) is theirs no more, so
         // the value is that worker's to answer for (`golomb distrust`) and a late report of
         // the holder's is refused as from a lease no longer held.
-        tx.execute(
-            "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, finished = :now,
-                    deadline = NULL, progress = 0, error = NULL
-             WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
-            named_params! {
-                ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": best,
-                ":worker": worker, ":now": now(), ":pending": UnitState::Pending,
-                ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
-            },
-        )?;
+        let taken: Option<UnitId> = tx
+            .prepare_cached(
+                "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, finished = :now,
+                        deadline = NULL, progress = 0, error = NULL
+                 WHERE node = :node AND state IN (:pending, :leased, :cancelled)
+                 RETURNING id",
+            )?
+            .query_row(
+                named_params! {
+                    ":node": id, ":done": UnitState::Done, ":value": Value(d.value), ":best": best,
+                    ":worker": worker, ":now": now(), ":pending": UnitState::Pending,
+                    ":leased": UnitState::Leased, ":cancelled": UnitState::Cancelled,
+                },
+                |r| r.get(0),
+            )
+            .optional()?;
         decide(tx, id, d.value, best.as_deref())?;
         kept.push(id);
-        // A decided child is a result like a unit's: checked by another worker as the draw says.
-        if let Some(&draw) = draws.get(k) {
-            let unit: Option<UnitId> =
-                tx.prepare_cached("SELECT id FROM units WHERE node = ?1")?.query_row([id], |r| r.get(0)).optional()?;
-            if let Some(unit) = unit {
-                check::maybe_check(tx, job, unit, worker, draw)?;
-            }
+        // A decided child is a result like a unit's: its unit, now done by this worker, is
+        // checked by another worker as the draw says. (A child whose unit is another's, split
+        // or failed, is not taken over and not checked this way; `golomb verify` checks it.)
+        if let (Some(&draw), Some(unit)) = (draws.get(k), taken) {
+            check::maybe_check(tx, job, unit, worker, draw)?;
         }
     }
     settle(tx, node)?;
