@@ -234,10 +234,12 @@ fn complete_value(
     if let Some(tree) = proof.filter(|_| !conflict) {
         proofs::keep(tx, unit.node, tree, Some(c.worker))?;
     }
-    finish_if_answered(tx, unit.job)?;
+    // Drawn before the job is finished: the result that answers a job is checked like any other
+    // (drawn after, it found the job done and was never checked).
     if let Some(draw) = draw {
         check::maybe_check(tx, unit.job, c.unit, c.worker, draw)?;
     }
+    finish_if_answered(tx, unit.job)?;
     Ok(conflict)
 }
 

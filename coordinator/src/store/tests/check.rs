@@ -391,3 +391,23 @@ fn a_report_of_a_unit_leased_with_its_value_ends_the_lease() {
     assert_eq!(state, UnitState::Done);
     assert_eq!(store.units_held(worker).unwrap(), 0, "its room is free");
 }
+
+/// The result that answers a job is checked like any other: drawn before
+/// the job is finished, its check holds the answer until it agrees (drawn
+/// after, it found the job done and was never checked, so a lie that
+/// decided a job escaped every check).
+#[test]
+fn the_result_that_answers_a_job_is_checked_before_the_job_ends() {
+    let (mut store, job, first, _dir) = flat(Goal::Solve);
+    store.set_check_fraction(1.0);
+    let units = store.lease(first, 10, 60.0).unwrap();
+    let second = store.register_worker("w2", "h", 2).unwrap();
+    // a lost for its side to move: the root is won, the job's question answered.
+    done(&mut store, first, units[0].unit, Loss);
+    let row = store.job(job).unwrap();
+    assert_eq!((row.state, row.value), (JobState::Running, Win), "answered, waiting for its check");
+    let check = store.lease(second, 10, 60.0).unwrap();
+    assert_eq!(check.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a"], "{check:?}");
+    assert!(!done(&mut store, second, check[0].unit, Loss), "the check agrees");
+    assert_eq!(store.job(job).unwrap().state, JobState::Done);
+}
