@@ -520,19 +520,24 @@ mod tests {
 
     use super::{Engine, TreeGame, check_tree, line_steps};
 
+    /// A job on the empty 6x5 board with pentominoes, split below its root, at a budget of `split_after` s.
+    fn job_6x5(goal: Goal, split_after: f64) -> JobSpec {
+        JobSpec {
+            game: GameSpec::new("6x5", "", "pentominoes"),
+            moves: String::new(),
+            goal,
+            each: Each::Exactly,
+            split_depth: 1,
+            split_after_seconds: split_after,
+            hands: None,
+        }
+    }
+
     /// A worker's tree of one position, imported where this database keeps
     /// the position's mirror image, is mapped onto the image and holds there.
     #[test]
     fn a_tree_is_mapped_onto_a_symmetric_image_of_its_position() {
-        let spec = JobSpec {
-            game: GameSpec::new("6x5", "", "pentominoes"),
-            moves: String::new(),
-            goal: Goal::Classify,
-            each: Each::Exactly,
-            split_depth: 1,
-            split_after_seconds: 0.0,
-            hands: None,
-        };
+        let spec = job_6x5(Goal::Classify, 0.0);
         let g: Game<Bitboard> = Game::new(Board::new(6, 5).unwrap(), PieceSet::of_order(5)).unwrap();
         // An opening whose image under some symmetry is another placement.
         let (opening, image) = g
@@ -579,15 +584,7 @@ mod tests {
     /// before anything is applied, naming the step.
     #[test]
     fn a_line_step_of_no_move_or_two_is_refused() {
-        let spec = JobSpec {
-            game: GameSpec::new("6x5", "", "pentominoes"),
-            moves: String::new(),
-            goal: Goal::Solve,
-            each: Each::Exactly,
-            split_depth: 1,
-            split_after_seconds: 0.0,
-            hands: None,
-        };
+        let spec = job_6x5(Goal::Solve, 0.0);
         let g: Game<Bitboard> = Game::new(Board::new(6, 5).unwrap(), PieceSet::of_order(5)).unwrap();
         let (first, second) = {
             let moves = g.legal_moves(&Position::empty());
@@ -611,15 +608,7 @@ mod tests {
     #[test]
     fn a_split_report_naming_one_child_lost_and_won_is_refused() {
         use golomb_proto::pb;
-        let spec = JobSpec {
-            game: GameSpec::new("6x5", "", "pentominoes"),
-            moves: String::new(),
-            goal: Goal::Classify,
-            each: Each::Exactly,
-            split_depth: 1,
-            split_after_seconds: 30.0,
-            hands: None,
-        };
+        let spec = job_6x5(Goal::Classify, 30.0);
         let g: Game<Bitboard> = Game::new(Board::new(6, 5).unwrap(), PieceSet::of_order(5)).unwrap();
         let opening = g.move_name(g.legal_moves(&Position::empty())[0]);
         let target = crate::store::SplitTarget { spec, line: opening.clone(), rank: vec![0], depth: 1 };

@@ -69,15 +69,19 @@ fn lie(cluster: &Cluster, board: &str, job: u64) -> (u64, usize) {
 
 /// Reports `unit` of `job`, leased by worker `me`, as lost for its side to move (true or not).
 async fn claim_lost(client: &mut WorkClient, me: u64, job: u64, unit: &pb::Unit) {
-    let request = pb::CompleteRequest {
+    client.complete(loss_claim(me, job, unit)).await.expect("a loss claim with a real lease is taken");
+}
+
+/// Worker `me`'s report of `unit` of `job` as lost for its side to move.
+fn loss_claim(me: u64, job: u64, unit: &pb::Unit) -> pb::CompleteRequest {
+    pb::CompleteRequest {
         worker_id: me,
         unit_id: unit.unit_id,
         job_id: job,
         result: game_value(pb::Value::Loss as i32, ""),
         lease_token: unit.lease_token.clone(),
         ..Default::default()
-    };
-    client.complete(request).await.expect("a loss claim with a real lease is taken");
+    }
 }
 
 #[test]
@@ -293,16 +297,8 @@ fn a_rogue_among_two_honest_workers_leaves_no_wrong_child_of_a_7x7_classify() {
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             }
             for unit in units {
-                let request = pb::CompleteRequest {
-                    worker_id: me,
-                    unit_id: unit.unit_id,
-                    job_id: job,
-                    result: game_value(pb::Value::Loss as i32, ""),
-                    lease_token: unit.lease_token.clone(),
-                    ..Default::default()
-                };
                 // Refused once it is distrusted.
-                if client.complete(request).await.is_ok() {
+                if client.complete(loss_claim(me, job, &unit)).await.is_ok() {
                     lies += 1;
                     reported.insert(unit.moves.clone());
                 }
