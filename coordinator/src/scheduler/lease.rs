@@ -151,6 +151,8 @@ impl Scheduler {
     ) -> Result<Vec<LeasedUnit>, StoreError> {
         let mut out = Vec::new();
         let (mut dives, mut answered, mut births) = (0, 0, 0);
+        // Each worker's check rate, for answers taken from the store of decided positions: read once a call.
+        let mut rates = None;
         let started = std::time::Instant::now();
         while out.len() < max as usize {
             let units = self.lease(worker, max - out.len() as u32, lease_seconds)?;
@@ -184,7 +186,11 @@ impl Scheduler {
             for unit in units {
                 let job = unit.job;
                 let (node, rank, depth) = self.store.unit_place(unit.unit)?;
-                if answered < MAX_ANSWERED && self.store.answer_leased(job, node, &unit.spec, game)?.is_some() {
+                if rates.is_none() {
+                    rates = Some(self.check_rates()?);
+                }
+                let rates = rates.as_ref().and_then(Option::as_ref);
+                if answered < MAX_ANSWERED && self.store.answer_leased(job, node, &unit.spec, game, rates)?.is_some() {
                     self.apply()?;
                     answered += 1;
                     again = true;

@@ -7,7 +7,9 @@
 use golomb_proto::{JobId, WorkerId};
 
 use super::{CheckPolicy, Scheduler};
-use crate::store::{CheckDraw, Completion, Growth, HeldUnit, NodeId, SplitCost, StoreError, TreeGame};
+use crate::store::{
+    CheckDraw, CheckRates, Completion, Growth, HeldUnit, NodeId, SplitCost, StoreError, TreeGame, random_unit,
+};
 
 impl Scheduler {
     /// Checks every result of a new worker until `policy.trust_after`
@@ -93,6 +95,28 @@ impl Scheduler {
         }
     }
 
+    /// Each worker's chance that a result of it is checked, for the answers
+    /// the store takes from its decided positions (`None` when no check can exist).
+    pub(super) fn check_rates(&self) -> Result<Option<CheckRates>, StoreError> {
+        if !self.store.checks_exist() {
+            return Ok(None);
+        }
+        let by_worker =
+            self.store.agreed_checks_all()?.into_iter().map(|(w, agreed)| (w, self.checks.chance(agreed))).collect();
+        Ok(Some(CheckRates { by_worker, between_machines: self.checks.between_machines }))
+    }
+
+    /// Answers every waiting unit of a job just planned whose position the
+    /// store of decided positions has ([`Store::answer_known_checked`](crate::store::Store::answer_known_checked)),
+    /// each answer checked at the rate of the worker that decided it, as a
+    /// result of it would be. Returns how many it answered.
+    pub fn answer_known(&mut self, job: JobId, game: &dyn TreeGame) -> Result<u64, StoreError> {
+        let rates = self.check_rates()?;
+        let answered = self.store.answer_known_checked(job, game, rates.as_ref());
+        self.apply()?;
+        answered
+    }
+
     /// Writes a sample for every job whose manager tree is loaded and whose
     /// last sample is at least `every` seconds old; a job that ended gets its
     /// last sample and its tree is let go. Returns how many samples were written.
@@ -112,10 +136,4 @@ impl Scheduler {
         }
         Ok(written)
     }
-}
-
-/// A number drawn uniformly from [0, 1) from the operating system's random source.
-fn random_unit() -> f64 {
-    let bits = getrandom::u64().expect("the operating system's random source works");
-    (bits >> 11) as f64 / (1u64 << 53) as f64
 }

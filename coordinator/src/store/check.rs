@@ -59,6 +59,37 @@ pub(super) fn early_split(ran: f64, budget: f64) -> bool {
     budget <= 0.0 || ran < budget * EARLY_SPLIT_SLACK
 }
 
+/// The chance that a result of each worker is checked, as the scheduler's
+/// policy sets them (`crate::scheduler::CheckPolicy`), for the results the
+/// store meets without a report: answers taken from the store of decided
+/// positions, each its decider's result once more. A worker not listed is
+/// checked every time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckRates {
+    /// The chance, by worker.
+    pub by_worker: HashMap<WorkerId, f64>,
+    /// Whether a check goes only to a worker on another machine.
+    pub between_machines: bool,
+}
+
+impl CheckRates {
+    /// A draw at `worker`'s chance.
+    pub(super) fn draw(&self, worker: WorkerId) -> CheckDraw {
+        let chance = self.by_worker.get(&worker).copied().unwrap_or(1.0);
+        let drawn = chance >= 1.0 || (chance > 0.0 && random_unit() < chance);
+        match drawn {
+            true => CheckDraw::Check { between_machines: self.between_machines },
+            false => CheckDraw::Skip,
+        }
+    }
+}
+
+/// A number drawn uniformly from [0, 1) from the operating system's random source.
+pub fn random_unit() -> f64 {
+    let bits = getrandom::u64().expect("the operating system's random source works");
+    (bits >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// Whether a first result is checked by another worker, as the scheduler
 /// drew it for the report (`crate::scheduler::CheckPolicy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,9 +127,11 @@ pub(super) fn maybe_check(
     let CheckDraw::Check { between_machines } = draw else {
         return Ok(false);
     };
-    let running: bool = tx
-        .prepare_cached("SELECT state = :running FROM jobs WHERE id = :job")?
-        .query_row(named_params! { ":job": job, ":running": JobState::Running }, |r| r.get(0))?;
+    let running: bool =
+        tx.prepare_cached("SELECT state IN (:pending, :running) FROM jobs WHERE id = :job")?.query_row(
+            named_params! { ":job": job, ":pending": JobState::Pending, ":running": JobState::Running },
+            |r| r.get(0),
+        )?;
     if !running {
         return Ok(false);
     }
@@ -436,6 +469,16 @@ impl Store {
     /// checks are on): leases and reports then look for check units.
     pub fn expect_checks(&mut self) {
         self.checks_exist = true;
+    }
+
+    /// How many checks of each worker's results agreed with them so far (their earned trust).
+    pub fn agreed_checks_all(&self) -> Result<Vec<(WorkerId, u64)>, StoreError> {
+        let rows: Vec<(WorkerId, i64)> = self
+            .conn
+            .prepare_cached("SELECT id, agreed FROM workers WHERE NOT distrusted")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows.into_iter().map(|(w, a)| (w, a.max(0) as u64)).collect())
     }
 
     /// How many checks of `worker`'s results agreed with them so far (its earned trust).

@@ -10,9 +10,10 @@ use std::collections::hash_map::Entry;
 
 use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
-use rusqlite::{Transaction, named_params};
+use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::changes::Changed;
+use super::check::{self, CheckRates};
 use super::finish::finish_if_answered;
 use super::held::HeldUnit;
 use super::job_row::job_spec;
@@ -36,6 +37,7 @@ fn answer_node(
     job: JobId,
     node: NodeId,
     game: &dyn TreeGame,
+    rates: Option<&CheckRates>,
 ) -> Result<Option<Outcome>, StoreError> {
     let (key, line): (String, String) = tx
         .prepare_cached("SELECT key, line FROM nodes WHERE id = ?1")?
@@ -55,19 +57,29 @@ fn answer_node(
         },
         other => other,
     };
-    let answered = tx
+    let answered: Option<UnitId> = tx
         .prepare_cached(
             "UPDATE units SET state = :done, value = :value, best = :best, worker = :worker, known_job = :source,
                     finished = :now, deadline = NULL, progress = 0, positions = 0, seconds = 0, error = NULL
-             WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
+             WHERE node = :node AND state IN (:pending, :leased, :cancelled)
+             RETURNING id",
         )?
-        .execute(named_params! {
-            ":node": node, ":done": UnitState::Done, ":value": Value(value), ":best": best, ":worker": worker,
-            ":source": source, ":now": now(), ":pending": UnitState::Pending, ":leased": UnitState::Leased,
-            ":cancelled": UnitState::Cancelled,
-        })?;
-    if answered == 0 {
+        .query_row(
+            named_params! {
+                ":node": node, ":done": UnitState::Done, ":value": Value(value), ":best": best, ":worker": worker,
+                ":source": source, ":now": now(), ":pending": UnitState::Pending, ":leased": UnitState::Leased,
+                ":cancelled": UnitState::Cancelled,
+            },
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(unit) = answered else {
         return Ok(None);
+    };
+    // An answer taken from another job is its decider's result once more: checked at its rate.
+    if let (Some(rates), Some(worker)) = (rates, worker) {
+        let draw = rates.draw(worker);
+        check::maybe_check(tx, job, unit, worker, draw)?;
     }
     tx.prepare_cached(
         "UPDATE jobs SET known_nodes = known_nodes + 1, known_positions = known_positions + :positions WHERE id = :job",
@@ -82,6 +94,18 @@ impl Store {
     /// store of decided positions has (see the module's notes); returns how
     /// many it answered.
     pub fn answer_known(&mut self, job: JobId, game: &dyn TreeGame) -> Result<u64, StoreError> {
+        self.answer_known_checked(job, game, None)
+    }
+
+    /// [`Store::answer_known`], each answer checked by another worker at the
+    /// rate of the worker that decided it (`rates`, the scheduler's; `None`:
+    /// none checked), as a result of it would be.
+    pub fn answer_known_checked(
+        &mut self,
+        job: JobId,
+        game: &dyn TreeGame,
+        rates: Option<&CheckRates>,
+    ) -> Result<u64, StoreError> {
         let tx = self.write()?;
         let Some(game_key) = known::game_of(&tx, job)? else {
             return Ok(0);
@@ -100,7 +124,7 @@ impl Store {
             .collect::<Result<_, _>>()?;
         let mut answered = 0;
         for node in waiting {
-            if answer_node(&tx, &spec, &game_key, job, node, game)?.is_some() {
+            if answer_node(&tx, &spec, &game_key, job, node, game, rates)?.is_some() {
                 answered += 1;
             }
         }
@@ -146,14 +170,16 @@ impl Store {
     }
 
     /// Answers a unit just leased from the store of decided positions, in
-    /// its own transaction (its node decided, values flowing up); returns the
-    /// value, or `None` if the store does not have its position.
+    /// its own transaction (its node decided, values flowing up), the answer
+    /// checked at its decider's rate as [`Store::answer_known_checked`]
+    /// does; returns the value, or `None` if the store does not have its position.
     pub fn answer_leased(
         &mut self,
         job: JobId,
         node: NodeId,
         spec: &JobSpec,
         game: &dyn TreeGame,
+        rates: Option<&CheckRates>,
     ) -> Result<Option<Outcome>, StoreError> {
         // Most units are not known: find out without a write transaction (or an allocation).
         let Store { conn, game_keys, .. } = self;
@@ -169,7 +195,7 @@ impl Store {
         }
         let game_key = game_key.to_string();
         let tx = self.write()?;
-        let value = answer_node(&tx, spec, &game_key, job, node, game)?;
+        let value = answer_node(&tx, spec, &game_key, job, node, game, rates)?;
         if value.is_some() {
             finish_if_answered(&tx, job)?;
         }

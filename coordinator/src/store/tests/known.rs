@@ -53,3 +53,41 @@ fn a_small_unit_is_not_kept_it_is_cheaper_to_solve_again() {
     assert_eq!(store.answer_known(second, &NoGame).unwrap(), 0, "10 positions a unit: none kept");
     assert_eq!(store.lease(worker, 10, 60.0).unwrap().len(), 3, "all three are solved again");
 }
+
+/// An answer taken from the store of decided positions is its decider's
+/// result once more, checked at its rate: a new worker's answers all go out
+/// as checks to another worker, and the job taking them waits for them (a
+/// lie kept in the store no longer answers a later job unchecked).
+#[test]
+fn an_answer_taken_from_the_store_is_checked_at_its_deciders_rate() {
+    let (mut store, first, worker, _dir) = flat(Goal::Classify);
+    let units = store.lease(worker, 10, 60.0).unwrap();
+    for (unit, value) in units.iter().zip([Win, Loss, Win]) {
+        done_at(&mut store, worker, unit.unit, value, 20_000);
+    }
+    assert_eq!(store.job(first).unwrap().state, JobState::Done, "checks were off");
+    // Checks on: the worker has earned no trust, so every result of it is checked.
+    store.set_check_policy(crate::scheduler::CheckPolicy::new(1.0, 8));
+    let other = store.register_worker("w2", "h", 2).unwrap();
+    let second = store.create_job(&spec(Goal::Classify), &flat_nodes(), 8).unwrap();
+    assert_eq!(store.answer_known(second, &NoGame).unwrap(), 3);
+    let row = store.job(second).unwrap();
+    assert_ne!(row.state, JobState::Done, "answered, waiting for the checks of its answers: {row:?}");
+    let checks = store.lease(other, 10, 60.0).unwrap();
+    assert_eq!(checks.len(), 3, "one check a taken answer: {checks:?}");
+    assert!(checks.iter().all(|u| u.job == second));
+    for check in &checks {
+        let value = if check.line == "b" { Loss } else { Win };
+        let report = Completion {
+            unit: check.unit,
+            job: second,
+            worker: other,
+            lease_token: check.lease_token.clone(),
+            reported: UnitResult::Value { value, best: None, proof: None },
+            positions: 10,
+            seconds: 0.5,
+        };
+        assert!(!store.complete(&report).unwrap(), "the check of {} agrees", check.line);
+    }
+    assert_eq!(store.job(second).unwrap().state, JobState::Done);
+}
