@@ -233,8 +233,16 @@ mod tests {
     #[test]
     fn the_suite_parses_and_a_capped_case_says_unknown() {
         let cases = suite();
-        assert_eq!(cases.len(), 7);
+        assert_eq!(cases.len(), 10);
         assert!(cases.iter().any(|c| c.order == 6));
+        // Every case's moves play on its board, 9x8 (72 cells, the wide bitboard) included.
+        for case in &cases {
+            let board = Board::new(case.width, case.height).unwrap();
+            let any = AnyGame::new(board, PieceSet::of_order(case.order)).unwrap();
+            with_game!(&any, g => {
+                g.play_line(Position::empty(), case.moves).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            });
+        }
         let mut capped = cases[4].clone();
         capped.quick_positions = Some(5_000);
         let row = run_case(&capped, 1, 1, true);
