@@ -7,9 +7,7 @@
 use golomb_proto::{JobId, WorkerId};
 
 use super::{CheckPolicy, Scheduler};
-use crate::store::{
-    CheckDraw, CheckRates, Completion, Growth, HeldUnit, NodeId, SplitCost, StoreError, TreeGame, random_unit,
-};
+use crate::store::{CheckDraw, CheckRates, Completion, Growth, HeldUnit, NodeId, SplitCost, StoreError, TreeGame};
 
 impl Scheduler {
     /// Checks every result of a new worker until `policy.trust_after`
@@ -79,20 +77,13 @@ impl Scheduler {
             return Ok(Vec::new());
         }
         let chance = self.checks.chance(self.store.agreed_checks(worker)?);
-        Ok((0..n).map(|_| self.drawn(chance)).collect())
+        Ok((0..n).map(|_| CheckDraw::at(chance, self.checks.between_machines)).collect())
     }
 
     /// Whether a first result of `worker` is checked: always while it is new, then at the policy's rate.
     fn draw(&self, worker: WorkerId) -> Result<CheckDraw, StoreError> {
-        Ok(self.drawn(self.checks.chance(self.store.agreed_checks(worker)?)))
-    }
-
-    /// A draw at `chance`.
-    fn drawn(&self, chance: f64) -> CheckDraw {
-        match chance > 0.0 && (chance >= 1.0 || random_unit() < chance) {
-            true => CheckDraw::Check { between_machines: self.checks.between_machines },
-            false => CheckDraw::Skip,
-        }
+        let chance = self.checks.chance(self.store.agreed_checks(worker)?);
+        Ok(CheckDraw::at(chance, self.checks.between_machines))
     }
 
     /// Each worker's chance that a result of it is checked, for the answers

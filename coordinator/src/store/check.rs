@@ -75,17 +75,12 @@ pub struct CheckRates {
 impl CheckRates {
     /// A draw at `worker`'s chance.
     pub(super) fn draw(&self, worker: WorkerId) -> CheckDraw {
-        let chance = self.by_worker.get(&worker).copied().unwrap_or(1.0);
-        let drawn = chance >= 1.0 || (chance > 0.0 && random_unit() < chance);
-        match drawn {
-            true => CheckDraw::Check { between_machines: self.between_machines },
-            false => CheckDraw::Skip,
-        }
+        CheckDraw::at(self.by_worker.get(&worker).copied().unwrap_or(1.0), self.between_machines)
     }
 }
 
 /// A number drawn uniformly from [0, 1) from the operating system's random source.
-pub fn random_unit() -> f64 {
+fn random_unit() -> f64 {
     let bits = getrandom::u64().expect("the operating system's random source works");
     (bits >> 11) as f64 / (1u64 << 53) as f64
 }
@@ -102,6 +97,17 @@ pub enum CheckDraw {
         /// Whether the check goes only to a worker on another machine.
         between_machines: bool,
     },
+}
+
+impl CheckDraw {
+    /// A draw at `chance` (0: never checked, 1 or more: always), checked on
+    /// another machine when `between_machines`.
+    pub fn at(chance: f64, between_machines: bool) -> CheckDraw {
+        match chance > 0.0 && (chance >= 1.0 || random_unit() < chance) {
+            true => CheckDraw::Check { between_machines },
+            false => CheckDraw::Skip,
+        }
+    }
 }
 
 /// After `unit` (a game unit of `job`) got its first result, from

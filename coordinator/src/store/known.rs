@@ -3,7 +3,7 @@
 //! recorded under its game and its position's key (equal for positions equal
 //! under the board's symmetries), so that another job meeting the position,
 //! or the same job submitted again, takes the answer instead of solving it
-//! (`lease::answer_known`).
+//! (`lease::answer_node`).
 //!
 //! A row keeps the line it was reached by (its winning move is named in that
 //! line's position), the job and node that decided it, and the worker whose

@@ -2,7 +2,7 @@
 //! worker spends time on it: done at once, named as decided by the worker
 //! that decided it first, with the job it came from (`units.known_job`);
 //! the job counts the nodes and the positions it was spared. Both for jobs
-//! as they are planned ([`Store::answer_known`]) and for units as they are
+//! as they are planned ([`Store::answer_known_checked`]) and for units as they are
 //! leased ([`Store::answer_leased`], which the scheduler asks). And a leaf
 //! chosen on a dive, expanded without a unit ([`Store::expand_on_dive`]).
 
@@ -91,15 +91,10 @@ fn answer_node(
 
 impl Store {
     /// Answers every waiting unit of a job just planned whose position the
-    /// store of decided positions has (see the module's notes); returns how
-    /// many it answered.
-    pub fn answer_known(&mut self, job: JobId, game: &dyn TreeGame) -> Result<u64, StoreError> {
-        self.answer_known_checked(job, game, None)
-    }
-
-    /// [`Store::answer_known`], each answer checked by another worker at the
-    /// rate of the worker that decided it (`rates`, the scheduler's; `None`:
-    /// none checked), as a result of it would be.
+    /// store of decided positions has (see the module's notes), each answer
+    /// checked by another worker at the rate of the worker that decided it
+    /// (`rates`, the scheduler's; `None`: none checked), as a result of it
+    /// would be; returns how many it answered.
     pub fn answer_known_checked(
         &mut self,
         job: JobId,

@@ -90,7 +90,7 @@ mod workers;
 
 pub use crate::manager::PnStats;
 pub use changes::{Changed, Grown, GrowthKind};
-pub use check::{CheckDraw, CheckRates, Disagreement, ProofLeaves, ProofRequests, random_unit};
+pub use check::{CheckDraw, CheckRates, Disagreement, ProofLeaves, ProofRequests};
 pub use db::{Store, now};
 pub use distrust::Distrusted;
 pub use error::StoreError;
