@@ -6,9 +6,13 @@
 //! `GOLOMB_BENCH_WIDTH` for another size: the tree is a root with WIDTH
 //! children of WIDTH leaves each, every leaf a unit; default 1000, so
 //! 1,001,001 nodes; `GOLOMB_BENCH_SECONDS` for the measuring time; and
-//! `GOLOMB_BENCH_CLIENTS` for the number of workers leasing at once).
+//! `GOLOMB_BENCH_CLIENTS` for the number of workers leasing at once, and
+//! `GOLOMB_BENCH_BATCH` for the units each asks for in one lease: default
+//! 1, at most 16, the most a worker may hold).
 //! The job is a `classify`, so it runs until every leaf is answered; each
-//! worker leases one unit and reports it won, as fast as it can.
+//! worker leases its units and reports each won, as fast as it can. The
+//! time its calls took is summed by kind, so that the lease's share and the
+//! report's share of a unit's cost can be told apart.
 
 use std::time::{Duration, Instant};
 
@@ -68,6 +72,7 @@ fn main() -> anyhow::Result<()> {
     let width = env_number("GOLOMB_BENCH_WIDTH", 1000) as usize;
     let seconds = env_number("GOLOMB_BENCH_SECONDS", 20);
     let clients = env_number("GOLOMB_BENCH_CLIENTS", 4);
+    let batch = env_number("GOLOMB_BENCH_BATCH", 1).clamp(1, 16) as u32;
     let dir = tempfile::tempdir()?;
     let db = dir.path().join("manager.db");
     let rss_start = rss_mib();
@@ -129,9 +134,12 @@ fn main() -> anyhow::Result<()> {
                     threads: 1,
                 };
                 let id = client.register(register).await?.into_inner().worker_id;
-                let mut trips = 0u64;
+                let (mut trips, mut leasing, mut reporting) = (0u64, Duration::ZERO, Duration::ZERO);
                 while Instant::now() < deadline {
-                    let units = client.lease(pb::LeaseRequest { worker_id: id, max_units: 1 }).await?.into_inner().units;
+                    let call = Instant::now();
+                    let units = client.lease(pb::LeaseRequest { worker_id: id, max_units: batch }).await?.into_inner().units;
+                    leasing += call.elapsed();
+                    let call = Instant::now();
                     for u in units {
                         let complete = pb::CompleteRequest {
                             worker_id: id,
@@ -144,19 +152,24 @@ fn main() -> anyhow::Result<()> {
                         client.complete(complete).await?;
                         trips += 1;
                     }
+                    reporting += call.elapsed();
                 }
-                anyhow::Ok(trips)
+                anyhow::Ok((trips, leasing, reporting))
             }));
         }
         let measuring = Instant::now();
-        let mut trips = 0;
+        let (mut trips, mut leasing, mut reporting) = (0, Duration::ZERO, Duration::ZERO);
         for task in tasks {
-            trips += task.await??;
+            let (t, l, r) = task.await??;
+            (trips, leasing, reporting) = (trips + t, leasing + l, reporting + r);
         }
         let elapsed = measuring.elapsed().as_secs_f64();
+        let share = leasing.as_secs_f64() / (leasing + reporting).as_secs_f64().max(1e-9);
         println!(
-            "{clients} workers: {trips} lease + complete round trips in {elapsed:.1} s = {:.0} a second; memory {:.0} MiB (started at {rss_start:.0} MiB)",
+            "{clients} workers, {batch} units a lease: {trips} units leased and reported in {elapsed:.1} s = {:.0} a second \
+             ({:.0}% of the calls' time leasing); memory {:.0} MiB (started at {rss_start:.0} MiB)",
             trips as f64 / elapsed,
+            100.0 * share,
             rss_mib()
         );
         shutdown.cancel();

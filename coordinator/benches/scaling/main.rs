@@ -30,6 +30,13 @@
 //!   `Store::lease_growing` does. The line below a unit is not replayed.
 //! - Workers keep no table between units (real workers do: they search
 //!   fewer positions than this model says).
+//! - A worker whose last unit was small leases several at once, about one
+//!   budget's worth by the last one's size (at most 16), and solves them
+//!   one after the other, skipping those no longer needed when it comes to
+//!   them (a heartbeat stops them in the cluster); the lease's fixed part
+//!   of a round trip is paid once for them all ([`round_trips_for`]).
+//!   `GOLOMB_SCALING_BATCH=one` leases one unit at a time, as workers did
+//!   before 2026-12-01.
 //!
 //! `GOLOMB_SCALING_GAMES` picks the games (`BOARD:GOAL:BUDGET`, comma
 //! separated; default `8x5:solve:20000,7x7:classify:100000`) and
@@ -64,7 +71,7 @@
 //! the nodes expanded on a dive.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -199,7 +206,8 @@ fn children_by_key(
     out
 }
 
-fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, round_trip: f64, stop: Stop) -> Run {
+fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, machine: Machine, stop: Stop) -> Run {
+    let Machine { rate, round_trip, batching, budget, .. } = machine;
     let root = PnLeaf {
         id: NodeId(0),
         depth: 0,
@@ -216,32 +224,48 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
     let mut run = Run::default();
     // When the last of the root's children was decided.
     let mut last_opening = 0.0f64;
-    // Units out: (finish time in ns, node).
-    let mut out: BinaryHeap<Reverse<(u64, i64)>> = BinaryHeap::new();
+    // Units being solved: (finish time in ns, node, worker).
+    let mut out: BinaryHeap<Reverse<(u64, i64, usize)>> = BinaryHeap::new();
     let (mut now, mut coordinator_free) = (0.0f64, 0.0f64);
-    let mut free = workers;
+    // Workers with nothing leased, each worker's leased units not started
+    // yet, and the positions of each one's last unit (what its next lease
+    // asks for depends on it, as a real worker's does).
+    let mut free: Vec<usize> = (0..workers).rev().collect();
+    let mut queued: Vec<VecDeque<NodeId>> = vec![VecDeque::new(); workers];
+    let mut last_positions: Vec<u64> = vec![budget; workers];
     let mut idle_since: Vec<f64> = Vec::new();
     let mut last_report = Instant::now();
     loop {
-        while free > 0 {
-            let Some(node) = next_leaf(&mut tree, p, &mut run) else { break };
-            run.count(p.depths[node.0 as usize], HANDED_OUT);
-            // The round trip that hands it out waits for the coordinator.
+        while let Some(&worker) = free.last() {
+            let wanted = if batching { units_a_lease(budget, last_positions[worker]) } else { 1 };
+            let mut leased = VecDeque::with_capacity(wanted);
+            while leased.len() < wanted {
+                let Some(node) = next_leaf(&mut tree, p, &mut run) else { break };
+                leased.push_back(node);
+            }
+            if leased.is_empty() {
+                break;
+            }
+            free.pop();
+            // The round trips that hand them out and take their results wait for the coordinator.
             let start = now.max(coordinator_free);
-            coordinator_free = start + round_trip;
+            coordinator_free = start + round_trip * round_trips_for(leased.len());
             run.queue += coordinator_free - now;
-            let solved = p.solve(node);
-            run.units += 1;
-            run.positions += solved.positions;
-            let finish = coordinator_free + solved.positions as f64 / rate;
-            out.push(Reverse(((finish * 1e9) as u64, node.0)));
-            free -= 1;
+            queued[worker] = leased;
+            let started = start_next(&mut tree, p, &mut run, &mut queued[worker], coordinator_free, rate);
+            match started {
+                Some((finish, node)) => out.push(Reverse(((finish * 1e9) as u64, node.0, worker))),
+                None => free.push(worker),
+            }
+            if started.is_none() {
+                break;
+            }
         }
         if p.solve_ahead {
             peek_ahead(&mut tree, p);
         }
-        idle_since.resize(free, now);
-        let Some(Reverse((finish, id))) = out.pop() else { break };
+        idle_since.resize(free.len(), now);
+        let Some(Reverse((finish, id, worker))) = out.pop() else { break };
         let finish = finish as f64 / 1e9;
         if let Stop::After(limit) = stop
             && finish > limit
@@ -253,15 +277,13 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
             run.idle += finish - since;
         }
         now = finish;
-        free += 1;
         let node = NodeId(id);
         tree.set_busy(node, false);
+        let solved = p.solve(node);
+        last_positions[worker] = solved.positions;
         if !tree.needed(node) {
             run.wasted += 1;
-            continue;
-        }
-        let solved = p.solve(node);
-        if solved.outcome != Outcome::Unknown {
+        } else if solved.outcome != Outcome::Unknown {
             tree.decide(node, solved.outcome);
         } else {
             run.count(p.depths[node.0 as usize], SPLIT);
@@ -273,6 +295,11 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
             if solved.decided.is_empty() {
                 tree.far_from_answer(node);
             }
+        }
+        // The worker goes on with the next unit it holds, or leases again.
+        match start_next(&mut tree, p, &mut run, &mut queued[worker], now, rate) {
+            Some((finish, next)) => out.push(Reverse(((finish * 1e9) as u64, next.0, worker))),
+            None => free.push(worker),
         }
         let openings = tree.children_decided();
         if openings > run.openings {
@@ -306,6 +333,58 @@ fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, rate: f64, ro
     // Workers still out when the answer came are stopped; those free since then were idle.
     run
 }
+
+/// Starts the first of a worker's leased units that is still needed at
+/// `now` (those no longer needed are stopped unstarted, as a heartbeat
+/// stops them); returns when it finishes, or `None` if none is left.
+fn start_next(
+    tree: &mut PnTree,
+    p: &mut Positions<'_>,
+    run: &mut Run,
+    queued: &mut VecDeque<NodeId>,
+    now: f64,
+    rate: f64,
+) -> Option<(f64, NodeId)> {
+    while let Some(node) = queued.pop_front() {
+        if !tree.needed(node) {
+            tree.set_busy(node, false);
+            run.stopped += 1;
+            continue;
+        }
+        run.count(p.depths[node.0 as usize], HANDED_OUT);
+        let solved = p.solve(node);
+        run.units += 1;
+        run.positions += solved.positions;
+        return Some((now + solved.positions as f64 / rate, node));
+    }
+    None
+}
+
+/// How many units a worker asks for in one lease, as `golomb-worker` holds
+/// them (`units_to_hold` in `worker/src/run.rs`): one while its units take a
+/// good share of their budget, more while they are small, a quarter of a
+/// budget's work at most 16 units (the most a worker may hold). A real
+/// worker also keeps one queued while it solves; this model's worker leases
+/// when it holds nothing.
+fn units_a_lease(budget: u64, last_positions: u64) -> usize {
+    (budget / (4 * last_positions.max(1))).clamp(1, 16) as usize
+}
+
+/// What a lease of `units` units and their reports cost the coordinator, in
+/// round trips of one unit: a lease call's fixed part is paid once, the
+/// rest (each unit's choice, and its report) once per unit. The split comes
+/// from the `manager` bench, which measures both (`GOLOMB_BENCH_BATCH`).
+fn round_trips_for(units: usize) -> f64 {
+    FIXED_SHARE + (1.0 - FIXED_SHARE) * units as f64
+}
+
+/// The share of a one-unit round trip (lease and report) that a lease of
+/// several units pays only once; see [`round_trips_for`]. Measured with the
+/// `manager` bench on 2026-12-01 (2-core machine, load 7 to 10): 16 units a
+/// lease took 1,229 and 1,088 units a second against 1,030 and 821 at one a
+/// lease, alternated: a unit cost 0.84 and 0.75 of a one-unit round trip,
+/// a fixed share of 0.17 and 0.26. The reports, one call a unit, are the rest.
+const FIXED_SHARE: f64 = 0.2;
 
 /// The leaves the manager would hand out next, were workers free now,
 /// queued on top of the solves made ahead: the likeliest next units. The
@@ -400,6 +479,11 @@ fn main() {
         |n| n.parse().expect("GOLOMB_SCALING_THREADS: a number"),
     );
     let cache_path = std::env::var("GOLOMB_SCALING_CACHE").ok();
+    let batching = match env_or("GOLOMB_SCALING_BATCH", "by-size").as_str() {
+        "by-size" => true,
+        "one" => false,
+        other => panic!("GOLOMB_SCALING_BATCH: by-size or one, not {other}"),
+    };
     let first: Option<f64> =
         std::env::var("GOLOMB_SCALING_FIRST").ok().map(|s| s.parse().expect("GOLOMB_SCALING_FIRST: seconds"));
     println!(
@@ -428,7 +512,7 @@ fn main() {
         let cache = Cache::open(cache_path.as_deref(), spec, budget);
         // As the cluster: 1,697 round trips a second against a 30 s budget.
         let round_trip = fixed.map_or(budget as f64 / rate / (30.0 * 1697.0), |n| 1.0 / n);
-        let machine = Machine { threads, rate, round_trip };
+        let machine = Machine { threads, rate, round_trip, batching, budget };
         let runs = match first {
             None => run_all(&game, &cache, classify, &counts, machine, Stop::Answered),
             Some(limit) => {
@@ -466,12 +550,16 @@ struct Machine {
     threads: usize,
     rate: f64,
     round_trip: f64,
+    /// Whether a worker whose units are small leases several at once ([`units_a_lease`]).
+    batching: bool,
+    /// A unit's budget in positions.
+    budget: u64,
 }
 
 /// The runs of every worker count (in `counts`' order), made side by side
 /// on the machine's threads, largest first, each until `stop`, with progress on stderr.
 fn run_all(game: &G, cache: &Cache, classify: bool, counts: &[usize], machine: Machine, stop: Stop) -> Vec<Run> {
-    let Machine { threads, rate, round_trip } = machine;
+    let threads = machine.threads;
     if counts.is_empty() {
         return Vec::new();
     }
@@ -506,13 +594,14 @@ fn run_all(game: &G, cache: &Cache, classify: bool, counts: &[usize], machine: M
                         let Some(i) = todo.lock().expect("no run panicked").pop() else { break };
                         let run = pool.install(|| {
                             let mut positions = Positions::new(game, cache, solve_ahead);
-                            simulate(&mut positions, classify, counts[i], rate, round_trip, stop)
+                            simulate(&mut positions, classify, counts[i], machine, stop)
                         });
                         eprintln!(
-                            "  {} workers: {:.2} s simulated, {} units ({:.0} s in); {}",
+                            "  {} workers: {:.2} s simulated, {} units, {} stopped unstarted ({:.0} s in); {}",
                             counts[i],
                             run.seconds,
                             run.units,
+                            run.stopped,
                             started.elapsed().as_secs_f64(),
                             run.depths()
                         );

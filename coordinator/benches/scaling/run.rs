@@ -7,6 +7,9 @@ pub struct Run {
     pub units: u64,
     /// Units no longer needed when they came back.
     pub wasted: u64,
+    /// Units leased in a batch and stopped before their worker started
+    /// them, no longer needed (not counted in `units`).
+    pub stopped: u64,
     /// Positions the units searched.
     pub positions: u64,
     /// Simulated seconds to the answer (or to the last opening decided, see [`Stop::After`]).
