@@ -12,7 +12,7 @@ use golomb_proto::{
 };
 use tonic::{Request, Response, Status};
 
-use super::{Shared, arbitrate, plan};
+use super::{Shared, plan};
 use crate::store::{Completion, Growth, HeartbeatUnit, HeldUnit, SplitCost};
 
 /// The most positions one report or heartbeat may claim (2^53): honest sums
@@ -409,8 +409,6 @@ impl pb::work_server::Work for WorkService {
                 r.unit_id,
                 r.worker_id
             );
-            // A check that disagrees with the unit it checks is settled here.
-            arbitrate::settle_in_background(self.0.clone(), UnitId(r.unit_id));
         }
         Ok(Response::new(pb::CompleteResponse { conflict }))
     }

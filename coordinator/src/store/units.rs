@@ -14,7 +14,7 @@ use super::held::{Completion, HeartbeatUnit, HeldUnit};
 use super::job_row::job_spec;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, fail_job_if_needed};
-use super::{Store, StoreError, failures, hands, now, proofs, workers};
+use super::{Store, StoreError, dispute, failures, hands, now, proofs, workers};
 
 /// A unit as [`Store::complete_drawn`] reads it.
 struct UnitRecord {
@@ -33,6 +33,8 @@ struct UnitRecord {
     score: Option<i64>,
     /// For a check unit: the unit whose result it checks.
     checking: Option<UnitId>,
+    /// For an arbitration unit: the check whose disagreement it settles (see `dispute`).
+    arbitrating: Option<UnitId>,
 }
 
 /// A job's kind from its columns `goal` (text, column `index` of the row) and `hands IS NOT NULL`.
@@ -182,7 +184,8 @@ struct Found<'a> {
 /// another worker if the scheduler drew it (`draw`, `None` when no check
 /// unit can exist); a repeated one must agree, and a check's must agree with the
 /// unit it checks (an agreeing check's proof tree is kept for the checked
-/// node). Returns whether it disagreed.
+/// node; a disagreeing one brings an arbitration unit, see `dispute`).
+/// Returns whether it disagreed.
 fn complete_value(
     tx: &Transaction<'_>,
     c: &Completion,
@@ -211,9 +214,16 @@ fn complete_value(
     if let Some(checked) = unit.checking {
         // A check: it decides nothing, it confirms the checked unit's result or disagrees with it.
         mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
+        if unit.arbitrating.is_some() {
+            // An arbitration: its verdict is applied once this is committed (`Store::settle_disputes`).
+            finish_if_answered(tx, unit.job)?;
+            return Ok(false);
+        }
         let disagreed = check::disagrees(tx, checked, value)?;
         if let Some(recorded) = disagreed {
             record_conflict(tx, c, name, golomb_proto::convert::outcome_name(recorded).unwrap_or("unknown"))?;
+            // A third worker settles it.
+            dispute::arbitrate(tx, Some(c.unit))?;
         } else {
             check::agreed(tx, checked)?;
             if let Some(tree) = proof {
@@ -338,7 +348,7 @@ impl Store {
         let unit = tx
             .query_row(
                 "SELECT u.job, u.node, u.state, u.value, u.solutions, u.fixed, u.attempts, u.worker, u.lease_token,
-                        j.goal, j.hands IS NOT NULL, u.score, u.checking
+                        j.goal, j.hands IS NOT NULL, u.score, u.checking, u.arbitrating
                  FROM units u JOIN jobs j ON j.id = u.job WHERE u.id = ?1",
                 [c.unit],
                 |r| {
@@ -355,6 +365,7 @@ impl Store {
                         kind: kind_column(r, 9)?,
                         score: r.get(11)?,
                         checking: r.get(12)?,
+                        arbitrating: r.get(13)?,
                     })
                 },
             )
@@ -396,6 +407,9 @@ impl Store {
             _ => {}
         }
         self.after_change(unit.job);
+        if unit.arbitrating.is_some() {
+            self.settle_disputes()?;
+        }
         if past_limit {
             tracing::warn!(
                 "worker {} reported {} or more units failed, more than it solved: it is distrusted",
