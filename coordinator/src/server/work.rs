@@ -451,6 +451,8 @@ impl pb::work_server::Work for WorkService {
             }
             let key = held.clone();
             let Some(target) = self.0.store(move |s| s.unit_to_split(worker, &key)).await? else {
+                // Not held: refused if another worker holds it, nothing to do if its lease ended.
+                self.0.store(move |s| s.check_give_back(worker, &held)).await?;
                 continue;
             };
             if target.spec.kind() != Kind::GameValue {

@@ -55,6 +55,20 @@ fn holds(holder: Option<WorkerId>, lease_token: Option<&str>, state: UnitState, 
     holder == Some(worker) && lease_token == Some(token) && state != UnitState::Split
 }
 
+/// Whether the lease `held` names ended by itself: the unit still carries
+/// its token, and is no longer leased (its lease ran out and it waits
+/// again, or it was done or stopped meanwhile). No one else holds it.
+fn lease_ended(conn: &rusqlite::Connection, held: &HeldUnit) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM units WHERE id = :unit AND lease_token = :token AND state != :leased)",
+        )?
+        .query_row(
+            named_params! { ":unit": held.unit, ":token": held.lease_token, ":leased": UnitState::Leased },
+            |r| r.get(0),
+        )?)
+}
+
 /// Records a disagreeing result next to the recorded one.
 fn record_conflict(tx: &Transaction<'_>, c: &Completion, value: &str, recorded: &str) -> Result<(), StoreError> {
     tx.execute(
@@ -421,10 +435,15 @@ impl Store {
         Ok(conflict)
     }
 
-    /// Puts units a worker holds back in the queue, unsolved.
+    /// Puts units a worker holds back in the queue, unsolved. Units it does
+    /// not hold under the given token (another worker's, or leased again
+    /// since) are refused, after the rest are given back
+    /// ([`StoreError::NotGivenBack`]); a lease that ended by itself is no
+    /// refusal ([`Store::check_give_back`]).
     pub fn give_back(&mut self, worker: WorkerId, units: &[HeldUnit]) -> Result<(), StoreError> {
         let tx = self.write()?;
         let mut returned = Vec::new();
+        let mut refused = Vec::new();
         for held in units {
             let back: Option<(JobId, NodeId)> = tx
                 .query_row(
@@ -438,13 +457,38 @@ impl Store {
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
                 .optional()?;
-            returned.extend(back);
+            match back {
+                Some(back) => returned.push(back),
+                None if !lease_ended(&tx, held)? => refused.push(held.unit),
+                None => {}
+            }
         }
         tx.commit()?;
+        let taken = returned.len();
         for (job, node) in returned {
             self.changed(Changed::Busy { job, node, busy: false });
         }
-        Ok(())
+        match refused.is_empty() {
+            true => Ok(()),
+            false => Err(StoreError::NotGivenBack { refused, taken }),
+        }
+    }
+
+    /// Whether `worker` may give `held` back: it holds the unit under that
+    /// lease, or the lease ended by itself (it ran out and the unit waits
+    /// again, or the unit was done or stopped meanwhile), so the unit is back
+    /// already. Otherwise [`StoreError::NotGivenBack`]: the unit is another
+    /// worker's, or was leased again since.
+    pub fn check_give_back(&self, worker: WorkerId, held: &HeldUnit) -> Result<(), StoreError> {
+        let holds: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM units WHERE id = :unit AND worker = :worker AND lease_token = :token)",
+            named_params! { ":unit": held.unit, ":worker": worker, ":token": held.lease_token },
+            |r| r.get(0),
+        )?;
+        match holds || lease_ended(&self.conn, held)? {
+            true => Ok(()),
+            false => Err(StoreError::NotGivenBack { refused: vec![held.unit], taken: 0 }),
+        }
     }
 
     /// A unit's job spec and position (moves from the empty board), to check a report against.
