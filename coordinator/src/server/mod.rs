@@ -95,7 +95,8 @@ pub async fn bind_all(
     let mut store =
         Scheduler::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
     // Workers may have kept solving while no coordinator ran: give them a lease's time to report in.
-    store.extend_leases(config.lease_seconds)?;
+    // Its first write: a file that cannot be written is named here, with what to do.
+    store.extend_leases(config.lease_seconds).map_err(|e| e.at(&config.db))?;
     store.set_check_policy(config.checks);
     let reader =
         Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;

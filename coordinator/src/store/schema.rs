@@ -301,6 +301,7 @@ pub(super) fn random_hex(bytes: usize) -> String {
 /// Opens (or creates) the database at `path` in WAL mode, refusing foreign or newer files.
 pub(super) fn open(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)?;
+    super::storage::check_writable(&conn, path)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     // Every statement of a lease and a report stays prepared: rusqlite keeps
     // 16 by default, fewer than one round trip runs, and re-preparing the
