@@ -284,7 +284,7 @@ ALTER TABLE units ADD COLUMN budget REAL;
 /// with the result it checks brings an *arbitration unit*, a check of the
 /// same result (`units.checking`) that names the disagreeing check
 /// (`units.arbitrating`) and goes to a worker on neither side's machine;
-/// its result settles the dispute (see `check`).
+/// its result settles the dispute (see `dispute`).
 const V15_TO_V16: &str = "
 ALTER TABLE units ADD COLUMN arbitrating INTEGER;
 CREATE INDEX units_arbitrations ON units(arbitrating) WHERE arbitrating IS NOT NULL;
