@@ -78,7 +78,12 @@ pub fn import_into(file: &Path, db: &Path, job: Option<JobId>) -> anyhow::Result
     let parsed = import::read_file(&text).with_context(|| format!("{} is refused", file.display()))?;
     let _lock = DbLock::acquire(db)?;
     let mut store = Store::open(db).with_context(|| format!("cannot open {}", db.display()))?;
-    import::import(&mut store, &parsed, job).with_context(|| format!("{} is refused", file.display()))
+    import::import(&mut store, &parsed, job)
+        .map_err(|e| match e {
+            import::ImportError::Store(e) => import::ImportError::Store(e.at(db)),
+            other => other,
+        })
+        .with_context(|| format!("{} is refused", file.display()))
 }
 
 fn imported(summary: &ImportSummary, file: &Path, db: &Path) -> Imported {

@@ -94,10 +94,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let _lock = DbLock::acquire(&args.db)?;
         let mut store = Store::open(&args.db).with_context(|| format!("cannot open {}", args.db.display()))?;
         // Leases in this file belonged to an earlier run of this command, which is gone.
-        store.requeue_leased()?;
+        store.requeue_leased().map_err(|e| e.at(&args.db))?;
         match imported {
             Some(job) => Some(job),
-            None => store.find_job(&valid.spec)?,
+            None => store.find_job(&valid.spec).map_err(|e| e.at(&args.db))?,
         }
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;

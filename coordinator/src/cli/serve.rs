@@ -51,7 +51,7 @@ pub struct ServeArgs {
     pub tls_key: Option<PathBuf>,
     /// The share of a trusted worker's game units (0 to 1, drawn at random) whose result a
     /// second worker, on another machine, solves again while the job runs; a disagreement is settled by
-    /// the coordinator solving the position itself, and the worker found wrong is distrusted
+    /// a third worker, on neither side's machine, and the side it disagrees with is distrusted
     /// (all its results voided). With --trust-after 0 and this 0: no checks (every worker is
     /// trusted, and `golomb verify` of the export is the check).
     #[arg(long, default_value_t = CheckPolicy::DEFAULT.fraction)]

@@ -180,6 +180,8 @@ pub struct JobReport<C> {
     checks_done: u64,
     /// Results drawn for a check that no other worker was at work to take.
     results_unchecked: u64,
+    /// Disputes whose arbitration by a worker on a third machine waits or runs.
+    disputes_open: u64,
     /// For a classify: how the positions of its decided children are spread.
     #[serde(skip_serializing_if = "Option::is_none")]
     decided_child_positions: Option<SpreadReport>,
@@ -260,6 +262,15 @@ fn non_empty(text: &str) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
+/// What `golomb status` and the job's page say of open disputes (see `store::dispute`).
+pub fn disputes_line(n: u64) -> String {
+    format!(
+        "{n} open: a check disagreed with the result it checks; a worker on a third machine (neither \
+         side's) solves it again and the side it disagrees with is distrusted; the answer waits, and with \
+         no third machine at work the dispute waits for one (`golomb distrust WORKER` settles it by hand)"
+    )
+}
+
 /// What `golomb status` and the job's page say of results no other worker could check.
 pub fn unchecked_line(n: u64) -> String {
     format!(
@@ -307,6 +318,7 @@ impl<C> JobReport<C> {
             checks_waiting: s.checks_waiting,
             checks_done: s.checks_done,
             results_unchecked: s.results_unchecked,
+            disputes_open: s.disputes_open,
             decided_child_positions: s.decided_child_positions.as_ref().map(SpreadReport::of),
             error: non_empty(&s.error),
             solutions: count.then_some(s.solutions),
@@ -512,6 +524,9 @@ impl<C> JobReport<C> {
                 ""
             };
             writeln!(out, "checks:    {} done, {} to come{waits}", self.checks_done, self.checks_waiting)?;
+        }
+        if self.disputes_open > 0 {
+            writeln!(out, "disputes:  {}", disputes_line(self.disputes_open))?;
         }
         if self.results_unchecked > 0 {
             writeln!(out, "unchecked: {}", unchecked_line(self.results_unchecked))?;

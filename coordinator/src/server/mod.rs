@@ -10,7 +10,6 @@
 //! coordinator at a time may use a database: [`lock`] holds an exclusive
 //! lock on it for the server's life.
 
-mod arbitrate;
 mod config;
 mod connections;
 mod ecosystem;
@@ -96,7 +95,8 @@ pub async fn bind_all(
     let mut store =
         Scheduler::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
     // Workers may have kept solving while no coordinator ran: give them a lease's time to report in.
-    store.extend_leases(config.lease_seconds)?;
+    // Its first write: a file that cannot be written is named here, with what to do.
+    store.extend_leases(config.lease_seconds).map_err(|e| e.at(&config.db))?;
     store.set_check_policy(config.checks);
     let reader =
         Store::open(&config.db).with_context(|| format!("cannot open the database {}", config.db.display()))?;
@@ -123,10 +123,11 @@ pub async fn bind_all(
     };
     let bound = Bound { grpc: addr, http: http_addr };
     Ok((bound, async move {
-        // Disagreements a stopped coordinator had not settled yet are settled now.
-        let open = shared.store(|s| s.open_disagreements()).await.unwrap_or_default();
-        for check in open {
-            arbitrate::settle_in_background(shared.clone(), check);
+        // Disputes a stopped coordinator left: each gets its arbitration unit, and those arbitrated are settled.
+        match shared.store(|s| Ok((s.arbitrate_disputes()?, s.settle_disputes()?))).await {
+            Ok((added, _)) if added > 0 => tracing::warn!("{added} disputes wait for a worker on a third machine"),
+            Ok(_) => {}
+            Err(err) => tracing::error!("disputes could not be read: {}", err.message()),
         }
         let web = http.map(|listener| tokio::spawn(http::serve(listener, shared.clone(), shutdown.clone())));
         let result = serve(listener, shared, tls, shutdown).await;

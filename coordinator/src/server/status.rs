@@ -31,6 +31,7 @@ impl From<StoreError> for Status {
             StoreError::Foreign { .. }
             | StoreError::Newer { .. }
             | StoreError::NotHolder(_)
+            | StoreError::NotGivenBack { .. }
             | StoreError::JobState { .. } => Status::failed_precondition(message),
             StoreError::WrongReport(_) | StoreError::Import { .. } | StoreError::EarlySplit { .. } => {
                 Status::invalid_argument(message)

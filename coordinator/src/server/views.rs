@@ -82,6 +82,7 @@ pub fn job_status(row: &JobRow) -> pb::JobStatus {
         checks_waiting: row.checks_waiting,
         checks_done: row.checks_done,
         results_unchecked: row.results_unchecked,
+        disputes_open: row.disputes_open,
         decided_child_positions: cost_spread(&row.decided_child_positions),
         elapsed_seconds: row.elapsed,
         error: row.error.clone().unwrap_or_default(),

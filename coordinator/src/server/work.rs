@@ -12,7 +12,7 @@ use golomb_proto::{
 };
 use tonic::{Request, Response, Status};
 
-use super::{Shared, arbitrate, plan};
+use super::{Shared, plan};
 use crate::store::{Completion, Growth, HeartbeatUnit, HeldUnit, SplitCost};
 
 /// The most positions one report or heartbeat may claim (2^53): honest sums
@@ -165,6 +165,8 @@ pub struct WorkService(pub Shared);
 impl pb::work_server::Work for WorkService {
     async fn register(&self, request: Request<pb::RegisterRequest>) -> Result<Response<pb::RegisterResponse>, Status> {
         let address = request.remote_addr().map(|a| a.ip());
+        // The token the check let through, if the coordinator needs one: registrations are limited per token too.
+        let credential = request.metadata().get("authorization").map(|v| v.as_bytes().to_vec());
         let r = request.into_inner();
         if r.protocol_version != PROTOCOL_VERSION {
             return Err(Status::failed_precondition(format!(
@@ -183,16 +185,29 @@ impl pb::work_server::Work for WorkService {
         }
         checked_text("name", &r.name, MAX_NAME)?;
         checked_text("host", &r.host, MAX_NAME)?;
-        if let Some(address) = address
-            && !self.0.registrations.take(address)
-        {
-            tracing::warn!("refused a registration from {address}: too many from there");
-            return Err(Status::resource_exhausted(format!(
-                "too many registrations from {address}: at most {} at once, then one every {} s (a worker \
-                 registers once and keeps its id)",
-                super::registrations::BURST,
-                super::registrations::EVERY.as_secs()
-            )));
+        let credential = credential.filter(|_| self.0.config.tokens().is_ok_and(|t| t.required()));
+        match self.0.registrations.take_both(address, credential.as_deref()) {
+            Ok(()) => {}
+            Err(super::registrations::Refused::Address) => {
+                let from = address.map_or_else(|| "this address".to_string(), |a| a.to_string());
+                tracing::warn!("refused a registration from {from}: too many from there");
+                return Err(Status::resource_exhausted(format!(
+                    "too many registrations from {from}: at most {} at once, then one every {} s (a worker \
+                     registers once and keeps its id)",
+                    super::registrations::BURST,
+                    super::registrations::EVERY.as_secs()
+                )));
+            }
+            Err(super::registrations::Refused::Credential) => {
+                tracing::warn!("refused a registration: too many with its token, from any address");
+                return Err(Status::resource_exhausted(format!(
+                    "too many registrations with this token: at most {} at once from all addresses together, \
+                     then one every {} ms (a worker registers once and keeps its id; a token used this much \
+                     may have leaked: give the workers a new one)",
+                    super::registrations::CREDENTIAL_BURST,
+                    super::registrations::CREDENTIAL_EVERY.as_millis()
+                )));
+            }
         }
         let (name, host) = (r.name.clone(), r.host.clone());
         // The machine, as far as the network tells it (an IPv4 client on an IPv6 socket as IPv4).
@@ -409,8 +424,6 @@ impl pb::work_server::Work for WorkService {
                 r.unit_id,
                 r.worker_id
             );
-            // A check that disagrees with the unit it checks is settled here.
-            arbitrate::settle_in_background(self.0.clone(), UnitId(r.unit_id));
         }
         Ok(Response::new(pb::CompleteResponse { conflict }))
     }
@@ -453,6 +466,8 @@ impl pb::work_server::Work for WorkService {
             }
             let key = held.clone();
             let Some(target) = self.0.store(move |s| s.unit_to_split(worker, &key)).await? else {
+                // Not held: refused if another worker holds it, nothing to do if its lease ended.
+                self.0.store(move |s| s.check_give_back(worker, &held)).await?;
                 continue;
             };
             if target.spec.kind() != Kind::GameValue {

@@ -4,15 +4,23 @@
 //! different worker, as a *check unit* (`units.checking` names the unit it
 //! checks). A check unit has a node of its own that no edge reaches and
 //! that is never decided: its result only confirms the checked unit's, or
-//! disagrees with it, and a disagreement is recorded as a conflict for the
-//! coordinator to settle (`server::arbitrate` solves the position itself
-//! and distrusts the worker that was wrong). Check units go out before a
-//! job's other units, never to the worker whose result they check, and are
-//! never split: a check goes out with its job's budget, as the unit it
-//! checks did (so that nothing in it tells its worker it is a check), and
-//! one given back as run past it waits again with no budget, to be solved
-//! whole ([`Store::check_ran_long`]). Those still waiting when their job
-//! ends are cancelled with its other units.
+//! disagrees with it. Check units go out before a job's other units, never
+//! to the worker whose result they check, and are never split: a check
+//! goes out with its job's budget, as the unit it checks did (so that
+//! nothing in it tells its worker it is a check), and one given back as run
+//! past it waits again with no budget, to be solved whole
+//! ([`Store::check_ran_long`]). Those still waiting when their job ends are
+//! cancelled with its other units.
+//!
+//! A disagreement is recorded as a conflict and settled by a third worker:
+//! it brings an *arbitration unit*, one more check of the same result
+//! (`units.arbitrating` names the check that disagreed), handed out as
+//! checks are but only to a worker on neither side's machine (with
+//! `--checks-on-any-machine`, to neither side's worker id). Its result
+//! settles the dispute: the side it disagrees with is distrusted
+//! ([`Store::settle_disputes`]). Until then the job's answer waits, and
+//! with no third machine at work the arbitration waits for one (the job's
+//! status shows it): the coordinator never solves a unit itself.
 //!
 //! A check also brings the proof tree a unit came without
 //! ([`Store::request_proofs`], `golomb prove`): the check's worker sends its
@@ -159,7 +167,7 @@ pub(super) fn maybe_check(
         tx.prepare_cached("UPDATE jobs SET unchecked = unchecked + 1 WHERE id = ?1")?.execute([job])?;
         return Ok(false);
     }
-    add_check(tx, unit, false)?;
+    add_check(tx, unit, false, None)?;
     Ok(true)
 }
 
@@ -177,7 +185,13 @@ pub(super) fn agreed(tx: &Transaction<'_>, checked: UnitId) -> Result<(), StoreE
 /// (`wants_proof` false) goes out with its job's budget, as the unit it
 /// checks did, so that its worker cannot tell it from an ordinary unit;
 /// one that runs past it comes back to be solved whole ([`Store::check_ran_long`]).
-fn add_check(tx: &Transaction<'_>, unit: UnitId, wants_proof: bool) -> Result<(), StoreError> {
+/// `arbitrating`: the check unit whose disagreement with `unit`'s result this one settles.
+pub(super) fn add_check(
+    tx: &Transaction<'_>,
+    unit: UnitId,
+    wants_proof: bool,
+    arbitrating: Option<UnitId>,
+) -> Result<(), StoreError> {
     // Its own node, reached by no edge and never decided: `live = 0`, so it fails no job.
     tx.prepare_cached(
         "INSERT INTO nodes (job, key, line, depth, rank, replies, live)
@@ -187,13 +201,14 @@ fn add_check(tx: &Transaction<'_>, unit: UnitId, wants_proof: bool) -> Result<()
     .execute([unit])?;
     let node = NodeId(tx.last_insert_rowid());
     tx.prepare_cached(
-        "INSERT INTO units (job, node, rank, state, checking, wants_proof, budget)
-         SELECT job, id, rank, :pending, :unit, :wants_proof, CASE WHEN :wants_proof THEN 0.0 END
+        "INSERT INTO units (job, node, rank, state, checking, wants_proof, budget, arbitrating)
+         SELECT job, id, rank, :pending, :unit, :wants_proof, CASE WHEN :wants_proof THEN 0.0 END, :arbitrating
          FROM nodes WHERE id = :node",
     )?
-    .execute(
-        named_params! { ":node": node, ":unit": unit, ":pending": UnitState::Pending, ":wants_proof": wants_proof },
-    )?;
+    .execute(named_params! {
+        ":node": node, ":unit": unit, ":pending": UnitState::Pending, ":wants_proof": wants_proof,
+        ":arbitrating": arbitrating,
+    })?;
     Ok(())
 }
 
@@ -370,12 +385,12 @@ impl Store {
         for (unit, positions, _) in
             units.into_iter().filter(|(_, _, node)| needed.is_none_or(|n| n.leaves.contains(node)))
         {
-            add_check(&tx, unit, true)?;
+            add_check(&tx, unit, true, None)?;
             asked.units += 1;
             asked.positions += positions.max(0) as u64;
         }
         for ask in split.iter().filter(|a| !a.under_way) {
-            add_check(&tx, ask.unit, true)?;
+            add_check(&tx, ask.unit, true, None)?;
             asked.units += 1;
             asked.split_nodes += 1;
             asked.positions += ask.positions.max(0) as u64;
@@ -499,7 +514,8 @@ impl Store {
 
     /// Every check unit whose done result disagrees with the result it
     /// checks while that result stands: the disagreements still to settle
-    /// (a coordinator that stopped while settling one looks here at start).
+    /// (an arbitration unit that disagreed with it, its verdict not yet
+    /// applied, is one too; see `dispute`).
     pub fn open_disagreements(&self) -> Result<Vec<UnitId>, StoreError> {
         Ok(self
             .conn

@@ -22,7 +22,7 @@ use super::error::StoreError;
 use super::finish::finish_if_answered;
 use super::state::{JobState, NodeId, UnitState, Value};
 use super::tree::{count_open, losing_move, open_children};
-use super::{known, proofs};
+use super::{dispute, known, proofs};
 
 /// What `golomb distrust` changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -82,6 +82,8 @@ impl Store {
         }
         // The trees it sent as checks of other workers' units: their values stand, its trees do not.
         proofs::forget_worker(&tx, worker)?;
+        // Disputes over a voided result are over: their arbitrations would only hold their jobs.
+        dispute::end_moot(&tx)?;
         let mut reopened = Vec::new();
         for &job in &jobs {
             if resettle(&tx, job)? {
@@ -150,6 +152,8 @@ fn resettle(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
     )?;
     let state: JobState = tx.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
     if state != JobState::Done {
+        // A running job may have waited only for a dispute that ended here.
+        finish_if_answered(tx, job)?;
         return Ok(false);
     }
     tx.execute(

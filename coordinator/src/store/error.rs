@@ -72,6 +72,20 @@ pub enum StoreError {
     /// was issued by another database).
     #[error("unit {0}: this call does not carry the unit's current lease; it is refused")]
     NotHolder(UnitId),
+    /// A give-back of units the caller does not hold: another worker's, or
+    /// one leased to someone else since (a lease that ended by itself, run
+    /// out or its unit stopped, is no refusal: the unit is back already).
+    #[error(
+        "units {} are not given back: this call does not carry their current leases (another worker holds \
+         them, or they were leased again since); {taken} other units were given back",
+        refused.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    NotGivenBack {
+        /// The units refused.
+        refused: Vec<UnitId>,
+        /// How many units of the same call were given back.
+        taken: usize,
+    },
     /// A report of the wrong kind: a count for a game unit, a value for a tiling share, a score for Golomb's game.
     #[error(
         "unit {0}: the report is of the wrong kind for its job (a count for a game, a value for a count, \

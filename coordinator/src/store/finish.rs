@@ -64,8 +64,8 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: JobId) -> Result<(),
 
 /// The condition, on a check unit `c` and the unit `o` it checks (see
 /// `check`), of a disagreement that stands: both done, with other values.
-/// The answer of a job waits while one does, and a coordinator settles the
-/// ones it finds at start: both must read it alike.
+/// The answer of a job waits while one does, and an arbitration settles it
+/// (`dispute`): all must read it alike.
 macro_rules! standing_disagreement {
     () => {
         "c.checking IS NOT NULL AND c.state = :done AND o.state = :done AND c.value IS NOT o.value"

@@ -109,6 +109,9 @@ pub struct JobRow {
     pub checks_done: u64,
     /// Results drawn for a check that no other worker was at work to take.
     pub results_unchecked: u64,
+    /// Arbitration units waiting for a worker on a third machine or being
+    /// solved (see `dispute`; counted in `checks_waiting` too).
+    pub disputes_open: u64,
 }
 
 /// Reads a job's spec from its `jobs` row.
@@ -221,16 +224,17 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
     let decided_child_positions =
         if spec.goal == Goal::Classify && decided > 0 { decided_child_positions(tx, job)? } else { Vec::new() };
     let results_unchecked: i64 = tx.query_row("SELECT unchecked FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
-    let (checks_waiting, checks_done): (i64, i64) = tx
+    let (checks_waiting, checks_done, disputes_open): (i64, i64, i64) = tx
         .prepare_cached(
-            "SELECT COALESCE(SUM(state IN (:pending, :leased)), 0), COALESCE(SUM(state = :done), 0)
+            "SELECT COALESCE(SUM(state IN (:pending, :leased)), 0), COALESCE(SUM(state = :done), 0),
+                    COALESCE(SUM(state IN (:pending, :leased) AND arbitrating IS NOT NULL), 0)
              FROM units WHERE job = :job AND checking IS NOT NULL",
         )?
         .query_row(
             named_params! {
                 ":job": job, ":pending": UnitState::Pending, ":leased": UnitState::Leased, ":done": UnitState::Done,
             },
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?;
     Ok(JobRow {
         id: job,
@@ -260,5 +264,6 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
         checks_waiting: checks_waiting as u64,
         checks_done: checks_done as u64,
         results_unchecked: results_unchecked as u64,
+        disputes_open: disputes_open as u64,
     })
 }

@@ -61,7 +61,8 @@ pub trait Rows {
     fn lease_queue(&mut self, job: JobId, max: usize) -> Result<Vec<Leased>, Self::Error>;
 
     /// Leases up to `max` waiting check units of `job` of the given kind
-    /// whose checked unit was not reported by this lease's worker.
+    /// whose checked unit was not reported by this lease's worker (nor, for
+    /// an arbitration unit, the check it settles: see `store::dispute`).
     fn lease_checks(&mut self, job: JobId, kind: CheckKind, max: usize) -> Result<Vec<Leased>, Self::Error>;
 
     /// Leases the node's unit if it waits; `None` if it does not.

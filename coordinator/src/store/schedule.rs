@@ -247,6 +247,12 @@ impl Rows for SqlRows<'_> {
                                  AND NOT (:machines AND EXISTS (
                                      SELECT 1 FROM workers ow JOIN workers me ON me.id = :worker
                                      WHERE ow.id = o.worker AND ow.address IS NOT NULL AND ow.address = me.address))
+                                 AND NOT EXISTS (
+                                     SELECT 1 FROM units a JOIN workers aw ON aw.id = a.worker
+                                                           JOIN workers me ON me.id = :worker
+                                     WHERE a.id = c.arbitrating
+                                       AND (aw.id = me.id OR (:machines AND aw.address IS NOT NULL
+                                                                       AND aw.address = me.address)))
                                LIMIT :max)",
                 returning!(),
                 ", wants_proof"

@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 15;
+pub const SCHEMA_VERSION: i64 = 16;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -280,6 +280,16 @@ const V14_TO_V15: &str = "
 ALTER TABLE units ADD COLUMN budget REAL;
 ";
 
+/// Version 15 to 16: arbitration by a third worker. A check that disagrees
+/// with the result it checks brings an *arbitration unit*, a check of the
+/// same result (`units.checking`) that names the disagreeing check
+/// (`units.arbitrating`) and goes to a worker on neither side's machine;
+/// its result settles the dispute (see `dispute`).
+const V15_TO_V16: &str = "
+ALTER TABLE units ADD COLUMN arbitrating INTEGER;
+CREATE INDEX units_arbitrations ON units(arbitrating) WHERE arbitrating IS NOT NULL;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -291,6 +301,7 @@ pub(super) fn random_hex(bytes: usize) -> String {
 /// Opens (or creates) the database at `path` in WAL mode, refusing foreign or newer files.
 pub(super) fn open(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)?;
+    super::storage::check_writable(&conn, path)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     // Every statement of a lease and a report stays prepared: rusqlite keeps
     // 16 by default, fewer than one round trip runs, and re-preparing the
@@ -368,6 +379,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 15 {
         tx.execute_batch(V14_TO_V15)?;
+    }
+    if version < 16 {
+        tx.execute_batch(V15_TO_V16)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

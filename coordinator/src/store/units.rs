@@ -14,7 +14,7 @@ use super::held::{Completion, HeartbeatUnit, HeldUnit};
 use super::job_row::job_spec;
 use super::state::{NodeId, UnitState, Value};
 use super::tree::{decide, fail_job_if_needed};
-use super::{Store, StoreError, failures, hands, now, proofs, workers};
+use super::{Store, StoreError, dispute, failures, hands, now, proofs, workers};
 
 /// A unit as [`Store::complete_drawn`] reads it.
 struct UnitRecord {
@@ -33,6 +33,8 @@ struct UnitRecord {
     score: Option<i64>,
     /// For a check unit: the unit whose result it checks.
     checking: Option<UnitId>,
+    /// For an arbitration unit: the check whose disagreement it settles (see `dispute`).
+    arbitrating: Option<UnitId>,
 }
 
 /// A job's kind from its columns `goal` (text, column `index` of the row) and `hands IS NOT NULL`.
@@ -51,6 +53,20 @@ fn kind_column(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<Kind> 
 /// answer for it).
 fn holds(holder: Option<WorkerId>, lease_token: Option<&str>, state: UnitState, worker: WorkerId, token: &str) -> bool {
     holder == Some(worker) && lease_token == Some(token) && state != UnitState::Split
+}
+
+/// Whether the lease `held` names ended by itself: the unit still carries
+/// its token, and is no longer leased (its lease ran out and it waits
+/// again, or it was done or stopped meanwhile). No one else holds it.
+fn lease_ended(conn: &rusqlite::Connection, held: &HeldUnit) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM units WHERE id = :unit AND lease_token = :token AND state != :leased)",
+        )?
+        .query_row(
+            named_params! { ":unit": held.unit, ":token": held.lease_token, ":leased": UnitState::Leased },
+            |r| r.get(0),
+        )?)
 }
 
 /// Records a disagreeing result next to the recorded one.
@@ -182,7 +198,8 @@ struct Found<'a> {
 /// another worker if the scheduler drew it (`draw`, `None` when no check
 /// unit can exist); a repeated one must agree, and a check's must agree with the
 /// unit it checks (an agreeing check's proof tree is kept for the checked
-/// node). Returns whether it disagreed.
+/// node; a disagreeing one brings an arbitration unit, see `dispute`).
+/// Returns whether it disagreed.
 fn complete_value(
     tx: &Transaction<'_>,
     c: &Completion,
@@ -211,9 +228,16 @@ fn complete_value(
     if let Some(checked) = unit.checking {
         // A check: it decides nothing, it confirms the checked unit's result or disagrees with it.
         mark_done(tx, c, "value = :value, best = :best", named_params! { ":value": Value(value), ":best": best })?;
+        if unit.arbitrating.is_some() {
+            // An arbitration: its verdict is applied once this is committed (`Store::settle_disputes`).
+            finish_if_answered(tx, unit.job)?;
+            return Ok(false);
+        }
         let disagreed = check::disagrees(tx, checked, value)?;
         if let Some(recorded) = disagreed {
             record_conflict(tx, c, name, golomb_proto::convert::outcome_name(recorded).unwrap_or("unknown"))?;
+            // A third worker settles it.
+            dispute::arbitrate(tx, Some(c.unit))?;
         } else {
             check::agreed(tx, checked)?;
             if let Some(tree) = proof {
@@ -338,7 +362,7 @@ impl Store {
         let unit = tx
             .query_row(
                 "SELECT u.job, u.node, u.state, u.value, u.solutions, u.fixed, u.attempts, u.worker, u.lease_token,
-                        j.goal, j.hands IS NOT NULL, u.score, u.checking
+                        j.goal, j.hands IS NOT NULL, u.score, u.checking, u.arbitrating
                  FROM units u JOIN jobs j ON j.id = u.job WHERE u.id = ?1",
                 [c.unit],
                 |r| {
@@ -355,6 +379,7 @@ impl Store {
                         kind: kind_column(r, 9)?,
                         score: r.get(11)?,
                         checking: r.get(12)?,
+                        arbitrating: r.get(13)?,
                     })
                 },
             )
@@ -396,6 +421,9 @@ impl Store {
             _ => {}
         }
         self.after_change(unit.job);
+        if unit.arbitrating.is_some() {
+            self.settle_disputes()?;
+        }
         if past_limit {
             tracing::warn!(
                 "worker {} reported {} or more units failed, more than it solved: it is distrusted",
@@ -407,10 +435,15 @@ impl Store {
         Ok(conflict)
     }
 
-    /// Puts units a worker holds back in the queue, unsolved.
+    /// Puts units a worker holds back in the queue, unsolved. Units it does
+    /// not hold under the given token (another worker's, or leased again
+    /// since) are refused, after the rest are given back
+    /// ([`StoreError::NotGivenBack`]); a lease that ended by itself is no
+    /// refusal ([`Store::check_give_back`]).
     pub fn give_back(&mut self, worker: WorkerId, units: &[HeldUnit]) -> Result<(), StoreError> {
         let tx = self.write()?;
         let mut returned = Vec::new();
+        let mut refused = Vec::new();
         for held in units {
             let back: Option<(JobId, NodeId)> = tx
                 .query_row(
@@ -424,13 +457,38 @@ impl Store {
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
                 .optional()?;
-            returned.extend(back);
+            match back {
+                Some(back) => returned.push(back),
+                None if !lease_ended(&tx, held)? => refused.push(held.unit),
+                None => {}
+            }
         }
         tx.commit()?;
+        let taken = returned.len();
         for (job, node) in returned {
             self.changed(Changed::Busy { job, node, busy: false });
         }
-        Ok(())
+        match refused.is_empty() {
+            true => Ok(()),
+            false => Err(StoreError::NotGivenBack { refused, taken }),
+        }
+    }
+
+    /// Whether `worker` may give `held` back: it holds the unit under that
+    /// lease, or the lease ended by itself (it ran out and the unit waits
+    /// again, or the unit was done or stopped meanwhile), so the unit is back
+    /// already. Otherwise [`StoreError::NotGivenBack`]: the unit is another
+    /// worker's, or was leased again since.
+    pub fn check_give_back(&self, worker: WorkerId, held: &HeldUnit) -> Result<(), StoreError> {
+        let holds: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM units WHERE id = :unit AND worker = :worker AND lease_token = :token)",
+            named_params! { ":unit": held.unit, ":worker": worker, ":token": held.lease_token },
+            |r| r.get(0),
+        )?;
+        match holds || lease_ended(&self.conn, held)? {
+            true => Ok(()),
+            false => Err(StoreError::NotGivenBack { refused: vec![held.unit], taken: 0 }),
+        }
     }
 
     /// A unit's job spec and position (moves from the empty board), to check a report against.

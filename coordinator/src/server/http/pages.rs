@@ -209,6 +209,9 @@ fn facts(s: &pb::JobStatus, spec: &pb::JobSpec) -> String {
     if s.checks_waiting + s.checks_done > 0 {
         rows.push(("checks", format!("{} done, {} to come", s.checks_done, s.checks_waiting)));
     }
+    if s.disputes_open > 0 {
+        rows.push(("disputes", crate::report::job::disputes_line(s.disputes_open)));
+    }
     if s.results_unchecked > 0 {
         rows.push(("unchecked", crate::report::job::unchecked_line(s.results_unchecked)));
     }

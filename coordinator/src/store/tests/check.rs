@@ -32,9 +32,11 @@ fn a_checked_result_goes_to_another_worker_whole_and_a_disagreement_is_found() {
     assert!(!done(&mut store, second, check.unit, Loss));
     assert_eq!(store.disagreement(check.unit).unwrap(), None);
     done(&mut store, first, units[2].unit, Win);
-    // Every child is decided, but the answer waits while a disagreement stands (c's result is drawn too).
+    // Every child is decided, but the answer waits while a disagreement stands (c's result is drawn
+    // too): its arbitration waits for a third worker.
     let row = store.job(job).unwrap();
-    assert_eq!((row.state, row.units.pending, row.units.leased), (JobState::Running, 1, 0), "{:?}", row.units);
+    assert_eq!((row.state, row.units.pending, row.units.leased), (JobState::Running, 2, 0), "{:?}", row.units);
+    assert_eq!(row.disputes_open, 1);
     // Settled against the checker: its check is voided and goes out again, to a third worker.
     store.distrust(second).unwrap().unwrap();
     let third = store.register_worker("w3", "h", 2).unwrap();
@@ -410,4 +412,94 @@ fn the_result_that_answers_a_job_is_checked_before_the_job_ends() {
     assert_eq!(check.iter().map(|u| u.line.as_str()).collect::<Vec<_>>(), ["a"], "{check:?}");
     assert!(!done(&mut store, second, check[0].unit, Loss), "the check agrees");
     assert_eq!(store.job(job).unwrap().state, JobState::Done);
+}
+
+/// Issue 56: a disagreement is settled by a worker on a third machine,
+/// never by the coordinator: the check that disagreed brings an arbitration
+/// unit that neither side's machine is handed (it waits, the job's status
+/// says so, and a restart keeps it), and its result distrusts the side it
+/// disagrees with, here the worker whose result was a lie.
+#[test]
+fn a_disagreement_is_settled_by_a_worker_on_a_third_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let policy = crate::scheduler::CheckPolicy { between_machines: true, ..crate::scheduler::CheckPolicy::new(1.0, 0) };
+    let mut store = Scheduler::open(&path).unwrap();
+    let job = store.create_job(&spec(Goal::Classify), &flat_nodes(), 8).unwrap();
+    store.set_check_policy(policy);
+    let liar = store.register_worker_from("liar", "h", 1, Some("10.0.0.1")).unwrap();
+    let liar_twin = store.register_worker_from("liar-twin", "h", 1, Some("10.0.0.1")).unwrap();
+    let checker = store.register_worker_from("checker", "h", 1, Some("10.0.0.2")).unwrap();
+    let checker_twin = store.register_worker_from("checker-twin", "h", 1, Some("10.0.0.2")).unwrap();
+    let lie = store.lease(liar, 1, 60.0).unwrap().remove(0);
+    assert!(!done(&mut store, liar, lie.unit, Loss), "the lie is recorded");
+    let check = store.lease(checker, 1, 60.0).unwrap().remove(0);
+    assert_eq!(check.line, lie.line);
+    assert!(done(&mut store, checker, check.unit, Win), "the check disagrees");
+    assert_eq!(store.job(job).unwrap().disputes_open, 1, "an arbitration waits");
+    // Neither side's machine is handed the arbitration.
+    for worker in [liar, liar_twin, checker, checker_twin] {
+        for unit in store.lease(worker, 10, 60.0).unwrap() {
+            assert_ne!(unit.line, lie.line, "worker {worker} was handed the arbitration");
+        }
+    }
+    let trusted: bool =
+        store.conn.query_row("SELECT NOT distrusted FROM workers WHERE id = ?1", [liar], |r| r.get(0)).unwrap();
+    assert!(trusted, "no one is distrusted while the dispute waits");
+    // A restart keeps it: it is rows.
+    drop(store);
+    let mut store = Scheduler::open(&path).unwrap();
+    store.set_check_policy(policy);
+    assert_eq!(store.arbitrate_disputes().unwrap(), 0, "none missing");
+    assert!(store.settle_disputes().unwrap().is_empty(), "none settled yet");
+    assert_eq!(store.job(job).unwrap().disputes_open, 1);
+    let third = store.register_worker_from("third", "h", 1, Some("10.0.0.3")).unwrap();
+    let arbitration = store.lease(third, 10, 60.0).unwrap();
+    assert_eq!(arbitration.len(), 1, "{arbitration:?}");
+    assert_eq!((arbitration[0].line.as_str(), arbitration[0].spec.split_after_seconds), (lie.line.as_str(), 0.0));
+    assert!(!done(&mut store, third, arbitration[0].unit, Win), "an arbitration is no conflict of its own");
+    // Settled against the liar: distrusted, its result voided, the checker kept.
+    let distrusted = |store: &Scheduler, w: WorkerId| -> bool {
+        store.conn.query_row("SELECT distrusted FROM workers WHERE id = ?1", [w], |r| r.get(0)).unwrap()
+    };
+    assert!(distrusted(&store, liar) && !distrusted(&store, checker));
+    assert_eq!(store.job(job).unwrap().disputes_open, 0);
+    let (_, children) = store.results(job).unwrap();
+    assert_eq!(children[0].value, Unknown, "the lie is voided and goes out again");
+    assert!(store.settle_disputes().unwrap().is_empty(), "nothing left to settle");
+}
+
+/// An arbitration that agrees with the checked result distrusts the
+/// checker (with `--checks-on-any-machine`, any third worker id arbitrates),
+/// and a dispute whose side was voided meanwhile ends its waiting arbitration.
+#[test]
+fn an_arbitration_that_agrees_with_the_result_distrusts_the_checker() {
+    let (mut store, job, honest, _dir) = flat(Goal::Classify);
+    store.set_check_fraction(1.0);
+    let liar = store.register_worker("lying-checker", "h", 1).unwrap();
+    let units = store.lease(honest, 2, 60.0).unwrap();
+    assert!(!done(&mut store, honest, units[0].unit, Win));
+    assert!(!done(&mut store, honest, units[1].unit, Loss));
+    let checks = store.lease(liar, 2, 60.0).unwrap();
+    assert_eq!(checks.len(), 2, "{checks:?}");
+    for check in &checks {
+        let truth = if check.line == "a" { Win } else { Loss };
+        assert!(done(&mut store, liar, check.unit, if truth == Win { Loss } else { Win }), "both checks lie");
+    }
+    assert_eq!(store.job(job).unwrap().disputes_open, 2);
+    // The two sides get neither arbitration; a third worker gets both.
+    assert!(store.lease(liar, 10, 60.0).unwrap().iter().all(|u| u.line == "c"));
+    let third = store.register_worker("third", "h", 1).unwrap();
+    let arbitrations = store.lease(third, 10, 60.0).unwrap();
+    assert_eq!(arbitrations.len(), 2, "{arbitrations:?}");
+    let first = arbitrations.iter().find(|u| u.line == "a").unwrap();
+    assert!(!done(&mut store, third, first.unit, Win), "sides with the result");
+    let distrusted: bool =
+        store.conn.query_row("SELECT distrusted FROM workers WHERE id = ?1", [liar], |r| r.get(0)).unwrap();
+    assert!(distrusted, "the checker that lied is distrusted");
+    // Its other check is voided, so the other dispute is over: its arbitration ends.
+    let row = store.job(job).unwrap();
+    assert_eq!(row.disputes_open, 0);
+    let (_, children) = store.results(job).unwrap();
+    assert_eq!(children.iter().take(2).map(|c| c.value).collect::<Vec<_>>(), [Win, Loss], "the results stand");
 }

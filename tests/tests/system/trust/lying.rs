@@ -122,9 +122,9 @@ fn distrust_voids_a_liars_results_and_the_job_reaches_the_true_values() {
 }
 
 /// With checks on (`serve --check-fraction 1`), a liar is caught while the
-/// job runs, with no operator: honest workers check its results, the
-/// coordinator settles each disagreement by solving the position itself and
-/// distrusts the liar, and the job ends with the true values.
+/// job runs, with no operator: honest workers check its results, a third
+/// worker arbitrates each disagreement and the liar is distrusted, and the
+/// job ends with the true values.
 #[test]
 fn checks_catch_a_liar_while_the_job_runs() {
     catch_a_liar_while_the_job_runs(ServeOptions::new(30.0).args(&["--check-fraction", "1"]));
@@ -208,8 +208,8 @@ fn a_rogue_with_two_ids_is_never_handed_a_check_of_its_own_lies() {
 /// side to move is lost (which would make the opening lose), and solves
 /// nothing. With `golomb serve`'s default checks, each child a split
 /// decided is a result like any other and a new worker's are all checked:
-/// honest workers on other machines check the lies, the coordinator settles
-/// the disagreements and distrusts the rogue, and the job ends with every
+/// honest workers on other machines check the lies, a third worker settles
+/// each disagreement and the rogue is distrusted, and the job ends with every
 /// child equal to a local solve. (Before, lies in a split were never
 /// checked: 18 wrong children at `--check-fraction 1`.)
 #[test]
@@ -258,8 +258,9 @@ fn a_rogue_that_lies_in_its_splits_is_caught_by_the_default_checks() {
 /// With `golomb serve`'s default settings, one rogue among two honest
 /// workers on a 7x7 classify (1,603 children): the rogue reports every
 /// unit it gets lost, as fast as it can lease, while the honest workers
-/// solve. Its first results are checked (it is new), a check disagrees, the
-/// coordinator distrusts it and its results are solved again: when the job
+/// solve. Its first results are checked (it is new), a check disagrees, an
+/// arbitration by the other honest worker distrusts it and its results are
+/// solved again: when the job
 /// says done, every child has the value the honest workers alone gave it,
 /// and every child the rogue reported has its local solve's. The job's
 /// positions and time are printed beside the same job with the honest

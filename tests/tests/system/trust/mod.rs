@@ -14,11 +14,13 @@ use golomb_proto::{PROTOCOL_VERSION, pb};
 use golomb_tests::{Cluster, Process, ServeOptions, WorkClient, count, local_value, output_within, wait_until};
 use serde_json::Value;
 
+mod arbitration;
 mod bounds;
 mod connections;
 mod early_split;
 mod edited_export;
 mod failing;
+mod give_back;
 mod lying;
 mod messages;
 mod registration;

@@ -78,3 +78,41 @@ fn registrations_in_a_loop_are_refused_past_a_burst() {
     std::thread::sleep(std::time::Duration::from_millis(1500));
     runtime().block_on(async { register(&mut cluster.work_client().await, "later").await });
 }
+
+/// Issue 56: registrations are limited per credential as well as per
+/// address: one token used from many addresses (a leaked one, from many
+/// machines) is refused past its burst (1024), then gets ten a second.
+#[test]
+fn registrations_with_one_token_from_many_addresses_are_refused_past_its_burst() {
+    let cluster = Cluster::start(Some("one-shared-token"), LEASE_SECONDS);
+    let started = std::time::Instant::now();
+    let (accepted, refused) = runtime().block_on(async {
+        let (mut accepted, mut refused) = (0u64, None);
+        // 64 from each address, the most one address may make at once: 20 addresses are 1,280.
+        'addresses: for _ in 0..20 {
+            let mut client = cluster.work_client_from(Some(cluster.another_machine())).await;
+            for i in 0..64 {
+                let request = pb::RegisterRequest {
+                    protocol_version: PROTOCOL_VERSION,
+                    name: format!("many-{accepted}-{i}"),
+                    host: "test".into(),
+                    threads: 1,
+                };
+                match client.register(request).await {
+                    Ok(_) => accepted += 1,
+                    Err(status) => {
+                        refused = Some(status);
+                        break 'addresses;
+                    }
+                }
+            }
+        }
+        (accepted, refused)
+    });
+    let refills = (started.elapsed().as_secs_f64() * 10.0).ceil() as u64;
+    let refused = refused.expect("one token's registrations from many addresses are refused");
+    assert!((1024..=1024 + refills).contains(&accepted), "{accepted} accepted before the refusal");
+    assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
+    assert!(refused.message().contains("too many registrations with this token"), "{refused:?}");
+    assert_eq!(cluster.workers().as_array().map_or(0, Vec::len) as u64, accepted, "only the accepted are stored");
+}

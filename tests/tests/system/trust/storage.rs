@@ -1,5 +1,6 @@
-//! Storage faults: a damaged database is refused when the coordinator
-//! starts, naming the file and what to do, instead of being served; a store
+//! Storage faults: a damaged database, or one that cannot be written, is
+//! refused when the coordinator starts, naming the file and what to do,
+//! instead of being served; a store
 //! that cannot write for a while (a fault seam, a full disk) costs no worker
 //! and no finished result.
 
@@ -43,6 +44,53 @@ fn a_damaged_database_is_refused_at_start_naming_the_file() {
     assert!(!out.status.success());
     assert!(stderr.contains(db_arg) && stderr.contains("is damaged"), "{stderr}");
     assert!(stderr.contains("golomb import"), "says what to do: {stderr}");
+}
+
+/// Issue 56: `serve` on a database it can only read (here an immutable
+/// file: the tests run as root, for whom permissions do not stop a write)
+/// stops at once, naming the file and what to do; before, it said only
+/// "attempt to write a readonly database".
+#[test]
+fn a_database_that_cannot_be_written_is_refused_at_start_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("golomb.db");
+    let db_arg = db.to_str().unwrap();
+    let out = golomb_command()
+        .args(["run", "--board", "4x4", "--goal", "solve", "--threads", "1", "--quiet", "--db", db_arg])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let Some(_immutable) = Immutable::set(&db) else { return };
+    let out = output_within(
+        golomb_command().args(["serve", "--db", db_arg, "--listen", "127.0.0.1:0"]),
+        Duration::from_secs(30),
+    )
+    .expect("serve stops at once instead of serving the file");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains(&format!("database {db_arg}")), "names the file: {stderr}");
+    assert!(stderr.contains("give the coordinator write access"), "says what to do: {stderr}");
+}
+
+/// A file made immutable (`chattr +i`), made mutable again when dropped.
+struct Immutable(std::path::PathBuf);
+
+impl Immutable {
+    fn set(path: &Path) -> Option<Immutable> {
+        match Command::new("chattr").arg("+i").arg(path).output() {
+            Ok(out) if out.status.success() => Some(Immutable(path.to_path_buf())),
+            other => {
+                println!("note: skipping the read-only database test, cannot make a file immutable: {other:?}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+    }
 }
 
 /// Runs a 7x6 classify job (328 units, some 15 s) with two workers and calls
