@@ -134,7 +134,18 @@ impl<'a> MainLoop<'a> {
         queues: SolverQueues,
     ) -> MainLoop<'a> {
         let (outbox, summary, backoff) = (VecDeque::new(), WorkerSummary::default(), Backoff::default());
-        MainLoop { client, config, shared, shutdown, queues, outbox, summary, backoff, idle: FIRST_IDLE, hold: CAPACITY }
+        MainLoop {
+            client,
+            config,
+            shared,
+            shutdown,
+            queues,
+            outbox,
+            summary,
+            backoff,
+            idle: FIRST_IDLE,
+            hold: CAPACITY,
+        }
     }
 
     /// Delivers reports, leases while there is room, waits for an outcome or
