@@ -26,7 +26,6 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use golomb_engine::solve::Progress;
-use golomb_proto::UnitWork;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -39,30 +38,11 @@ use crate::solver::UnitSolver;
 use crate::unit::{Finished, UnitOutcome, UnitTask};
 use crate::wire::{self, Leased};
 
-/// Units held at once while units take their budget: the one being
-/// solved and one queued, so the pool never waits for a lease.
-const CAPACITY: usize = 2;
+/// Units leased beyond the one being solved, so the pool never waits for a lease.
+const QUEUED: usize = 1;
 
-/// The most units a worker holds at once (the coordinator's `MAX_HELD_UNITS`).
-const MAX_HELD: usize = 16;
-
-/// How many units to hold after a game unit with a budget of `budget`
-/// took `took`: [`CAPACITY`] while units take a good share of their
-/// budget, more while they are small (a quarter of a budget's work queued,
-/// at most [`MAX_HELD`] units in all), so that a worker on the small units
-/// below a dive asks the coordinator for many at a time instead of one a
-/// round trip. The scaling bench models the same (`units_a_lease`).
-pub(crate) fn units_to_hold(budget: Duration, took: Duration) -> usize {
-    let queued = budget.as_secs_f64() / (4.0 * took.as_secs_f64().max(1e-6));
-    (1 + queued.floor() as usize).clamp(CAPACITY, MAX_HELD)
-}
-
-/// Whether a worker holding `held` of the `hold` units it wants should
-/// lease now: when nothing is held, or at least half its room is free, so
-/// that one lease call brings several small units, not one each.
-fn time_to_lease(held: usize, hold: usize) -> bool {
-    held == 0 || hold.saturating_sub(held) * 2 >= hold
-}
+/// Units held at once: the one being solved and the queued ones.
+const CAPACITY: usize = 1 + QUEUED;
 
 /// The wait between lease calls after one that leased something; it
 /// doubles, up to a second, while none do.
@@ -120,8 +100,6 @@ struct MainLoop<'a> {
     summary: WorkerSummary,
     backoff: Backoff,
     idle: Duration,
-    /// How many units to hold at once ([`units_to_hold`] of the last game unit).
-    hold: usize,
 }
 
 impl<'a> MainLoop<'a> {
@@ -134,18 +112,7 @@ impl<'a> MainLoop<'a> {
         queues: SolverQueues,
     ) -> MainLoop<'a> {
         let (outbox, summary, backoff) = (VecDeque::new(), WorkerSummary::default(), Backoff::default());
-        MainLoop {
-            client,
-            config,
-            shared,
-            shutdown,
-            queues,
-            outbox,
-            summary,
-            backoff,
-            idle: FIRST_IDLE,
-            hold: CAPACITY,
-        }
+        MainLoop { client, config, shared, shutdown, queues, outbox, summary, backoff, idle: FIRST_IDLE }
     }
 
     /// Delivers reports, leases while there is room, waits for an outcome or
@@ -201,8 +168,7 @@ impl<'a> MainLoop<'a> {
     /// Leases while there is room, then waits: not at all if the room was
     /// filled, longer each time nothing came.
     async fn lease_and_wait(&mut self) -> anyhow::Result<()> {
-        let held = self.shared.running().len();
-        let free = if time_to_lease(held, self.hold) { self.hold.saturating_sub(held) } else { 0 };
+        let free = CAPACITY.saturating_sub(self.shared.running().len());
         let leased = if free > 0 {
             match self.lease(free).await? {
                 Some(leased) => leased,
@@ -217,16 +183,8 @@ impl<'a> MainLoop<'a> {
         Ok(())
     }
 
-    /// Turns a unit the solver thread finished into its report in the
-    /// outbox, and sets how many units to hold by its size.
+    /// Turns a unit the solver thread finished into its report in the outbox.
     fn collect(&mut self, finished: Finished) {
-        self.hold = match (&finished.task.work, &finished.outcome) {
-            (Ok(UnitWork::GameValue { split_after: Some(budget), .. }), UnitOutcome::Solved { stats, .. }) => {
-                units_to_hold(*budget, stats.time)
-            }
-            (_, UnitOutcome::Stopped) => self.hold,
-            _ => CAPACITY,
-        };
         collect(finished, &mut self.outbox, &mut self.summary, self.shared.draining.load(Relaxed));
     }
 
@@ -414,30 +372,5 @@ impl SolverThread {
         let outcome = self.pool.install(|| self.solver.solve(task, &progress));
         self.shared.busy.stop();
         Some(outcome)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_worker_holds_two_units_while_they_take_their_budget_and_up_to_sixteen_while_they_are_small() {
-        let budget = Duration::from_secs(30);
-        assert_eq!(units_to_hold(budget, Duration::from_secs(30)), CAPACITY);
-        assert_eq!(units_to_hold(budget, Duration::from_secs(8)), CAPACITY);
-        assert_eq!(units_to_hold(budget, Duration::from_secs(2)), 4);
-        assert_eq!(units_to_hold(budget, Duration::from_millis(20)), MAX_HELD);
-        assert_eq!(units_to_hold(budget, Duration::ZERO), MAX_HELD);
-    }
-
-    #[test]
-    fn a_worker_leases_when_it_holds_nothing_or_half_its_room_is_free() {
-        assert!(time_to_lease(0, 2));
-        assert!(time_to_lease(1, 2));
-        assert!(!time_to_lease(2, 2));
-        assert!(time_to_lease(8, 16));
-        assert!(!time_to_lease(9, 16));
-        assert!(time_to_lease(0, 16));
     }
 }

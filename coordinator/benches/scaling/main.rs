@@ -30,13 +30,13 @@
 //!   `Store::lease_growing` does. The line below a unit is not replayed.
 //! - Workers keep no table between units (real workers do: they search
 //!   fewer positions than this model says).
-//! - A worker whose last unit was small leases several at once, about one
-//!   budget's worth by the last one's size (at most 16), and solves them
-//!   one after the other, skipping those no longer needed when it comes to
-//!   them (a heartbeat stops them in the cluster); the lease's fixed part
-//!   of a round trip is paid once for them all ([`round_trips_for`]).
-//!   `GOLOMB_SCALING_BATCH=one` leases one unit at a time, as workers did
-//!   before 2026-12-01.
+//! - A worker leases one unit at a time. `GOLOMB_SCALING_BATCH=by-size`
+//!   tries another policy: a worker whose last unit was small leases
+//!   several at once (a quarter of a budget's work by the last one's size,
+//!   at most 16, [`units_a_lease`]) and solves them one after the other,
+//!   skipping those no longer needed when it comes to them (a heartbeat
+//!   stops them in the cluster); the lease's fixed part of a round trip is
+//!   paid once for them all ([`round_trips_for`]).
 //!
 //! `GOLOMB_SCALING_GAMES` picks the games (`BOARD:GOAL:BUDGET`, comma
 //! separated; default `8x5:solve:20000,7x7:classify:100000`) and
@@ -360,12 +360,12 @@ fn start_next(
     None
 }
 
-/// How many units a worker asks for in one lease, as `golomb-worker` holds
-/// them (`units_to_hold` in `worker/src/run.rs`): one while its units take a
-/// good share of their budget, more while they are small, a quarter of a
-/// budget's work at most 16 units (the most a worker may hold). A real
-/// worker also keeps one queued while it solves; this model's worker leases
-/// when it holds nothing.
+/// How many units a worker asks for in one lease under
+/// `GOLOMB_SCALING_BATCH=by-size`: one while its units take a good share
+/// of their budget, more while they are small, a quarter of a budget's work
+/// at most 16 units (the most a worker may hold). Measured and not adopted
+/// (`docs/manager.md`, "Units the size of the budget"): `golomb-worker`
+/// still holds two units.
 fn units_a_lease(budget: u64, last_positions: u64) -> usize {
     (budget / (4 * last_positions.max(1))).clamp(1, 16) as usize
 }
@@ -479,7 +479,7 @@ fn main() {
         |n| n.parse().expect("GOLOMB_SCALING_THREADS: a number"),
     );
     let cache_path = std::env::var("GOLOMB_SCALING_CACHE").ok();
-    let batching = match env_or("GOLOMB_SCALING_BATCH", "by-size").as_str() {
+    let batching = match env_or("GOLOMB_SCALING_BATCH", "one").as_str() {
         "by-size" => true,
         "one" => false,
         other => panic!("GOLOMB_SCALING_BATCH: by-size or one, not {other}"),
