@@ -39,6 +39,7 @@ pub mod outcome;
 pub mod parallel;
 pub mod partial;
 pub mod probe;
+pub mod race;
 pub mod search;
 pub mod stats;
 pub mod tt;
