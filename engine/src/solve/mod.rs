@@ -39,7 +39,6 @@ pub mod outcome;
 pub mod parallel;
 pub mod partial;
 pub mod probe;
-pub mod race;
 pub mod search;
 pub mod stats;
 pub mod tt;

@@ -27,7 +27,6 @@ use crate::bitboard::Bits;
 use crate::solve::history::Hints;
 use crate::solve::movelist::MoveList;
 use crate::solve::probe;
-use crate::solve::race;
 use crate::solve::search::{Searcher, TopResult};
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
@@ -97,40 +96,15 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         history.promote(&mut moves, ctx.depth + ply, last);
     }
     let mut probed = false;
-    let mut raced = None;
     if ply == 0 {
         // Equal root moves under the root's symmetries have equal values.
         moves.retain(|mv| ctx.root_searches(mv));
         if ctx.root_probe != RootProbe::Off {
-            let mode = race::mode();
             ctx.progress.first.probing.store(true, Relaxed);
-            let probe = probe::reorder(ctx, list, &mut moves, mode != race::Mode::Gate, scope);
+            let probe = probe::reorder(ctx, list, &mut moves, scope);
             ctx.progress.first.probing.store(false, Relaxed);
-            probed = probe.stats.probed_moves > 0;
-            probe_stats.merge(&probe.stats);
-            if mode != race::Mode::Off
-                && let Some(gate) = probe.gate
-            {
-                probed = false;
-                let entrants = moves
-                    .iter()
-                    .take(race::ENTRANTS)
-                    .enumerate()
-                    .map(|(i, &mv)| race::Entrant::new(mv, probe.means.get(i).copied()))
-                    .collect();
-                let result = race::race(ctx, list, entrants, gate, scope);
-                probe_stats.merge(&result.stats);
-                for &(_, cost) in &result.decided {
-                    ctx.root_child_done();
-                    probe_stats.positions_per_child.add(cost);
-                }
-                if let Some(won) = result.won
-                    && let Some(index) = moves.iter().position(|&mv| mv == won)
-                {
-                    moves[..=index].rotate_right(1);
-                    raced = Some(won);
-                }
-            }
+            probed = probe.probed_moves > 0;
+            probe_stats.merge(&probe);
         }
     }
     if ctx.below_first_move(ply) {
@@ -189,19 +163,13 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     };
     // A probed root searches its cheapest move first, alone: every thread
     // then works on its replies (its node is a parallel one too).
-    if let Some(won) = raced {
-        // The race proved it: the root is won, and nothing else is searched.
-        state.lock().unwrap_or_else(|e| e.into_inner()).winner = Some((0, won));
+    let going = !probed || {
         next.store(1, Relaxed);
-    }
-    let going = raced.is_none()
-        && (!probed || {
-            next.store(1, Relaxed);
-            ctx.first_move_alone(Some(moves[0]));
-            let going = visit(0, &mut MoveList::with_capacity(list.len()));
-            ctx.first_move_alone(None);
-            going
-        });
+        ctx.first_move_alone(Some(moves[0]));
+        let going = visit(0, &mut MoveList::with_capacity(list.len()));
+        ctx.first_move_alone(None);
+        going
+    };
     if going {
         rayon::scope(|s| {
             for _ in 0..ctx.threads {

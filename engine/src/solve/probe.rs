@@ -57,11 +57,6 @@ pub const PROBE_CAP: u64 = 1 << 23;
 /// this many positions each on average.
 pub const PROBE_MIN_MEAN: u64 = 1 << 18;
 
-/// On a root whose moves are not sorted by the replies they leave, the
-/// moves priced for leaving the fewest replies; the others are the first
-/// in the root's order.
-pub const FEWEST_PRICED: usize = PROBE_MOVES / 2;
-
 /// What the samples solved so far say about one root move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Price {
@@ -82,72 +77,44 @@ impl Price {
     }
 }
 
-/// What probing the root found: the work, and what a reply of each move
-/// priced is expected to cost.
-pub(super) struct Probed {
-    /// The samples' work, with the moves priced ([`Stats::probed_moves`],
-    /// 0 where the moves were left as they are).
-    pub stats: Stats,
-    /// The mean cost of a sample of each of the first moves after the
-    /// reordering, the open ones priced (empty where the moves were left
-    /// as they are).
-    pub means: Vec<u64>,
-    /// The mean cost of the first move's samples, where the root is worth
-    /// probing ([`PROBE_MIN_MEAN`]).
-    pub gate: Option<u64>,
-}
-
 /// Reorders the first [`PROBE_MOVES`] of the root's `moves` (the root's
-/// moves are `root`) cheapest first, refuted ones last of all, and says
-/// what the samples cost; with `price_others` false, only the first move
-/// is priced, to say whether the root is worth probing, and the moves
-/// keep their order.
+/// moves are `root`) cheapest first, refuted ones last of all, and returns
+/// what the samples cost, with the moves priced ([`Stats::probed_moves`],
+/// 0 where `moves` were left as they are: probing did not pay, or the
+/// search was stopped meanwhile).
 pub(super) fn reorder<'c, B: Bits + TtCheck>(
     ctx: &'c Context<'c, B>,
     root: &MoveList<B>,
     moves: &mut Vec<(u8, B)>,
-    price_others: bool,
     scope: &'c Scope<'c>,
-) -> Probed {
-    let mut probed = Probed { stats: Stats::default(), means: Vec::new(), gate: None };
+) -> Stats {
     let mut stats = Stats::default();
-    let count = reorder_priced(ctx, root, moves, (price_others, &mut probed), scope, &mut stats);
-    stats.probed_moves = count as u64;
+    stats.probed_moves = reorder_priced(ctx, root, moves, scope, &mut stats) as u64;
     stats.probe_positions = stats.positions;
-    probed.stats = stats;
-    probed
+    stats
 }
 
 /// [`reorder`]'s work: the number of moves it reordered (0 where it left
-/// them as they are), the samples' work added to `stats`, the means and
-/// the gate into `probed`.
+/// them as they are), the samples' work added to `stats`.
 fn reorder_priced<'c, B: Bits + TtCheck>(
     ctx: &'c Context<'c, B>,
     root: &MoveList<B>,
     moves: &mut Vec<(u8, B)>,
-    (price_others, probed): (bool, &mut Probed),
     scope: &'c Scope<'c>,
     stats: &mut Stats,
 ) -> usize {
-    let count = moves.len().min(PROBE_MOVES);
-    if count < 2 {
+    let probed = moves.len().min(PROBE_MOVES);
+    if probed < 2 {
         return 0;
     }
-    let mut gate = (Price::default(), moves[0]);
-    price(ctx, root, &mut gate, 0..FIRST_SAMPLES, scope, stats);
+    let mut priced: Vec<(Price, (u8, B))> = moves[..probed].iter().map(|&mv| (Price::default(), mv)).collect();
+    let gate = &mut priced[0];
+    price(ctx, root, gate, 0..FIRST_SAMPLES, scope, stats);
     // A refuted first move says nothing of the others' cost: the cost of its samples does.
-    let gate_mean = gate.0.cost / gate.0.samples.max(1);
-    let paying = gate_mean >= PROBE_MIN_MEAN;
+    let paying = gate.0.cost / gate.0.samples.max(1) >= PROBE_MIN_MEAN;
     if ctx.root_probe == RootProbe::WherePays && !paying {
         return 0;
     }
-    probed.gate = Some(gate_mean);
-    if !price_others {
-        return 0;
-    }
-    bring_fewest_replies(ctx, root, moves);
-    let mut priced: Vec<(Price, (u8, B))> = moves[..count].iter().map(|&mv| (Price::default(), mv)).collect();
-    priced[0] = gate;
     price_all(ctx, root, &mut priced[1..], 0..FIRST_SAMPLES, scope, stats);
     priced.sort_by_key(|(p, _)| p.estimate());
     let finalists = FINALISTS.min(priced.len());
@@ -159,34 +126,12 @@ fn reorder_priced<'c, B: Bits + TtCheck>(
     // Stable: equal prices keep their order.
     priced[..finalists].sort_by_key(|(p, _)| p.estimate());
     let (refuted, open): (Vec<_>, Vec<_>) = priced.into_iter().partition(|(p, _)| p.refuted);
-    let tail: Vec<(u8, B)> = moves.drain(count..).collect();
+    let tail: Vec<(u8, B)> = moves.drain(probed..).collect();
     moves.clear();
-    probed.means = open.iter().map(|(p, _)| p.cost / p.samples.max(1)).collect();
     moves.extend(open.into_iter().map(|(_, mv)| mv));
     moves.extend(tail);
     moves.extend(refuted.into_iter().map(|(_, mv)| mv));
-    count
-}
-
-/// On a root too big to be sorted by the replies its moves leave
-/// ([`MAX_SORTED_MOVES`](crate::solve::MAX_SORTED_MOVES)), puts after the first [`PROBE_MOVES`]` -
-/// `[`FEWEST_PRICED`] moves the others fewest replies first, so that the
-/// probe prices both. In piece order the 8x8 hexomino root's first 40
-/// moves are placements of three pieces and none is a cheap proof; the
-/// move that leaves the fewest replies, `6-10:d3,d4,d5,e5,f5,d6`, won for
-/// the cluster in 546 M positions. In piece order, the 8x7 one's first
-/// moves hold its cheap proof, `6-01:b1,b2,b3,b4,b5,b6`; its
-/// fewest-replies moves lose.
-fn bring_fewest_replies<B: Bits + TtCheck>(ctx: &Context<'_, B>, root: &MoveList<B>, moves: &mut Vec<(u8, B)>) {
-    let kept = PROBE_MOVES - FEWEST_PRICED;
-    if ctx.sorts_by_replies(root, 0) || moves.len() <= kept {
-        return;
-    }
-    let mut rest: Vec<(usize, (u8, B))> =
-        moves.drain(kept..).map(|(piece, mask)| (root.count_child(piece, mask), (piece, mask))).collect();
-    // Stable: equal counts keep the root's order.
-    rest.sort_by_key(|&(replies, _)| replies);
-    moves.extend(rest.into_iter().map(|(_, mv)| mv));
+    probed
 }
 
 /// Solves the samples `which` of every move in `priced` that is not
