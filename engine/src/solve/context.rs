@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use crate::bitboard::Bits;
@@ -18,17 +18,26 @@ use crate::solve::order::MoveOrder;
 use crate::solve::outcome::{NodeKey, Progress};
 use crate::solve::tt::{TranspositionTable, TtCheck};
 
-/// A cancellation scope: cancelled when it or any ancestor is.
+/// A cancellation scope: cancelled when it or any ancestor is, or when a
+/// count it watches reaches its limit.
 #[derive(Debug, Default)]
 pub struct Scope<'p> {
     cancelled: AtomicBool,
     parent: Option<&'p Scope<'p>>,
+    /// A count (the search's positions) and the value at which this scope
+    /// counts as cancelled: a budget for the searches below it.
+    budget: Option<(&'p AtomicU64, u64)>,
 }
 
 impl<'p> Scope<'p> {
     /// A scope below `parent`.
     pub fn below(parent: &'p Scope<'p>) -> Scope<'p> {
-        Scope { cancelled: AtomicBool::new(false), parent: Some(parent) }
+        Scope { cancelled: AtomicBool::new(false), parent: Some(parent), budget: None }
+    }
+    /// A scope below `parent` that counts as cancelled once `count` reaches
+    /// `limit` (the searches below it see that at their next poll).
+    pub fn with_budget(parent: &'p Scope<'p>, count: &'p AtomicU64, limit: u64) -> Scope<'p> {
+        Scope { cancelled: AtomicBool::new(false), parent: Some(parent), budget: Some((count, limit)) }
     }
     /// Cancels this scope and every scope below it.
     pub fn cancel(&self) {
@@ -36,7 +45,9 @@ impl<'p> Scope<'p> {
     }
     /// Whether this scope or an ancestor has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Relaxed) || self.parent.is_some_and(Scope::is_cancelled)
+        self.cancelled.load(Relaxed)
+            || self.budget.is_some_and(|(count, limit)| count.load(Relaxed) >= limit)
+            || self.parent.is_some_and(Scope::is_cancelled)
     }
 }
 
@@ -270,5 +281,22 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             keys.clear();
             keys.extend(list.moves().map(|(_, mask)| mask.first().unwrap_or(0) as u32));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scope_with_a_budget_is_cancelled_once_its_count_reaches_the_limit() {
+        let root = Scope::default();
+        let count = AtomicU64::new(10);
+        let budget = Scope::with_budget(&root, &count, 15);
+        let below = Scope::below(&budget);
+        assert!(!below.is_cancelled());
+        count.store(15, Relaxed);
+        assert!(budget.is_cancelled() && below.is_cancelled());
+        assert!(!root.is_cancelled(), "a budget stops the scopes below it only");
     }
 }

@@ -30,7 +30,7 @@ use crate::solve::probe;
 use crate::solve::search::{Searcher, TopResult};
 use crate::solve::stats::Stats;
 use crate::solve::tt::{TtCheck, TtKey};
-use crate::solve::{Context, Outcome, RootProbe, Scope, TranspositionTable};
+use crate::solve::{Context, Outcome, RootProbe, Scope, SolveConfig, TranspositionTable};
 
 /// Nodes with fewer moves than this are searched sequentially even near the root.
 const PARALLEL_MIN_MOVES: usize = 4;
@@ -96,15 +96,25 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         history.promote(&mut moves, ctx.depth + ply, last);
     }
     let mut probed = false;
+    let mut won_first = None;
     if ply == 0 {
         // Equal root moves under the root's symmetries have equal values.
         moves.retain(|mv| ctx.root_searches(mv));
         if ctx.root_probe != RootProbe::Off {
             ctx.progress.first.probing.store(true, Relaxed);
-            let probe = probe::reorder(ctx, list, &mut moves, scope);
+            let mut first_stats = Stats::default();
+            let first = |moves: &[(u8, B)]| fewest_replies_first(ctx, list, moves, scope, &mut first_stats);
+            let (probe, won) = probe::reorder(ctx, list, &mut moves, scope, first);
             ctx.progress.first.probing.store(false, Relaxed);
             probed = probe.probed_moves > 0;
             probe_stats.merge(&probe);
+            probe_stats.merge(&first_stats);
+            if let Some(won) = won
+                && let Some(index) = moves.iter().position(|&mv| mv == won)
+            {
+                moves[..=index].rotate_right(1);
+                won_first = Some(won);
+            }
         }
     }
     if ctx.below_first_move(ply) {
@@ -163,13 +173,19 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
     };
     // A probed root searches its cheapest move first, alone: every thread
     // then works on its replies (its node is a parallel one too).
-    let going = !probed || {
+    if let Some(won) = won_first {
+        // Proved before the probe priced anything: nothing else is searched.
+        state.lock().unwrap_or_else(|e| e.into_inner()).winner = Some((0, won));
         next.store(1, Relaxed);
-        ctx.first_move_alone(Some(moves[0]));
-        let going = visit(0, &mut MoveList::with_capacity(list.len()));
-        ctx.first_move_alone(None);
-        going
-    };
+    }
+    let going = won_first.is_none()
+        && (!probed || {
+            next.store(1, Relaxed);
+            ctx.first_move_alone(Some(moves[0]));
+            let going = visit(0, &mut MoveList::with_capacity(list.len()));
+            ctx.first_move_alone(None);
+            going
+        });
     if going {
         rayon::scope(|s| {
             for _ in 0..ctx.threads {
@@ -202,6 +218,96 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
         ctx.tt.store(key, outcome == Outcome::Win, stats.positions);
     }
     TopResult { outcome, best, tries, stats }
+}
+
+/// Positions the move that leaves the fewest replies may take when an
+/// unsorted root searches it first ([`fewest_replies_first`]): twice
+/// what it took on the 8x8 hexomino board.
+pub const FEWEST_FIRST_BUDGET: u64 = 1 << 30;
+
+/// On a root too big to be sorted by the replies its moves leave (past
+/// [`MAX_SORTED_MOVES`](crate::solve::MAX_SORTED_MOVES)), searches first,
+/// alone on every thread, the move of `moves` that leaves the fewest
+/// replies, for at most [`FEWEST_FIRST_BUDGET`] positions, its work added
+/// to `stats`: the move, where it wins the root. This is the cluster's
+/// first unit: on the 8x8 hexomino board `6-10:d3,d4,d5,e5,f5,d6` (2,775
+/// replies) won for 546 M positions, while the probe, pricing the first
+/// moves in piece order, chose moves that lost. The move is searched as a
+/// root of its own ([`solve_as_root`]). A move that loses or
+/// runs out of budget leaves what it decided in the table, and the probe
+/// goes on.
+fn fewest_replies_first<'c, B: Bits + TtCheck>(
+    ctx: &'c Context<'c, B>,
+    list: &MoveList<B>,
+    moves: &[(u8, B)],
+    scope: &'c Scope<'c>,
+    stats: &mut Stats,
+) -> Option<(u8, B)> {
+    if ctx.sorts_by_replies(list, 0) {
+        return None;
+    }
+    // The first of the fewest, in the root's order.
+    let &mv = moves.iter().min_by_key(|&&(piece, mask)| list.count_child(piece, mask))?;
+    let mut child = MoveList::with_capacity(list.len());
+    child.fill_child(list, mv.0, mv.1);
+    let positions = &ctx.progress.positions;
+    let budget = Scope::with_budget(scope, positions, positions.load(Relaxed).saturating_add(FEWEST_FIRST_BUDGET));
+    let mut result = if child.is_empty() {
+        TopResult { outcome: Outcome::Loss, best: None, tries: 0, stats: Stats::default() }
+    } else {
+        solve_as_root(ctx, &child, &budget)
+    };
+    if result.outcome != Outcome::Unknown && child.len() >= ctx.tt_min_moves {
+        // As a root it was not stored; the root's search finds it here.
+        ctx.tt.store(
+            &TtKey::new(child.reach(), child.pieces()),
+            result.outcome == Outcome::Win,
+            result.stats.positions,
+        );
+    }
+    result.stats.positions += 1;
+    let won = result.outcome == Outcome::Loss;
+    if won {
+        // The root's only child searched: a lost or stopped one is searched again with the others.
+        ctx.root_child_done();
+        result.stats.positions_per_child.add(result.stats.positions);
+    }
+    stats.merge(&result.stats);
+    won.then_some(mv)
+}
+
+/// Solves `child`, a child of the root of `ctx`, as a root of its own
+/// (every thread on its children, the next ply parallel too, the history
+/// shared), within `scope`; what it records (winning moves, the
+/// searchers' buffers) goes back into `ctx`. Searched one ply down as a
+/// child, the 8x8 hexomino game's fewest-replies move was unproved past
+/// 950 M positions; as a root it took 546 M.
+fn solve_as_root<'c, B: Bits + TtCheck>(
+    ctx: &'c Context<'c, B>,
+    child: &MoveList<B>,
+    scope: &'c Scope<'c>,
+) -> TopResult<B> {
+    let config = SolveConfig {
+        order: ctx.order,
+        split_plies: ctx.split_plies,
+        sort_plies: ctx.sort_plies,
+        tt_min_moves: ctx.tt_min_moves,
+        history: ctx.history.is_some(),
+        cutoff_min_moves: ctx.cutoff_min_moves,
+        root_probe: RootProbe::Off,
+        ..SolveConfig::default()
+    };
+    let mut inner = Context::new(ctx.game, ctx.tt, ctx.progress, &config, child, ctx.depth + 1);
+    inner.history = ctx.history.clone();
+    let done = ctx.progress.root_done.load(Relaxed);
+    let result = solve_node(&inner, child, 0, None, scope);
+    // The root's count of decided moves is the root's, not this one's.
+    ctx.progress.root_done.store(done, Relaxed);
+    let wins = inner.wins.into_inner().unwrap_or_else(|e| e.into_inner());
+    ctx.wins.lock().unwrap_or_else(|e| e.into_inner()).extend(wins);
+    let buffers = inner.buffers.into_inner().unwrap_or_else(|e| e.into_inner());
+    ctx.buffers.lock().unwrap_or_else(|e| e.into_inner()).extend(buffers);
+    result
 }
 
 /// Keeps what a node below the root decided without a parallel search: its

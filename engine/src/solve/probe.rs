@@ -81,26 +81,33 @@ impl Price {
 /// moves are `root`) cheapest first, refuted ones last of all, and returns
 /// what the samples cost, with the moves priced ([`Stats::probed_moves`],
 /// 0 where `moves` were left as they are: probing did not pay, or the
-/// search was stopped meanwhile).
+/// search was stopped meanwhile). Where the root is worth probing,
+/// `first` runs on the root's moves before the others are priced: where
+/// it returns a move (one it proved wins the root), nothing is priced and
+/// that move is returned too.
 pub(super) fn reorder<'c, B: Bits + TtCheck>(
     ctx: &'c Context<'c, B>,
     root: &MoveList<B>,
     moves: &mut Vec<(u8, B)>,
     scope: &'c Scope<'c>,
-) -> Stats {
+    first: impl FnOnce(&[(u8, B)]) -> Option<(u8, B)>,
+) -> (Stats, Option<(u8, B)>) {
     let mut stats = Stats::default();
-    stats.probed_moves = reorder_priced(ctx, root, moves, scope, &mut stats) as u64;
+    let mut won = None;
+    stats.probed_moves = reorder_priced(ctx, root, moves, scope, (first, &mut won), &mut stats) as u64;
     stats.probe_positions = stats.positions;
-    stats
+    (stats, won)
 }
 
 /// [`reorder`]'s work: the number of moves it reordered (0 where it left
-/// them as they are), the samples' work added to `stats`.
+/// them as they are), the samples' work added to `stats`, `first`'s move
+/// into `won`.
 fn reorder_priced<'c, B: Bits + TtCheck>(
     ctx: &'c Context<'c, B>,
     root: &MoveList<B>,
     moves: &mut Vec<(u8, B)>,
     scope: &'c Scope<'c>,
+    (first, won): (impl FnOnce(&[(u8, B)]) -> Option<(u8, B)>, &mut Option<(u8, B)>),
     stats: &mut Stats,
 ) -> usize {
     let probed = moves.len().min(PROBE_MOVES);
@@ -113,6 +120,10 @@ fn reorder_priced<'c, B: Bits + TtCheck>(
     // A refuted first move says nothing of the others' cost: the cost of its samples does.
     let paying = gate.0.cost / gate.0.samples.max(1) >= PROBE_MIN_MEAN;
     if ctx.root_probe == RootProbe::WherePays && !paying {
+        return 0;
+    }
+    *won = first(moves);
+    if won.is_some() {
         return 0;
     }
     price_all(ctx, root, &mut priced[1..], 0..FIRST_SAMPLES, scope, stats);
