@@ -221,7 +221,7 @@ pub fn solve_node<'c, B: Bits + TtCheck>(
 }
 
 /// Positions the move that leaves the fewest replies may take when an
-/// unsorted root searches it first ([`fewest_replies_first`]): twice
+/// unsorted root searches it first (`fewest_replies_first`): twice
 /// what it took on the 8x8 hexomino board.
 pub const FEWEST_FIRST_BUDGET: u64 = 1 << 30;
 
