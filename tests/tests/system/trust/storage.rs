@@ -16,13 +16,8 @@ use super::{LEASE_SECONDS, MINUTES, assert_clean_end, stderr};
 #[test]
 fn a_damaged_database_is_refused_at_start_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("golomb.db");
+    let db = finished_database(dir.path(), &["--board", "6x6", "--goal", "classify"]);
     let db_arg = db.to_str().unwrap();
-    let out = golomb_command()
-        .args(["run", "--board", "6x6", "--goal", "classify", "--threads", "1", "--quiet", "--db", db_arg])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // Garbage over the heads of a few pages in the middle of the (checkpointed)
     // file: wherever the middle falls (text inside a row can hold any bytes),
     // a page head is structure.
@@ -35,13 +30,7 @@ fn a_damaged_database_is_refused_at_start_naming_the_file() {
     }
     drop(file);
 
-    let out = output_within(
-        golomb_command().args(["serve", "--db", db_arg, "--listen", "127.0.0.1:0"]),
-        Duration::from_secs(30),
-    )
-    .expect("serve stops at once instead of serving the file");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = serve_refused(db_arg);
     assert!(stderr.contains(db_arg) && stderr.contains("is damaged"), "{stderr}");
     assert!(stderr.contains("golomb import"), "says what to do: {stderr}");
 }
@@ -53,23 +42,33 @@ fn a_damaged_database_is_refused_at_start_naming_the_file() {
 #[test]
 fn a_database_that_cannot_be_written_is_refused_at_start_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("golomb.db");
+    let db = finished_database(dir.path(), &["--board", "4x4", "--goal", "solve"]);
     let db_arg = db.to_str().unwrap();
+    let Some(_immutable) = Immutable::set(&db) else { return };
+    let stderr = serve_refused(db_arg);
+    assert!(stderr.contains(&format!("database {db_arg}")), "names the file: {stderr}");
+    assert!(stderr.contains("give the coordinator write access"), "says what to do: {stderr}");
+}
+
+/// The database of a job `golomb run JOB_ARGS` finished in `dir`.
+fn finished_database(dir: &Path, job_args: &[&str]) -> std::path::PathBuf {
+    let db = dir.join("golomb.db");
     let out = golomb_command()
-        .args(["run", "--board", "4x4", "--goal", "solve", "--threads", "1", "--quiet", "--db", db_arg])
+        .args(["run", "--threads", "1", "--quiet", "--db", db.to_str().unwrap()])
+        .args(job_args)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let Some(_immutable) = Immutable::set(&db) else { return };
-    let out = output_within(
-        golomb_command().args(["serve", "--db", db_arg, "--listen", "127.0.0.1:0"]),
-        Duration::from_secs(30),
-    )
-    .expect("serve stops at once instead of serving the file");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    db
+}
+
+/// What `serve` on `db` said when it stopped at once instead of serving the file.
+fn serve_refused(db: &str) -> String {
+    let out =
+        output_within(golomb_command().args(["serve", "--db", db, "--listen", "127.0.0.1:0"]), Duration::from_secs(30))
+            .expect("serve stops at once instead of serving the file");
     assert!(!out.status.success());
-    assert!(stderr.contains(&format!("database {db_arg}")), "names the file: {stderr}");
-    assert!(stderr.contains("give the coordinator write access"), "says what to do: {stderr}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// A file made immutable (`chattr +i`), made mutable again when dropped.
