@@ -1,0 +1,239 @@
+//! One simulated run of the scaling bench: the manager's tree driven by W
+//! simulated workers on a simulated clock (see the bench's module doc for
+//! the model), and the lease policies it measures.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::time::Instant;
+
+use golomb_coordinator::manager::{NodeKind, PnLeaf, PnTree};
+use golomb_coordinator::store::NodeId;
+use golomb_engine::Position;
+use golomb_engine::WideBitboard;
+use golomb_engine::solve::Outcome;
+
+use super::run::{DIVED, HANDED_OUT, Run, SPLIT, Stop};
+use super::{Machine, Positions, REPORT_EVERY, counting, policy};
+
+/// One run of `workers` simulated workers on the game of `p` until `stop`.
+pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, machine: Machine, stop: Stop) -> Run {
+    let Machine { rate, round_trip, batching, budget, .. } = machine;
+    let root = PnLeaf {
+        id: NodeId(0),
+        depth: 0,
+        replies: p.game.count_moves(&Position::empty()) as u32,
+        kind: NodeKind::Frontier,
+        busy: false,
+    };
+    let mut tree = PnTree::new(NodeId(0), classify, &[root], &[]).with_policy(policy()).with_counting(counting());
+    if classify {
+        // A classify's root is expanded when the job is planned.
+        let leaves = p.expand(NodeId(0));
+        tree.expand(NodeId(0), &leaves);
+    }
+    let mut run = Run::default();
+    // When the last of the root's children was decided.
+    let mut last_opening = 0.0f64;
+    // Units being solved: (finish time in ns, node, worker).
+    let mut out: BinaryHeap<Reverse<(u64, i64, usize)>> = BinaryHeap::new();
+    let (mut now, mut coordinator_free) = (0.0f64, 0.0f64);
+    // Workers with nothing leased, each worker's leased units not started
+    // yet, and the positions of each one's last unit (what its next lease
+    // asks for depends on it, as a real worker's does).
+    let mut free: Vec<usize> = (0..workers).rev().collect();
+    let mut queued: Vec<VecDeque<NodeId>> = vec![VecDeque::new(); workers];
+    let mut last_positions: Vec<u64> = vec![budget; workers];
+    let mut idle_since: Vec<f64> = Vec::new();
+    let mut last_report = Instant::now();
+    loop {
+        while let Some(&worker) = free.last() {
+            let wanted = if batching { units_a_lease(budget, last_positions[worker]) } else { 1 };
+            let mut leased = VecDeque::with_capacity(wanted);
+            while leased.len() < wanted {
+                let Some(node) = next_leaf(&mut tree, p, &mut run) else { break };
+                leased.push_back(node);
+            }
+            if leased.is_empty() {
+                break;
+            }
+            free.pop();
+            // The round trips that hand them out and take their results wait for the coordinator.
+            let start = now.max(coordinator_free);
+            coordinator_free = start + round_trip * round_trips_for(leased.len());
+            run.queue += coordinator_free - now;
+            queued[worker] = leased;
+            let started = start_next(&mut tree, p, &mut run, &mut queued[worker], coordinator_free, rate);
+            match started {
+                Some((finish, node)) => out.push(Reverse(((finish * 1e9) as u64, node.0, worker))),
+                None => free.push(worker),
+            }
+            if started.is_none() {
+                break;
+            }
+        }
+        if p.solve_ahead {
+            peek_ahead(&mut tree, p);
+        }
+        idle_since.resize(free.len(), now);
+        let Some(Reverse((finish, id, worker))) = out.pop() else { break };
+        let finish = finish as f64 / 1e9;
+        if let Stop::After(limit) = stop
+            && finish > limit
+        {
+            run.seconds = last_opening;
+            return run;
+        }
+        for since in idle_since.drain(..) {
+            run.idle += finish - since;
+        }
+        now = finish;
+        let node = NodeId(id);
+        tree.set_busy(node, false);
+        let solved = p.solve(node);
+        last_positions[worker] = solved.positions;
+        if !tree.needed(node) {
+            run.wasted += 1;
+        } else if solved.outcome != Outcome::Unknown {
+            tree.decide(node, solved.outcome);
+        } else {
+            run.count(p.depths[node.0 as usize], SPLIT);
+            let leaves = p.expand(node);
+            tree.expand(node, &leaves);
+            for &(child, value) in &solved.decided {
+                tree.decide(child, value);
+            }
+            if solved.decided.is_empty() {
+                tree.far_from_answer(node);
+            }
+        }
+        // The worker goes on with the next unit it holds, or leases again.
+        match start_next(&mut tree, p, &mut run, &mut queued[worker], now, rate) {
+            Some((finish, next)) => out.push(Reverse(((finish * 1e9) as u64, next.0, worker))),
+            None => free.push(worker),
+        }
+        let openings = tree.children_decided();
+        if openings > run.openings {
+            run.opening_times.extend(std::iter::repeat_n(now, openings.min(16).saturating_sub(run.openings.min(16))));
+            run.openings = openings;
+            last_opening = now;
+        }
+        let done = match stop {
+            Stop::Answered | Stop::After(_) => tree.answered(),
+            Stop::Openings(n) => run.openings >= n || tree.answered(),
+        };
+        if done {
+            break;
+        }
+        if last_report.elapsed() >= REPORT_EVERY {
+            last_report = Instant::now();
+            let stats = tree.stats();
+            eprintln!(
+                "  {workers} workers: {:.2} s simulated, {} units, {} nodes, root φ {} δ {}, frontier {}; {}",
+                now,
+                run.units,
+                stats.nodes,
+                stats.proof_number.map_or("∞".to_string(), |n| n.to_string()),
+                stats.disproof_number.map_or("∞".to_string(), |n| n.to_string()),
+                stats.frontier,
+                run.depths()
+            );
+        }
+    }
+    run.seconds = now;
+    // Workers still out when the answer came are stopped; those free since then were idle.
+    run
+}
+
+/// Starts the first of a worker's leased units that is still needed at
+/// `now` (those no longer needed are stopped unstarted, as a heartbeat
+/// stops them); returns when it finishes, or `None` if none is left.
+fn start_next(
+    tree: &mut PnTree,
+    p: &mut Positions<'_>,
+    run: &mut Run,
+    queued: &mut VecDeque<NodeId>,
+    now: f64,
+    rate: f64,
+) -> Option<(f64, NodeId)> {
+    while let Some(node) = queued.pop_front() {
+        if !tree.needed(node) {
+            tree.set_busy(node, false);
+            run.stopped += 1;
+            continue;
+        }
+        run.count(p.depths[node.0 as usize], HANDED_OUT);
+        let solved = p.solve(node);
+        run.units += 1;
+        run.positions += solved.positions;
+        return Some((now + solved.positions as f64 / rate, node));
+    }
+    None
+}
+
+/// How many units a worker asks for in one lease under
+/// `GOLOMB_SCALING_BATCH=by-size`: one while its units take a good share
+/// of their budget, more while they are small, a quarter of a budget's work
+/// at most 16 units (the most a worker may hold). Measured and not adopted
+/// (`docs/manager.md`, "Units the size of the budget"): `golomb-worker`
+/// still holds two units.
+fn units_a_lease(budget: u64, last_positions: u64) -> usize {
+    (budget / (4 * last_positions.max(1))).clamp(1, 16) as usize
+}
+
+/// What a lease of `units` units and their reports cost the coordinator, in
+/// round trips of one unit: a lease call's fixed part is paid once, the
+/// rest (each unit's choice, and its report) once per unit. The split comes
+/// from the `manager` bench, which measures both (`GOLOMB_BENCH_BATCH`).
+fn round_trips_for(units: usize) -> f64 {
+    FIXED_SHARE + (1.0 - FIXED_SHARE) * units as f64
+}
+
+/// The share of a one-unit round trip (lease and report) that a lease of
+/// several units pays only once; see [`round_trips_for`]. Measured with the
+/// `manager` bench on 2026-12-01 (2-core machine, load 7 to 10): 16 units a
+/// lease took 1,229 and 1,088 units a second against 1,030 and 821 at one a
+/// lease, alternated: a unit cost 0.84 and 0.75 of a one-unit round trip,
+/// a fixed share of 0.17 and 0.26. The reports, one call a unit, are the rest.
+const FIXED_SHARE: f64 = 0.2;
+
+/// The leaves the manager would hand out next, were workers free now,
+/// queued on top of the solves made ahead: the likeliest next units. The
+/// tree is left as it was (each leaf chosen is marked in flight, then
+/// not); a leaf that a dive would expand is left out.
+fn peek_ahead(tree: &mut PnTree, p: &Positions<'_>) {
+    let mut peeked = Vec::with_capacity(PEEK_AHEAD);
+    while peeked.len() < PEEK_AHEAD {
+        let Some(node) = tree.select() else { break };
+        peeked.push(node);
+    }
+    for &node in &peeked {
+        tree.set_busy(node, false);
+    }
+    let next: Vec<Position<WideBitboard>> = peeked
+        .iter()
+        .rev()
+        .filter(|&&node| tree.dive_into(node).is_none())
+        .map(|node| p.positions[node.0 as usize])
+        .collect();
+    p.cache.ahead(p.game, &next, true);
+}
+
+/// How many of the next leaves [`peek_ahead`] queues after each event.
+const PEEK_AHEAD: usize = 16;
+
+/// The next leaf to hand out, leaves chosen on a dive expanded on the spot.
+fn next_leaf(tree: &mut PnTree, p: &mut Positions<'_>, run: &mut Run) -> Option<NodeId> {
+    for _ in 0..64 {
+        let node = tree.select()?;
+        match tree.dive_into(node) {
+            Some(levels) => {
+                run.count(p.depths[node.0 as usize], DIVED);
+                let leaves = p.expand(node);
+                tree.expand(node, &leaves);
+                tree.mark_dived(node, levels);
+            }
+            None => return Some(node),
+        }
+    }
+    tree.select()
+}
