@@ -57,8 +57,69 @@ pub use outcome::{FirstMove, NodeKey, Outcome, Progress, SolveReport, WinningMov
 pub use tt::TranspositionTable;
 use tt::TtCheck;
 
+/// How many positions a search first spends with the root alone in
+/// parallel (see [`solve`]). A parallel node below the root sets up a
+/// sequential search afresh for each of its children: in a big search that
+/// pays (its order and table lookups save more than they cost), in a small
+/// one it is most of the work. 3,000 units of a 7x7 classify at a 0.05 s
+/// budget (depth 2, under 5,000 positions each) took 4.84 s with two
+/// parallel plies and 1.71 s with one, on one thread, for 6.21 M and 6.11 M
+/// positions; the suite's one-thread cases searched with one parallel ply
+/// throughout took up to 1.41 times the positions (hexo-9x8-c). See
+/// docs/log/2026-12-02-small-searches.md.
+pub const SMALL_FIRST_POSITIONS: u64 = 1 << 18;
+
 /// Solves `pos` on the current rayon pool (its size is the thread count).
+///
+/// With more than one parallel ply asked for (and the root's probe not
+/// forced), the search first tries with
+/// the root alone in parallel and at most [`SMALL_FIRST_POSITIONS`]
+/// positions: most of a cluster's units below a split are that small. A
+/// search that does not finish so starts again as asked, with what the
+/// first try stored in the table; its positions count both tries.
 pub fn solve<B: Bits + TtCheck>(
+    game: &Game<B>,
+    pos: &Position<B>,
+    config: &SolveConfig,
+    tt: &TranspositionTable,
+    progress: &Progress,
+) -> SolveReport<B> {
+    // A root probed always (tests of the reordering) is probed at once.
+    if config.split_plies <= 1 || config.root_probe == RootProbe::Always {
+        return solve_as_configured(game, pos, config, tt, progress);
+    }
+    let start = Instant::now();
+    let before = progress.positions.load(Relaxed);
+    let small_limit = before.saturating_add(SMALL_FIRST_POSITIONS);
+    let small = SolveConfig {
+        split_plies: 1,
+        position_budget: Some(config.position_budget.map_or(small_limit, |b| b.min(small_limit))),
+        ..config.clone()
+    };
+    let first = solve_as_configured(game, pos, &small, tt, progress);
+    let ran = start.elapsed();
+    let caller_stopped = progress.cancel.load(Relaxed)
+        || config.position_budget.is_some_and(|b| progress.positions.load(Relaxed) >= b)
+        || config.time_budget.is_some_and(|t| ran >= t);
+    if first.outcome != Outcome::Unknown || caller_stopped {
+        return first;
+    }
+    // The second try counts its root's moves afresh (a worker's budget watch reads them).
+    progress.root_done.store(0, Relaxed);
+    let again = SolveConfig { time_budget: config.time_budget.map(|t| t.saturating_sub(ran)), ..config.clone() };
+    let mut report = solve_as_configured(game, pos, &again, tt, progress);
+    report.stats.positions += first.stats.positions;
+    report.stats.tt_probes += first.stats.tt_probes;
+    report.stats.tt_hits += first.stats.tt_hits;
+    report.elapsed = start.elapsed();
+    for (key, best) in first.winning_moves {
+        report.winning_moves.entry(key).or_insert(best);
+    }
+    report
+}
+
+/// Solves `pos` with `config` exactly (one try; see [`solve`]).
+fn solve_as_configured<B: Bits + TtCheck>(
     game: &Game<B>,
     pos: &Position<B>,
     config: &SolveConfig,

@@ -118,6 +118,25 @@ fn interrupted_searches_say_unknown() {
     assert_eq!(report.outcome, Outcome::Unknown);
 }
 
+/// A search that its first, small try does not finish (see
+/// `SMALL_FIRST_POSITIONS`) goes on to its answer, and its report counts
+/// the positions of both tries, as the progress it published does.
+#[test]
+fn a_search_past_its_small_first_try_reports_both_tries_positions() {
+    let game = Game::<Bitboard>::new(Board::new(8, 5).unwrap(), PieceSet::of_order(5)).unwrap();
+    let tt = TranspositionTable::new(16);
+    let progress = Progress::default();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let report = pool.install(|| solve(&game, &Position::empty(), &SolveConfig::default(), &tt, &progress));
+    assert_eq!(report.outcome, Outcome::Loss, "8x5 is a second-player win");
+    let published = progress.positions.load(Relaxed);
+    assert!(published > golomb_engine::solve::SMALL_FIRST_POSITIONS, "{published}");
+    // The report also counts each parallel node's children (a few per
+    // thousand more); without the first try it would lack 2^18.
+    let reported = report.stats.positions;
+    assert!(reported >= published && reported <= published + published / 100, "{reported} against {published}");
+}
+
 /// A probed root proves its first move alone (issue 57, point 2): the
 /// search's progress names that move and counts its replies refuted, so a
 /// progress line has something to say while no root move is decided. On
