@@ -31,6 +31,7 @@ pub(super) fn decide(tx: &Transaction<'_>, node: NodeId, value: Outcome, best: O
         return Ok(());
     }
     known::record(tx, node)?;
+    record_cost(tx, node)?;
     stop_unit(tx, node)?;
     if value == Outcome::Win {
         // One fewer open child for each edge into this node.
@@ -237,19 +238,48 @@ pub(super) fn cost_below(tx: &Transaction<'_>, job: JobId, rank: &[u8]) -> Resul
     Ok((positions as u64, seconds))
 }
 
-/// The positions each decided child of a job's root took (the units below
-/// it, an index range each), in increasing order: how the cost of a
-/// classify's children is spread so far.
-pub(super) fn decided_child_positions(tx: &Transaction<'_>, job: JobId) -> Result<Vec<u64>, StoreError> {
-    let ranks: Vec<Vec<u8>> = tx
+/// Writes what a child of its job's root just decided cost (`nodes.cost`:
+/// the positions of the units below it, an index range), once, so that
+/// reading the spread of those costs ([`decided_child_positions`]) does not
+/// sum them again on every status read. Other nodes are left alone.
+fn record_cost(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
+    let found: Option<(JobId, Vec<u8>)> = tx
         .prepare_cached(
-            "SELECT n.rank FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
+            // One ply below the root is a child of it (every node of a job is
+            // below its root): three key lookups, where a node's parent edges
+            // can be many.
+            "SELECT n.job, n.rank FROM nodes n JOIN jobs j ON j.id = n.job JOIN nodes r ON r.id = j.root
+             WHERE n.id = ?1 AND n.depth = r.depth + 1",
+        )?
+        .query_row([node], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    if let Some((job, rank)) = found {
+        let positions = i64::try_from(cost_below(tx, job, &rank)?.0).unwrap_or(i64::MAX);
+        tx.prepare_cached("UPDATE nodes SET cost = ?2 WHERE id = ?1")?.execute(rusqlite::params![node, positions])?;
+    }
+    Ok(())
+}
+
+/// The positions each decided child of a job's root took, in increasing
+/// order: how the cost of a classify's children is spread so far. Each is
+/// what was recorded when the child was decided (`nodes.cost`), or, for a
+/// child decided otherwise (an import, an older file), the units below it
+/// summed now.
+pub(super) fn decided_child_positions(tx: &Transaction<'_>, job: JobId) -> Result<Vec<u64>, StoreError> {
+    let children: Vec<(Vec<u8>, Option<i64>)> = tx
+        .prepare_cached(
+            "SELECT n.rank, n.cost FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
              WHERE j.id = ?1 AND n.value IS NOT NULL",
         )?
-        .query_map([job], |r| r.get(0))?
+        .query_map([job], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    let mut positions =
-        ranks.iter().map(|rank| Ok(cost_below(tx, job, rank)?.0)).collect::<Result<Vec<u64>, StoreError>>()?;
+    let mut positions = children
+        .iter()
+        .map(|(rank, cost)| match cost {
+            Some(cost) => Ok(*cost as u64),
+            None => Ok(cost_below(tx, job, rank)?.0),
+        })
+        .collect::<Result<Vec<u64>, StoreError>>()?;
     positions.sort_unstable();
     Ok(positions)
 }
