@@ -20,7 +20,8 @@ use golomb_proto::{JobSpec, Kind};
 use serde::{Deserialize, Serialize};
 
 use super::proof::ChildProof;
-use crate::store::{DecidedNode, JobRow};
+use crate::manager::PnStats;
+use crate::store::{DecidedNode, JobRow, ProgressRow};
 
 pub mod agree;
 
@@ -47,6 +48,81 @@ pub struct ExportFile {
     /// For a classify job: a proof of every decided child's value, one per class of moves.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<ChildProof>,
+    /// The job's progress samples, oldest first, those of the sittings it
+    /// was imported from included: an import takes them along, so a job
+    /// run in sittings keeps one history (`golomb history`, the web page's chart).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<ExportSample>,
+}
+
+/// One progress sample of a job (see `store::ProgressRow`), as an export
+/// carries it: the manager's figures at a moment, without the node ids
+/// that only the exporting database knows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExportSample {
+    /// When (seconds since the Unix epoch).
+    pub at: f64,
+    /// The root's proof number then (absent: infinite or not counted).
+    pub proof_number: Option<u64>,
+    /// The root's disproof number then.
+    pub disproof_number: Option<u64>,
+    /// Nodes in the job's tree.
+    pub nodes: u64,
+    /// Of those, the ones the manager held in memory.
+    pub held: u64,
+    /// Nodes proved (won for their side to move).
+    pub nodes_proved: u64,
+    /// Nodes disproved.
+    pub nodes_disproved: u64,
+    /// Leaves not yet searched.
+    pub frontier: u64,
+    /// Units being solved.
+    pub in_flight: u64,
+    /// Positions searched so far.
+    pub positions: u64,
+    /// Children of the root decided so far.
+    pub children_decided: u64,
+}
+
+impl From<&ProgressRow> for ExportSample {
+    fn from(row: &ProgressRow) -> ExportSample {
+        let t = &row.tree;
+        ExportSample {
+            at: row.at,
+            proof_number: t.proof_number,
+            disproof_number: t.disproof_number,
+            nodes: t.nodes,
+            held: t.held,
+            nodes_proved: t.nodes_proved,
+            nodes_disproved: t.nodes_disproved,
+            frontier: t.frontier,
+            in_flight: t.in_flight,
+            positions: row.positions,
+            children_decided: row.children_decided,
+        }
+    }
+}
+
+impl From<&ExportSample> for ProgressRow {
+    fn from(s: &ExportSample) -> ProgressRow {
+        ProgressRow {
+            at: s.at,
+            tree: PnStats {
+                proof_number: s.proof_number,
+                disproof_number: s.disproof_number,
+                nodes: s.nodes,
+                held: s.held,
+                nodes_proved: s.nodes_proved,
+                nodes_disproved: s.nodes_disproved,
+                frontier: s.frontier,
+                in_flight: s.in_flight,
+                closest: None,
+            },
+            positions: s.positions,
+            children_decided: s.children_decided,
+            ..ProgressRow::default()
+        }
+    }
 }
 
 /// The job part of an export.
@@ -148,14 +224,22 @@ fn fields() -> BTreeMap<String, String> {
         ("job.score", "hands rules only: the root's final score difference for its side to move"),
         ("children", "classify jobs only: for each decided child of the root (one per class of moves), its move, its value for its side to move, and a golomb-proof of that value"),
         ("proof", "a golomb-proof file of the root's value (golomb verify checks it), or null (always for hands jobs)"),
+        ("history", "the job's progress samples, oldest first, those of earlier sittings included (an import takes them along): at (seconds since the Unix epoch), the root's proof and disproof numbers, the tree's nodes (held in memory, proved, disproved, frontier, in flight), positions, root children decided"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect()
 }
 
-/// The export of job `row`, from its decided nodes and its proof (if any).
-pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: Option<ProofFile>) -> ExportFile {
+/// The export of job `row`, from its decided nodes, its proof (if any) and
+/// its progress samples.
+pub fn export_file(
+    row: &JobRow,
+    spec: &JobSpec,
+    nodes: &[DecidedNode],
+    proof: Option<ProofFile>,
+    history: &[ProgressRow],
+) -> ExportFile {
     let wire = spec.to_wire();
     let count = spec.kind() == Kind::TilingCount;
     ExportFile {
@@ -203,5 +287,6 @@ pub fn export_file(row: &JobRow, spec: &JobSpec, nodes: &[DecidedNode], proof: O
             .collect(),
         proof,
         children: Vec::new(),
+        history: history.iter().map(ExportSample::from).collect(),
     }
 }

@@ -24,7 +24,7 @@ use golomb_proto::{JobId, Kind, ValidSpec, pb};
 
 use super::export::{ExportFile, FORMAT, VERSION};
 use super::plan;
-use crate::store::{ImportCounts, ImportEntry, Store, StoreError};
+use crate::store::{ImportCounts, ImportEntry, ProgressRow, Store, StoreError};
 
 /// Why an export file was refused.
 #[derive(Debug, thiserror::Error)]
@@ -140,6 +140,8 @@ pub fn import(store: &mut Store, file: &ExportFile, into: Option<JobId>) -> Resu
         },
     };
     let counts = store.import_nodes(job, &entries, &plan::Engine)?;
+    let history: Vec<ProgressRow> = file.history.iter().map(ProgressRow::from).collect();
+    store.import_history(job, &history)?;
     Ok(ImportSummary { job, created, in_file: file.nodes.len() as u64, counts })
 }
 

@@ -218,8 +218,10 @@ impl pb::jobs_server::Jobs for JobsService {
     async fn export(&self, request: Request<pb::ExportRequest>) -> Result<Response<pb::ExportResponse>, Status> {
         let request = request.into_inner();
         let job = JobId(request.job_id);
-        let (row, nodes, tree) =
-            self.0.read(move |s| Ok((s.job(job)?, s.decided_nodes(job)?, s.job_tree(job)?))).await?;
+        let (row, nodes, tree, history) = self
+            .0
+            .read(move |s| Ok((s.job(job)?, s.decided_nodes(job)?, s.job_tree(job)?, s.progress_history(job)?)))
+            .await?;
         let response = tokio::task::spawn_blocking(move || {
             let proof = match proof::job_proof(job, &tree) {
                 Ok(proof) => Some(proof),
@@ -227,7 +229,7 @@ impl pb::jobs_server::Jobs for JobsService {
                 // No value to prove yet (or a count): the export says so with a null proof.
                 Err(_) => None,
             };
-            let mut file = export::export_file(&row, &tree.spec, &nodes, proof);
+            let mut file = export::export_file(&row, &tree.spec, &nodes, proof, &history);
             file.children = proof::child_proofs(job, &tree).map_err(|e| Status::internal(e.to_string()))?;
             drop(tree);
             let mut response = pb::ExportResponse {

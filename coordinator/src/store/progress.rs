@@ -240,6 +240,35 @@ impl Store {
     pub fn progress_history(&self, job: JobId) -> Result<Vec<ProgressRow>, StoreError> {
         read_rows(&self.conn, job, i64::MAX)
     }
+
+    /// Adds to `job`'s samples those of an export it was imported from (a
+    /// sample at a moment the job has one already is skipped), so that a job
+    /// run in sittings keeps one history. Their closest move is not kept:
+    /// it named a node of the exporting database.
+    pub fn import_history(&self, job: JobId, samples: &[ProgressRow]) -> Result<(), StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let mut insert = tx.prepare_cached(
+            "INSERT OR IGNORE INTO progress (job, at, proof_number, disproof_number, nodes, nodes_proved,
+                                             nodes_disproved, frontier, in_flight, positions, children_decided,
+                                             held)
+             VALUES (:job, :at, :pn, :dn, :nodes, :proved, :disproved, :frontier, :in_flight, :positions,
+                     :decided, :held)",
+        )?;
+        let number = |n: Option<u64>| n.map(|n| n as f64);
+        let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        for s in samples {
+            let t = &s.tree;
+            insert.execute(named_params! {
+                ":job": job, ":at": s.at, ":pn": number(t.proof_number), ":dn": number(t.disproof_number),
+                ":nodes": count(t.nodes), ":proved": count(t.nodes_proved), ":disproved": count(t.nodes_disproved),
+                ":frontier": count(t.frontier), ":in_flight": count(t.in_flight), ":positions": count(s.positions),
+                ":decided": count(s.children_decided), ":held": count(t.held),
+            })?;
+        }
+        drop(insert);
+        tx.commit()?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! into a fresh coordinator on another database and finished there, with
 //! the values a local solve gives and a proof the checker accepts; a
 //! tampered file is refused with the entry that is wrong, and nothing of it
-//! is written. The file travels compressed (`.gz`) as well as plain.
+//! is written. The file travels compressed (`.gz`) as well as plain, and
+//! carries the job's progress samples into the new database.
 
 use std::path::Path;
 use std::process::Output;
@@ -36,10 +37,12 @@ fn a_classify_exported_half_way_finishes_on_a_fresh_database() {
     let mut first = Cluster::start(None, 4.0);
     let mut worker = first.worker("w1", 1);
     let job = first.submit(&["--board", "7x6", "--goal", "classify", "--split-after", "0.05"]);
-    wait_until(MINUTES, "100 children decided", || {
+    wait_until(MINUTES, "100 children decided and a progress sample", || {
         let status = first.status(job);
         let decided = status["children"]["decided"].as_u64().unwrap_or(0);
-        (decided >= 100 || matches!(status["state"].as_str(), Some("done" | "failed" | "cancelled"))).then_some(())
+        let sampled = first.json(&["status", &job.to_string(), "--history"]).as_array().is_some_and(|a| !a.is_empty());
+        ((decided >= 100 && sampled) || matches!(status["state"].as_str(), Some("done" | "failed" | "cancelled")))
+            .then_some(())
     });
     worker.pause();
     let file = first.dir.path().join("half.json");
@@ -106,6 +109,15 @@ fn a_classify_exported_half_way_finishes_on_a_fresh_database() {
 
     // The second machine finishes the job.
     let second = Cluster::start_with(ServeOptions { db: Some(db.clone()), ..ServeOptions::new(4.0) });
+    // The first machine's progress samples came along: one history for the job.
+    let carried: Vec<f64> =
+        export["history"].as_array().expect("samples in the file").iter().map(|s| s["at"].as_f64().unwrap()).collect();
+    assert!(!carried.is_empty(), "the export carries the job's samples");
+    let history = second.json(&["status", &resumed.to_string(), "--history"]);
+    let here: Vec<f64> = history.as_array().unwrap().iter().map(|s| s["at"].as_f64().unwrap()).collect();
+    for at in &carried {
+        assert!(here.iter().any(|h| (h - at).abs() < 1e-6), "sample at {at} missing after the import: {history}");
+    }
     // Before any worker: every opening the file decided is decided here, split ones
     // included (their replies are often replies to other openings too, listed in the
     // file under those: a DAG), so nothing decided is searched again.
