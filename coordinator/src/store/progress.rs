@@ -159,20 +159,46 @@ fn write_sample(conn: &Connection, job: JobId, stats: &PnStats) -> Result<(), St
         named_params! { ":job": job },
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
+    let row = ProgressRow {
+        at: now(),
+        tree: stats.clone(),
+        positions: u64::try_from(positions).unwrap_or(0),
+        children_decided: u64::try_from(decided).unwrap_or(0),
+        ..ProgressRow::default()
+    };
+    insert_sample(conn, job, &row, OnConflict::Replace)
+}
+
+/// What [`insert_sample`] does with a sample at a moment the job has one already.
+#[derive(Clone, Copy)]
+enum OnConflict {
+    /// The new one takes its place (the coordinator's own samples).
+    Replace,
+    /// The new one is skipped (samples imported from an export).
+    Ignore,
+}
+
+/// Stores `row` as one of `job`'s samples (its `positions_per_second` and
+/// `closest_move` are read back from the others and from the nodes).
+fn insert_sample(conn: &Connection, job: JobId, row: &ProgressRow, conflict: OnConflict) -> Result<(), StoreError> {
+    let verb = match conflict {
+        OnConflict::Replace => "INSERT OR REPLACE",
+        OnConflict::Ignore => "INSERT OR IGNORE",
+    };
     let number = |n: Option<u64>| n.map(|n| n as f64);
-    conn.prepare_cached(
-        "INSERT OR REPLACE INTO progress (job, at, proof_number, disproof_number, nodes, nodes_proved,
-                                          nodes_disproved, frontier, in_flight, positions, children_decided, closest,
-                                          held)
+    let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let t = &row.tree;
+    conn.prepare_cached(&format!(
+        "{verb} INTO progress (job, at, proof_number, disproof_number, nodes, nodes_proved, nodes_disproved,
+                               frontier, in_flight, positions, children_decided, closest, held)
          VALUES (:job, :at, :pn, :dn, :nodes, :proved, :disproved, :frontier, :in_flight, :positions, :decided,
-                 :closest, :held)",
-    )?
+                 :closest, :held)"
+    ))?
     .execute(named_params! {
-        ":job": job, ":at": now(), ":pn": number(stats.proof_number), ":dn": number(stats.disproof_number),
-        ":nodes": stats.nodes as i64, ":proved": stats.nodes_proved as i64,
-        ":disproved": stats.nodes_disproved as i64, ":frontier": stats.frontier as i64,
-        ":in_flight": stats.in_flight as i64, ":positions": positions, ":decided": decided,
-        ":closest": stats.closest, ":held": stats.held as i64,
+        ":job": job, ":at": row.at, ":pn": number(t.proof_number), ":dn": number(t.disproof_number),
+        ":nodes": count(t.nodes), ":proved": count(t.nodes_proved), ":disproved": count(t.nodes_disproved),
+        ":frontier": count(t.frontier), ":in_flight": count(t.in_flight), ":positions": count(row.positions),
+        ":decided": count(row.children_decided), ":closest": t.closest, ":held": count(t.held),
     })?;
     Ok(())
 }
@@ -247,25 +273,10 @@ impl Store {
     /// it named a node of the exporting database.
     pub fn import_history(&self, job: JobId, samples: &[ProgressRow]) -> Result<(), StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let mut insert = tx.prepare_cached(
-            "INSERT OR IGNORE INTO progress (job, at, proof_number, disproof_number, nodes, nodes_proved,
-                                             nodes_disproved, frontier, in_flight, positions, children_decided,
-                                             held)
-             VALUES (:job, :at, :pn, :dn, :nodes, :proved, :disproved, :frontier, :in_flight, :positions,
-                     :decided, :held)",
-        )?;
-        let number = |n: Option<u64>| n.map(|n| n as f64);
-        let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        for s in samples {
-            let t = &s.tree;
-            insert.execute(named_params! {
-                ":job": job, ":at": s.at, ":pn": number(t.proof_number), ":dn": number(t.disproof_number),
-                ":nodes": count(t.nodes), ":proved": count(t.nodes_proved), ":disproved": count(t.nodes_disproved),
-                ":frontier": count(t.frontier), ":in_flight": count(t.in_flight), ":positions": count(s.positions),
-                ":decided": count(s.children_decided), ":held": count(t.held),
-            })?;
+        for sample in samples {
+            let row = ProgressRow { tree: PnStats { closest: None, ..sample.tree.clone() }, ..sample.clone() };
+            insert_sample(&tx, job, &row, OnConflict::Ignore)?;
         }
-        drop(insert);
         tx.commit()?;
         Ok(())
     }
