@@ -290,7 +290,7 @@ ALTER TABLE units ADD COLUMN arbitrating INTEGER;
 CREATE INDEX units_arbitrations ON units(arbitrating) WHERE arbitrating IS NOT NULL;
 ";
 
-/// Version 16 to 17: what a decided child of a job's root cost
+/// Version 16 to 17: what a decided child of a classify job's root cost
 /// (`nodes.cost`: the positions of the units below it, written when it is
 /// decided), so that a job's status no longer sums every unit below every
 /// decided opening (a classify's status read polled twice a second by

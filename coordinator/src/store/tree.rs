@@ -238,10 +238,11 @@ pub(super) fn cost_below(tx: &Transaction<'_>, job: JobId, rank: &[u8]) -> Resul
     Ok((positions as u64, seconds))
 }
 
-/// Writes what a child of its job's root just decided cost (`nodes.cost`:
-/// the positions of the units below it, an index range), once, so that
-/// reading the spread of those costs ([`decided_child_positions`]) does not
-/// sum them again on every status read. Other nodes are left alone.
+/// Writes what a child of a classify job's root just decided cost
+/// (`nodes.cost`: the positions of the units below it, an index range),
+/// once, so that reading the spread of those costs
+/// ([`decided_child_positions`], which only a classify's status reads) does
+/// not sum them again on every status read. Other nodes are left alone.
 fn record_cost(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
     let found: Option<(JobId, Vec<u8>)> = tx
         .prepare_cached(
@@ -249,9 +250,9 @@ fn record_cost(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
             // below its root): three key lookups, where a node's parent edges
             // can be many.
             "SELECT n.job, n.rank FROM nodes n JOIN jobs j ON j.id = n.job JOIN nodes r ON r.id = j.root
-             WHERE n.id = ?1 AND n.depth = r.depth + 1",
+             WHERE n.id = :node AND n.depth = r.depth + 1 AND j.goal = :classify",
         )?
-        .query_row([node], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row(named_params! { ":node": node, ":classify": Goal::Classify.name() }, |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     if let Some((job, rank)) = found {
         let positions = i64::try_from(cost_below(tx, job, &rank)?.0).unwrap_or(i64::MAX);
