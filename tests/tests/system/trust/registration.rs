@@ -47,32 +47,13 @@ fn oversized_or_garbled_registrations_are_refused_naming_the_field() {
 #[test]
 fn registrations_in_a_loop_are_refused_past_a_burst() {
     let cluster = Cluster::start(None, LEASE_SECONDS);
-    let (accepted, refused) = runtime().block_on(async {
-        let mut client = cluster.work_client().await;
-        let mut accepted = 0;
-        let mut refused = None;
-        for i in 0..100 {
-            let request = pb::RegisterRequest {
-                protocol_version: PROTOCOL_VERSION,
-                name: format!("loop-{i}"),
-                host: "test".into(),
-                threads: 1,
-            };
-            match client.register(request).await {
-                Ok(_) => accepted += 1,
-                Err(status) => {
-                    refused = Some(status);
-                    break;
-                }
-            }
-        }
-        (accepted, refused)
-    });
+    let (accepted, refused) =
+        runtime().block_on(async { register_until_refused(&mut cluster.work_client().await, "loop", 100).await });
     let refused = refused.expect("a loop of registrations is refused");
     assert!((64..70).contains(&accepted), "{accepted} accepted before the refusal");
     assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
     assert!(refused.message().contains("too many registrations from 127.0.0.1"), "{refused:?}");
-    let known = cluster.workers().as_array().map_or(0, Vec::len);
+    let known = cluster.workers().as_array().map_or(0, Vec::len) as u64;
     assert_eq!(known, accepted, "only the accepted registrations are stored");
     // A second later one more goes through.
     std::thread::sleep(std::time::Duration::from_millis(1500));
@@ -89,22 +70,13 @@ fn registrations_with_one_token_from_many_addresses_are_refused_past_its_burst()
     let (accepted, refused) = runtime().block_on(async {
         let (mut accepted, mut refused) = (0u64, None);
         // 64 from each address, the most one address may make at once: 20 addresses are 1,280.
-        'addresses: for _ in 0..20 {
+        for address in 0..20 {
             let mut client = cluster.work_client_from(Some(cluster.another_machine())).await;
-            for i in 0..64 {
-                let request = pb::RegisterRequest {
-                    protocol_version: PROTOCOL_VERSION,
-                    name: format!("many-{accepted}-{i}"),
-                    host: "test".into(),
-                    threads: 1,
-                };
-                match client.register(request).await {
-                    Ok(_) => accepted += 1,
-                    Err(status) => {
-                        refused = Some(status);
-                        break 'addresses;
-                    }
-                }
+            let (here, refusal) = register_until_refused(&mut client, &format!("many-{address}"), 64).await;
+            accepted += here;
+            if refusal.is_some() {
+                refused = refusal;
+                break;
             }
         }
         (accepted, refused)
@@ -115,4 +87,27 @@ fn registrations_with_one_token_from_many_addresses_are_refused_past_its_burst()
     assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
     assert!(refused.message().contains("too many registrations with this token"), "{refused:?}");
     assert_eq!(cluster.workers().as_array().map_or(0, Vec::len) as u64, accepted, "only the accepted are stored");
+}
+
+/// Registers up to `count` workers named `PREFIX-i` with `client`, stopping
+/// at the first refusal: how many were accepted, and that refusal.
+async fn register_until_refused(
+    client: &mut golomb_tests::WorkClient,
+    prefix: &str,
+    count: usize,
+) -> (u64, Option<tonic::Status>) {
+    let mut accepted = 0;
+    for i in 0..count {
+        let request = pb::RegisterRequest {
+            protocol_version: PROTOCOL_VERSION,
+            name: format!("{prefix}-{i}"),
+            host: "test".into(),
+            threads: 1,
+        };
+        if let Err(status) = client.register(request).await {
+            return (accepted, Some(status));
+        }
+        accepted += 1;
+    }
+    (accepted, None)
 }
