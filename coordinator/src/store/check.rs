@@ -34,6 +34,7 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
+use super::cached::Cached;
 use super::finish::{finish_if_answered, standing_disagreement};
 use super::held::HeldUnit;
 use super::job_row::job_spec;
@@ -224,7 +225,7 @@ pub(super) fn keep_proof(
     worker: WorkerId,
 ) -> Result<(), StoreError> {
     let node: Option<NodeId> = tx
-        .query_row(
+        .cached_query_row(
             "SELECT u.node FROM units u JOIN nodes n ON n.id = u.node
              WHERE u.id = :checked AND ((u.state = :done AND u.value = :value) OR (u.state = :split AND n.value = :value))",
             named_params! {
@@ -284,7 +285,7 @@ impl Store {
     pub fn check_ran_long(&mut self, worker: WorkerId, held: &HeldUnit) -> Result<bool, StoreError> {
         let tx = self.write()?;
         let found: Option<(f64, Option<f64>)> = tx
-            .query_row(
+            .cached_query_row(
                 "SELECT coalesce(u.budget, j.split_after), unixepoch('subsec') - u.leased_at
                  FROM units u JOIN jobs j ON j.id = u.job
                  WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token
@@ -301,7 +302,7 @@ impl Store {
         if let Some(ran) = ran.filter(|ran| early_split(*ran, budget)) {
             return Err(StoreError::EarlySplit { unit: held.unit, ran, budget });
         }
-        tx.execute(
+        tx.cached_execute(
             "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0, lease_token = NULL,
                               budget = 0.0
              WHERE id = :unit",
@@ -421,7 +422,7 @@ struct SplitAsk {
 /// it), if its unit was split by the worker that decided the leaf, it is
 /// decided, has no tree and is not the job's root. Each node once.
 fn split_ancestors(tx: &Transaction<'_>, job: JobId, needed: &ProofLeaves) -> Result<Vec<SplitAsk>, StoreError> {
-    let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
+    let root: NodeId = tx.cached_query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
     // The worker that decided a lost leaf on a split unit's way (no positions of its own; a unit
     // answered from the store of decided positions has none either, but names the job it came from).
     let mut partial = tx.prepare_cached(
@@ -532,7 +533,7 @@ impl Store {
     pub fn disagreement(&self, check: UnitId) -> Result<Option<Disagreement>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         let found: Option<CheckRow> = tx
-            .query_row(
+            .cached_query_row(
                 concat!(
                     "SELECT c.job, n.line, o.id, o.worker, o.value, c.worker, c.value
                      FROM units c JOIN units o ON o.id = c.checking JOIN nodes n ON n.id = c.node

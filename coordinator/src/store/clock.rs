@@ -7,6 +7,7 @@
 
 use rusqlite::named_params;
 
+use super::cached::Cached;
 use super::state::UnitState;
 use super::{Store, StoreError, now};
 
@@ -17,7 +18,7 @@ impl Store {
     pub fn cap_leases(&mut self, lease_seconds: f64) -> Result<usize, StoreError> {
         let tx = self.write()?;
         let latest = now() + lease_seconds;
-        let capped = tx.execute(
+        let capped = tx.cached_execute(
             "UPDATE units SET deadline = :latest WHERE state = :leased AND deadline > :latest",
             named_params! { ":latest": latest, ":leased": UnitState::Leased },
         )?;

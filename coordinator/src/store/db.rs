@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use golomb_proto::JobId;
 use rusqlite::{Connection, OptionalExtension};
 
+use super::cached::Cached;
 use super::changes::Changed;
 use super::error::StoreError;
 use super::fault::WriteFaults;
@@ -50,7 +51,7 @@ impl Store {
         let conn = schema::open(path).map_err(|e| e.at(path))?;
         let db_id = schema::db_id(&conn).map_err(|e| e.at(path))?;
         let checks_exist: bool = conn
-            .query_row("SELECT EXISTS (SELECT 1 FROM units WHERE checking IS NOT NULL)", [], |r| r.get(0))
+            .cached_query_row("SELECT EXISTS (SELECT 1 FROM units WHERE checking IS NOT NULL)", [], |r| r.get(0))
             .map_err(|e| StoreError::from(e).at(path))?;
         Ok(Store {
             conn,
@@ -91,7 +92,7 @@ impl Store {
 
     /// Folds the write-ahead log into the main file and empties it (at shutdown).
     pub fn checkpoint(&self) -> Result<(), StoreError> {
-        self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).optional()?;
+        self.conn.cached_query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).optional()?;
         Ok(())
     }
 
@@ -99,7 +100,7 @@ impl Store {
     /// waiting for readers (now and then while serving); an error means the
     /// main file cannot be written, and the log grows until it can.
     pub fn checkpoint_passive(&self) -> Result<(), StoreError> {
-        self.conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())).optional()?;
+        self.conn.cached_query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())).optional()?;
         Ok(())
     }
 }

@@ -16,6 +16,7 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, WorkerId};
 use rusqlite::{Transaction, named_params};
 
+use super::cached::Cached;
 use super::changes::Changed;
 use super::db::Store;
 use super::error::StoreError;
@@ -42,7 +43,7 @@ impl Store {
     /// Voids every result `worker` reported and stops it leasing; `None` if no such worker.
     pub fn distrust(&mut self, worker: WorkerId) -> Result<Option<Distrusted>, StoreError> {
         let tx = self.write()?;
-        if tx.execute("UPDATE workers SET distrusted = 1, draining = 1 WHERE id = ?1", [worker])? == 0 {
+        if tx.cached_execute("UPDATE workers SET distrusted = 1, draining = 1 WHERE id = ?1", [worker])? == 0 {
             return Ok(None);
         }
         // The store of decided positions forgets what may rest on the worker,
@@ -60,7 +61,7 @@ impl Store {
             })?
             .collect::<Result<_, _>>()?;
         // Reports under its leases are refused from now on: the leases no longer exist.
-        let leases = tx.execute(
+        let leases = tx.cached_execute(
             "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0, lease_token = NULL
              WHERE worker = :w AND state = :leased",
             named_params! { ":w": worker, ":pending": UnitState::Pending, ":leased": UnitState::Leased },
@@ -77,7 +78,7 @@ impl Store {
             })?
             .collect::<Result<_, _>>()?;
         for &node in &voided {
-            tx.execute("UPDATE nodes SET value = NULL, best = NULL, score = NULL WHERE id = ?1", [node])?;
+            tx.cached_execute("UPDATE nodes SET value = NULL, best = NULL, score = NULL WHERE id = ?1", [node])?;
             proofs::forget(&tx, node)?;
         }
         // The trees it sent as checks of other workers' units: their values stand, its trees do not.
@@ -113,25 +114,25 @@ fn resettle(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
         .query_map([job], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     for &node in &expanded {
-        tx.execute("UPDATE nodes SET value = NULL, best = NULL WHERE id = ?1", [node])?;
+        tx.cached_execute("UPDATE nodes SET value = NULL, best = NULL WHERE id = ?1", [node])?;
     }
     for &node in &expanded {
         // Children first (deepest first), so their values and the node's open count are final here.
         count_open(tx, node)?;
         if let Some(mv) = losing_move(tx, node)? {
-            tx.execute(
+            tx.cached_execute(
                 "UPDATE nodes SET value = :win, best = :best WHERE id = :node",
                 named_params! { ":node": node, ":win": Value(Outcome::Win), ":best": mv },
             )?;
         } else if open_children(tx, node)? == 0 {
-            tx.execute(
+            tx.cached_execute(
                 "UPDATE nodes SET value = :loss WHERE id = :node",
                 named_params! { ":node": node, ":loss": Value(Outcome::Loss) },
             )?;
         }
     }
     // A check unit's own node is never decided and never live (see `check`): it stays out of the tree.
-    tx.execute(
+    tx.cached_execute(
         "UPDATE nodes SET live = (value IS NULL) WHERE job = ?1
            AND NOT EXISTS (SELECT 1 FROM units u WHERE u.node = nodes.id AND u.checking IS NOT NULL)",
         [job],
@@ -139,28 +140,28 @@ fn resettle(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
     // Undecided leaves wait for a worker again (a finished job had stopped them); decided ones need none.
     // Ended checks stay ended: each was about a result since voided or settled (one handed out again
     // came back with its old value, was taken as a repeat, and held its worker's room until it expired).
-    tx.execute(
+    tx.cached_execute(
         "UPDATE units SET state = :pending, worker = NULL, deadline = NULL
          WHERE job = :job AND state = :cancelled AND checking IS NULL
            AND node IN (SELECT id FROM nodes WHERE job = :job AND value IS NULL AND score IS NULL)",
         named_params! { ":job": job, ":pending": UnitState::Pending, ":cancelled": UnitState::Cancelled },
     )?;
-    tx.execute(
+    tx.cached_execute(
         "UPDATE units SET state = :cancelled WHERE job = :job AND state = :pending
            AND node IN (SELECT id FROM nodes WHERE job = :job AND (value IS NOT NULL OR score IS NOT NULL))",
         named_params! { ":job": job, ":pending": UnitState::Pending, ":cancelled": UnitState::Cancelled },
     )?;
-    let state: JobState = tx.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
+    let state: JobState = tx.cached_query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
     if state != JobState::Done {
         // A running job may have waited only for a dispute that ended here.
         finish_if_answered(tx, job)?;
         return Ok(false);
     }
-    tx.execute(
+    tx.cached_execute(
         "UPDATE jobs SET state = :running, finished = NULL, score = NULL WHERE id = :job",
         named_params! { ":job": job, ":running": JobState::Running },
     )?;
     finish_if_answered(tx, job)?;
-    let now: JobState = tx.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
+    let now: JobState = tx.cached_query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
     Ok(now != JobState::Done)
 }

@@ -6,6 +6,7 @@ use golomb_engine::split::Goal;
 use golomb_proto::JobId;
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
+use super::cached::Cached;
 use super::db::now;
 use super::error::StoreError;
 use super::hands::{finish_if_done, is_hands};
@@ -53,7 +54,7 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: JobId) -> Result<(),
         return Ok(());
     }
     if answered {
-        tx.execute(
+        tx.cached_execute(
             "UPDATE jobs SET state = :done, finished = :now WHERE id = :job",
             named_params! { ":job": job, ":now": now(), ":done": JobState::Done },
         )?;

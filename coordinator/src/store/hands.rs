@@ -12,6 +12,7 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::JobId;
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
+use super::cached::Cached;
 use super::db::now;
 use super::error::StoreError;
 use super::job_row::job_spec;
@@ -55,7 +56,7 @@ pub(super) fn is_hands(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreEr
 /// the side to move (win or loss by the score's sign, unknown for a draw).
 pub(super) fn finish_if_done(tx: &Transaction<'_>, job: JobId) -> Result<(), StoreError> {
     let (state, root): (JobState, Option<NodeId>) =
-        tx.query_row("SELECT state, root FROM jobs WHERE id = ?1", [job], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        tx.cached_query_row("SELECT state, root FROM jobs WHERE id = ?1", [job], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let Some(root) = root else { return Ok(()) };
     let open: bool = tx
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM units WHERE job = :job AND state != :done)")?
@@ -67,7 +68,7 @@ pub(super) fn finish_if_done(tx: &Transaction<'_>, job: JobId) -> Result<(), Sto
     let mover =
         spec.hands_side_to_move().map_err(|error| StoreError::StoredSpec { job, error })?.unwrap_or(Player::First);
     let (score, best): (Option<i32>, Option<String>) = if spec.split_depth == 0 {
-        tx.query_row("SELECT score, best FROM nodes WHERE id = ?1", [root], |r| Ok((r.get(0)?, r.get(1)?)))?
+        tx.cached_query_row("SELECT score, best FROM nodes WHERE id = ?1", [root], |r| Ok((r.get(0)?, r.get(1)?)))?
     } else {
         let children: Vec<(String, Option<i32>)> = tx
             .prepare(
@@ -88,11 +89,11 @@ pub(super) fn finish_if_done(tx: &Transaction<'_>, job: JobId) -> Result<(), Sto
         -1 => Outcome::Loss,
         _ => Outcome::Unknown,
     };
-    tx.execute(
+    tx.cached_execute(
         "UPDATE nodes SET score = :score, best = :best, value = :value WHERE id = :root",
         named_params! { ":root": root, ":score": score, ":best": best, ":value": Value(value) },
     )?;
-    tx.execute(
+    tx.cached_execute(
         "UPDATE jobs SET state = :done, finished = :now, score = :score WHERE id = :job",
         named_params! { ":job": job, ":now": now(), ":done": JobState::Done, ":score": mine },
     )?;

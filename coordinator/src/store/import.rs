@@ -18,6 +18,7 @@ use golomb_proto::{JobId, UnitId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::batch::{Batch, next_batch};
+use super::cached::Cached;
 use super::changes::Changed;
 use super::finish::finish_if_answered;
 use super::job_row::job_spec;
@@ -88,7 +89,7 @@ impl Store {
         let tx = self.write()?;
         let spec = job_spec(&tx, job)?;
         let root: Option<NodeId> =
-            tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional()?.flatten();
+            tx.cached_query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional()?.flatten();
         let root = root.ok_or(StoreError::NoJob(job))?;
         let mut counts = ImportCounts::default();
         let needed = entries.iter().flat_map(|e| e.path.iter().map(String::as_str)).collect();
@@ -202,7 +203,7 @@ impl Walk<'_, '_> {
             };
             let unit: Option<UnitId> = self
                 .tx
-                .query_row(
+                .cached_query_row(
                     "SELECT id FROM units WHERE node = ?1 AND state = ?2",
                     rusqlite::params![node.id, UnitState::Split],
                     |r| r.get(0),
@@ -213,7 +214,7 @@ impl Walk<'_, '_> {
             let more_positions = (entry.positions.min(i64::MAX as u64) as i64 - positions).max(0);
             let more_seconds = (entry.seconds - seconds).max(0.0);
             if more_positions > 0 || more_seconds > 0.0 {
-                self.tx.execute(
+                self.tx.cached_execute(
                     "UPDATE units SET positions = positions + ?2, seconds = seconds + ?3 WHERE id = ?1",
                     rusqlite::params![unit, more_positions, more_seconds],
                 )?;
@@ -233,7 +234,7 @@ impl Walk<'_, '_> {
         if let Some(last) = past.last_mut() {
             *last += 1;
         }
-        Ok(self.tx.query_row(
+        Ok(self.tx.cached_query_row(
             "SELECT CAST(TOTAL(positions) AS INTEGER), COALESCE(SUM(seconds), 0.0) FROM units
              WHERE job = :job AND rank >= :rank AND (:past IS NULL OR rank < :past)",
             named_params! { ":job": self.job, ":rank": rank, ":past": (!past.is_empty()).then_some(past) },
@@ -296,7 +297,7 @@ impl Walk<'_, '_> {
     /// expanded; its unit is marked split), or stores those of its children
     /// not stored yet that the file names. Returns whether it stored any.
     fn expand(&self, node: &Found) -> Result<bool, StoreError> {
-        let (expanded, unborn): (bool, u32) = self.tx.query_row(
+        let (expanded, unborn): (bool, u32) = self.tx.cached_query_row(
             "SELECT EXISTS (SELECT 1 FROM edges WHERE parent = ?1), unborn FROM nodes WHERE id = ?1",
             [node.id],
             |r| Ok((r.get(0)?, r.get(1)?)),
@@ -319,7 +320,7 @@ impl Walk<'_, '_> {
             }
             batch
         } else {
-            self.tx.execute(
+            self.tx.cached_execute(
                 "UPDATE units SET state = :split, deadline = NULL, worker = NULL, progress = 0, finished = :now
                  WHERE node = :node AND state IN (:pending, :leased, :cancelled)",
                 named_params! {
@@ -337,7 +338,7 @@ impl Walk<'_, '_> {
     fn by_key(&self, key: &str) -> Result<Option<Found>, StoreError> {
         let id: Option<NodeId> = self
             .tx
-            .query_row(
+            .cached_query_row(
                 "SELECT id FROM nodes WHERE job = :job AND key = :key",
                 named_params! { ":job": self.job, ":key": key },
                 |r| r.get(0),
@@ -352,7 +353,7 @@ impl Walk<'_, '_> {
     fn node(&self, id: NodeId) -> Result<Option<Found>, StoreError> {
         Ok(self
             .tx
-            .query_row("SELECT line, rank, depth, value, live FROM nodes WHERE id = ?1", [id], |r| {
+            .cached_query_row("SELECT line, rank, depth, value, live FROM nodes WHERE id = ?1", [id], |r| {
                 Ok(Found {
                     id,
                     line: r.get(0)?,
@@ -369,7 +370,7 @@ impl Walk<'_, '_> {
 /// Marks the unit of an imported unit node done, with the file's statistics
 /// (no worker: it was solved elsewhere).
 fn record_unit(tx: &Transaction<'_>, node: NodeId, entry: &ImportEntry, best: Option<&str>) -> Result<(), StoreError> {
-    tx.execute(
+    tx.cached_execute(
         "UPDATE units SET state = :done, value = :value, best = :best, worker = NULL, finished = :now,
                 deadline = NULL, progress = 0, error = NULL, positions = :positions, seconds = :seconds
          WHERE node = :node AND state IN (:pending, :leased, :cancelled)",

@@ -9,6 +9,7 @@ use golomb_proto::spec::HandsSpec;
 use golomb_proto::{JobId, JobSpec, SpecError};
 use rusqlite::{OptionalExtension, Row, Transaction, named_params};
 
+use super::cached::Cached;
 use super::db::now;
 use super::error::StoreError;
 use super::progress::{ProgressRow, latest_for};
@@ -162,7 +163,7 @@ struct JobColumns {
 /// Reads a job with its progress inside a transaction.
 pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreError> {
     let columns = tx
-        .query_row(
+        .cached_query_row(
             "SELECT j.*, n.value AS root_value, n.best AS root_best FROM jobs j LEFT JOIN nodes n ON n.id = j.root
              WHERE j.id = ?1",
             [job],
@@ -198,32 +199,35 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
         units.add(state, count.query_row(rusqlite::params![state, job], |r| r.get::<_, i64>(0))? as u64);
     }
     drop(count);
-    let (positions, workers, stale_leases, solutions, fixed, local): (i64, i64, i64, i64, i64, i64) = tx.query_row(
-        // Workers: the online ones holding its units; a crashed worker's lease outlives it.
-        // Waiting units have searched nothing that still counts: they are left out (by the index).
-        // Local: an imported unit has no worker.
-        "SELECT CAST(TOTAL(u.positions + u.progress) AS INTEGER),
+    let (positions, workers, stale_leases, solutions, fixed, local): (i64, i64, i64, i64, i64, i64) = tx
+        .cached_query_row(
+            // Workers: the online ones holding its units; a crashed worker's lease outlives it.
+            // Waiting units have searched nothing that still counts: they are left out (by the index).
+            // Local: an imported unit has no worker.
+            "SELECT CAST(TOTAL(u.positions + u.progress) AS INTEGER),
                 COUNT(DISTINCT CASE WHEN u.state = :leased AND w.last_seen >= :online THEN u.worker END),
                 COALESCE(SUM(u.state = :leased AND (w.last_seen IS NULL OR w.last_seen < :online)), 0),
                 COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0),
                 CAST(TOTAL(CASE WHEN u.worker IS NOT NULL THEN u.positions + u.progress END) AS INTEGER)
          FROM units u LEFT JOIN workers w ON w.id = u.worker
          WHERE u.state IN (:leased, :done, :failed, :cancelled, :split) AND u.job = :job",
-        named_params! {
-            ":job": job, ":leased": UnitState::Leased, ":online": now() - ONLINE_SECONDS,
-            ":done": UnitState::Done, ":failed": UnitState::Failed, ":cancelled": UnitState::Cancelled,
-            ":split": UnitState::Split,
-        },
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+            named_params! {
+                ":job": job, ":leased": UnitState::Leased, ":online": now() - ONLINE_SECONDS,
+                ":done": UnitState::Done, ":failed": UnitState::Failed, ":cancelled": UnitState::Cancelled,
+                ":split": UnitState::Split,
+            },
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+        )?;
+    let conflicts: i64 = tx.cached_query_row(
+        "SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1",
+        [job],
+        |r| r.get(0),
     )?;
-    let conflicts: i64 =
-        tx.query_row("SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1", [job], |r| {
-            r.get(0)
-        })?;
     let (decided, total) = root_children_decided(tx, job)?;
     let decided_child_positions =
         if spec.goal == Goal::Classify && decided > 0 { decided_child_positions(tx, job)? } else { Vec::new() };
-    let results_unchecked: i64 = tx.query_row("SELECT unchecked FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
+    let results_unchecked: i64 =
+        tx.cached_query_row("SELECT unchecked FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
     let (checks_waiting, checks_done, disputes_open): (i64, i64, i64) = tx
         .prepare_cached(
             "SELECT COALESCE(SUM(state IN (:pending, :leased)), 0), COALESCE(SUM(state = :done), 0),

@@ -7,6 +7,7 @@ use golomb_engine::split::Goal;
 use golomb_proto::{JobId, JobSpec};
 use rusqlite::{OptionalExtension, named_params};
 
+use super::cached::Cached;
 use super::db::{Store, now};
 use super::error::StoreError;
 use super::finish::finish_if_answered;
@@ -64,7 +65,7 @@ impl Store {
     ) -> Result<JobId, StoreError> {
         let tx = self.write()?;
         let (hands, neutral) = hands_columns(spec);
-        tx.execute(
+        tx.cached_execute(
             "INSERT INTO jobs (rules, board, blocked, pieces, moves, goal, split_depth, split_after, each, symmetries,
                                state, created, priority, hands, neutral)
              VALUES (:rules, :board, :blocked, :pieces, :moves, :goal, :split_depth, :split_after, :each, :symmetries,
@@ -124,8 +125,11 @@ impl Store {
                 }
             }
         }
-        tx.execute("UPDATE jobs SET root = :root WHERE id = :job", named_params! { ":root": ids[0], ":job": job })?;
-        tx.execute(
+        tx.cached_execute(
+            "UPDATE jobs SET root = :root WHERE id = :job",
+            named_params! { ":root": ids[0], ":job": job },
+        )?;
+        tx.cached_execute(
             "UPDATE nodes SET open = (SELECT COUNT(*) FROM edges WHERE parent = nodes.id) WHERE job = :job",
             named_params! { ":job": job },
         )?;
@@ -145,7 +149,7 @@ impl Store {
         let (hands, neutral) = hands_columns(spec);
         Ok(self
             .conn
-            .query_row(
+            .cached_query_row(
                 "SELECT id FROM jobs WHERE rules = :rules AND board = :board AND blocked = :blocked
                    AND pieces = :pieces AND moves = :moves AND goal = :goal AND split_depth = :split_depth
                    AND each = :each AND hands IS :hands AND neutral IS :neutral
@@ -200,7 +204,7 @@ impl Store {
             let what = "there is nothing to cancel (`golomb results` shows what it found)";
             return Err(StoreError::JobState { job, state: row.state, what });
         }
-        tx.execute(
+        tx.cached_execute(
             "UPDATE jobs SET state = :cancelled, finished = :now WHERE id = :job AND state IN (:pending, :running)",
             named_params! {
                 ":job": job, ":now": now(), ":cancelled": JobState::Cancelled,
@@ -218,7 +222,7 @@ impl Store {
     /// The runnable jobs (pending or running, not paused) whose units go out
     /// before `job`'s: higher priority, or the same and older (the lease order).
     pub fn jobs_ahead(&self, job: JobId) -> Result<u64, StoreError> {
-        let ahead: i64 = self.conn.query_row(
+        let ahead: i64 = self.conn.cached_query_row(
             "SELECT COUNT(*) FROM jobs j JOIN jobs me ON me.id = :job
              WHERE j.id != me.id AND j.state IN (:pending, :running) AND j.paused = 0
                AND (j.priority > me.priority OR (j.priority = me.priority AND j.id < me.id))",
@@ -241,7 +245,7 @@ impl Store {
             let what = "only a failed or cancelled job can be retried";
             return Err(StoreError::JobState { job, state: row.state, what });
         }
-        tx.execute(
+        tx.cached_execute(
             "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0, attempts = 0,
                     error = NULL
              WHERE job = :job AND state IN (:failed, :cancelled)
@@ -251,7 +255,7 @@ impl Store {
                 ":cancelled": UnitState::Cancelled,
             },
         )?;
-        tx.execute(
+        tx.cached_execute(
             "UPDATE jobs SET state = :running, finished = NULL, error = NULL WHERE id = :job",
             named_params! { ":job": job, ":running": JobState::Running },
         )?;
@@ -282,7 +286,7 @@ impl Store {
             };
             return Err(StoreError::JobState { job, state: row.state, what });
         }
-        tx.execute(
+        tx.cached_execute(
             "UPDATE jobs SET paused = :paused WHERE id = :job",
             named_params! { ":job": job, ":paused": paused },
         )?;
@@ -295,7 +299,7 @@ impl Store {
     pub fn set_priority(&mut self, job: JobId, priority: i32) -> Result<JobRow, StoreError> {
         let tx = self.write()?;
         job_row(&tx, job)?;
-        tx.execute(
+        tx.cached_execute(
             "UPDATE jobs SET priority = :priority WHERE id = :job",
             named_params! { ":job": job, ":priority": priority },
         )?;

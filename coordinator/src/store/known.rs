@@ -16,6 +16,7 @@ use golomb_engine::split::Goal;
 use golomb_proto::{JobId, WorkerId};
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
+use super::cached::Cached;
 use super::error::StoreError;
 use super::state::{NodeId, UnitState, Value};
 
@@ -129,5 +130,5 @@ pub(super) fn has_node(conn: &Connection, game: &str, node: NodeId) -> Result<bo
 /// Removes what `worker` reported from the store, and every row that may
 /// rest on it (decided by children, or taken from a file); returns the rows removed.
 pub(super) fn forget_worker(tx: &Transaction<'_>, worker: WorkerId) -> Result<u64, StoreError> {
-    Ok(tx.execute("DELETE FROM known WHERE worker = ?1 OR worker IS NULL", [worker])? as u64)
+    Ok(tx.cached_execute("DELETE FROM known WHERE worker = ?1 OR worker IS NULL", [worker])? as u64)
 }

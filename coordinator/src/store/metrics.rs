@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use rusqlite::named_params;
 
+use super::cached::Cached;
 use super::job_row::UnitCounts;
 use super::state::{JobState, UnitState};
 use super::{ONLINE_SECONDS, Store, StoreError, now};
@@ -84,9 +85,9 @@ impl Store {
                 m.positions_in_flight += progress as u64;
             }
         }
-        m.conflicts = tx.query_row("SELECT COUNT(*) FROM conflicts", [], |r| r.get::<_, i64>(0))? as u64;
+        m.conflicts = tx.cached_query_row("SELECT COUNT(*) FROM conflicts", [], |r| r.get::<_, i64>(0))? as u64;
         let t = now();
-        let (working, idle, draining, drained, gone): (i64, i64, i64, i64, i64) = tx.query_row(
+        let (working, idle, draining, drained, gone): (i64, i64, i64, i64, i64) = tx.cached_query_row(
             "SELECT COALESCE(SUM(last_seen >= :online AND draining = 0 AND held > 0), 0),
                     COALESCE(SUM(last_seen >= :online AND draining = 0 AND held = 0), 0),
                     COALESCE(SUM(last_seen >= :online AND draining = 1 AND held > 0), 0),
@@ -105,7 +106,7 @@ impl Store {
             drained: drained as u64,
             gone: gone as u64,
         };
-        let oldest: Option<f64> = tx.query_row(
+        let oldest: Option<f64> = tx.cached_query_row(
             "SELECT MIN(j.created) FROM units u JOIN jobs j ON j.id = u.job
              WHERE u.state = :pending AND j.paused = 0 AND j.state IN (:job_pending, :job_running)",
             named_params! {

@@ -9,7 +9,8 @@
 //!
 //! Below every operation: [`schema`] (the tables, the version, opening a
 //! file), `error` ([`StoreError`]), `state` (typed states and values), `db`
-//! (the [`Store`] handle, transactions, the clock), `changes` (what a write
+//! (the [`Store`] handle, transactions, the clock), `cached` (`execute` and
+//! `query_row` on the cache of prepared statements), `changes` (what a write
 //! changed that the scheduler's trees follow: [`Changed`]), `held` (what
 //! a worker holds and reports, as the store takes it), `storage` (errors that
 //! name the file, the integrity check at open) and `fault` (a test-only
@@ -55,6 +56,7 @@
 //! (the proof tree a worker sent with a big unit's value, by node).
 
 mod batch;
+mod cached;
 mod changes;
 mod check;
 mod clock;

@@ -11,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension, named_params};
 use golomb_engine::notation::last_move;
 use golomb_engine::solve::Outcome;
 
+use super::cached::Cached;
 use super::changes::Changed;
 use super::state::{JobState, Value};
 use super::{Store, StoreError, now};
@@ -140,7 +141,7 @@ fn ended_stats(mut stats: PnStats, root: Outcome) -> PnStats {
 
 /// Writes one sample of a job whose tree is `stats` (its final figures if the job ended).
 fn write_sample(conn: &Connection, job: JobId, stats: &PnStats) -> Result<(), StoreError> {
-    let (state, root): (JobState, Option<Value>) = conn.query_row(
+    let (state, root): (JobState, Option<Value>) = conn.cached_query_row(
         "SELECT j.state, n.value FROM jobs j LEFT JOIN nodes n ON n.id = j.root WHERE j.id = ?1",
         [job],
         |r| Ok((r.get(0)?, r.get(1)?)),
@@ -151,7 +152,7 @@ fn write_sample(conn: &Connection, job: JobId, stats: &PnStats) -> Result<(), St
         stats.clone()
     };
     let stats = &stats;
-    let (positions, decided): (i64, i64) = conn.query_row(
+    let (positions, decided): (i64, i64) = conn.cached_query_row(
         "SELECT (SELECT CAST(TOTAL(positions + progress) AS INTEGER) FROM units
                  WHERE state IN ('leased', 'done', 'failed', 'cancelled', 'split') AND job = :job),
                 (SELECT COUNT(n.value) FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
@@ -208,7 +209,7 @@ impl Store {
     /// `None` if the job is gone, else whether it ended (an ended job gets
     /// its last sample) and whether a sample is due.
     pub fn sample_due(&self, job: JobId, every: f64) -> Result<Option<(bool, bool)>, StoreError> {
-        let (state, last): (Option<JobState>, Option<f64>) = self.conn.query_row(
+        let (state, last): (Option<JobState>, Option<f64>) = self.conn.cached_query_row(
             "SELECT (SELECT state FROM jobs WHERE id = :job), (SELECT MAX(at) FROM progress WHERE job = :job)",
             named_params! { ":job": job },
             |r| Ok((r.get(0)?, r.get(1)?)),
@@ -247,7 +248,7 @@ impl Store {
     /// here loses only a sample, so it is logged, not returned.
     pub(super) fn after_change(&mut self, job: JobId) {
         let state: Result<Option<JobState>, _> =
-            self.conn.query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional();
+            self.conn.cached_query_row("SELECT state FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional();
         match state {
             Ok(state) if state.is_none_or(|s| s.is_finished()) => self.changed(Changed::Ended { job }),
             Ok(_) => {}
@@ -257,8 +258,11 @@ impl Store {
 
     /// The figures of the job's last sample if it was taken before the job ended.
     fn unfinished_last_sample(&self, job: JobId) -> Result<Option<PnStats>, StoreError> {
-        let finished: Option<f64> =
-            self.conn.query_row("SELECT finished FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional()?.flatten();
+        let finished: Option<f64> = self
+            .conn
+            .cached_query_row("SELECT finished FROM jobs WHERE id = ?1", [job], |r| r.get(0))
+            .optional()?
+            .flatten();
         Ok(latest(&self.conn, job)?.filter(|row| finished.is_some_and(|end| row.at < end)).map(|row| row.tree))
     }
 

@@ -7,6 +7,7 @@ use golomb_proto::WorkerId;
 use rusqlite::{Transaction, named_params};
 
 use super::StoreError;
+use super::cached::Cached;
 use super::state::NodeId;
 
 /// The condition that the tree in row `$p` of `proofs` proves its node's
@@ -22,7 +23,7 @@ pub(super) use usable_proof;
 /// node's own line), sent by `worker` (`None`: from a file), as the proof of
 /// `node`'s value, replacing any earlier one.
 pub(super) fn keep(tx: &Transaction<'_>, node: NodeId, tree: &str, worker: Option<WorkerId>) -> Result<(), StoreError> {
-    tx.execute(
+    tx.cached_execute(
         "INSERT INTO proofs (node, tree, worker) VALUES (:node, :tree, :worker)
          ON CONFLICT (node) DO UPDATE SET tree = excluded.tree, worker = excluded.worker",
         named_params! { ":node": node, ":tree": tree, ":worker": worker },
@@ -40,7 +41,7 @@ pub(super) fn keep_if_none(
     tree: &str,
     worker: Option<WorkerId>,
 ) -> Result<(), StoreError> {
-    tx.execute(
+    tx.cached_execute(
         concat!(
             "INSERT INTO proofs (node, tree, worker) VALUES (:node, :tree, :worker)
              ON CONFLICT (node) DO UPDATE SET tree = excluded.tree, worker = excluded.worker
@@ -54,12 +55,12 @@ pub(super) fn keep_if_none(
 
 /// Drops the proof of `node`, whose value was voided.
 pub(super) fn forget(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM proofs WHERE node = ?1", [node])?;
+    tx.cached_execute("DELETE FROM proofs WHERE node = ?1", [node])?;
     Ok(())
 }
 
 /// Drops every tree `worker` sent (it was distrusted), those it sent as a
 /// check of another worker's unit included; returns how many.
 pub(super) fn forget_worker(tx: &Transaction<'_>, worker: WorkerId) -> Result<u64, StoreError> {
-    Ok(tx.execute("DELETE FROM proofs WHERE worker = ?1", [worker])? as u64)
+    Ok(tx.cached_execute("DELETE FROM proofs WHERE worker = ?1", [worker])? as u64)
 }

@@ -7,6 +7,7 @@ use golomb_engine::solve::Outcome;
 use golomb_proto::{JobId, JobSpec};
 use rusqlite::params;
 
+use super::cached::Cached;
 use super::db::Store;
 use super::error::StoreError;
 use super::hands::for_player;
@@ -156,7 +157,7 @@ impl Store {
     pub fn job_tree(&self, job: JobId) -> Result<JobTree, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         let spec = job_spec(&tx, job)?;
-        let root: NodeId = tx.query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
+        let root: NodeId = tx.cached_query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
         let mut nodes: HashMap<NodeId, TreeNode> = tx
             .prepare(
                 "SELECT n.id, n.line, n.value, n.best, p.tree FROM nodes n LEFT JOIN proofs p ON p.node = n.id

@@ -16,6 +16,7 @@ use golomb_engine::split::Goal;
 use golomb_proto::{JobId, Kind, UnitId, WorkerId};
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
+use super::cached::Cached;
 use super::db::{Store, begin, now};
 use super::error::StoreError;
 use super::held::LeasedUnit;
@@ -47,7 +48,7 @@ fn leaf(r: &rusqlite::Row<'_>) -> rusqlite::Result<PnLeaf> {
 /// A node already in the tree, as a split that reaches it again sees it
 /// (its unit may have been revived, or still be held by another worker).
 pub(super) fn known_leaf(conn: &Connection, node: NodeId) -> Result<PnLeaf, StoreError> {
-    Ok(conn.query_row(&format!("{LEAF_SELECT} WHERE n.id = ?1"), [node], leaf)?)
+    Ok(conn.cached_query_row(&format!("{LEAF_SELECT} WHERE n.id = ?1"), [node], leaf)?)
 }
 
 /// A job's tree from the tables: the nodes still needed and their decided

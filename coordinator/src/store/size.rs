@@ -3,6 +3,7 @@
 
 use golomb_proto::JobId;
 
+use super::cached::Cached;
 use super::{Store, StoreError};
 
 /// What a job's tree holds in the database.
@@ -19,11 +20,13 @@ pub struct TreeSize {
 impl Store {
     /// How big `job`'s tree is in the tables.
     pub fn tree_size(&self, job: JobId) -> Result<TreeSize, StoreError> {
-        let (nodes, unborn): (i64, i64) =
-            self.conn.query_row("SELECT COUNT(*), COALESCE(SUM(unborn), 0) FROM nodes WHERE job = ?1", [job], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-        let units: i64 = self.conn.query_row("SELECT COUNT(*) FROM units WHERE job = ?1", [job], |r| r.get(0))?;
+        let (nodes, unborn): (i64, i64) = self.conn.cached_query_row(
+            "SELECT COUNT(*), COALESCE(SUM(unborn), 0) FROM nodes WHERE job = ?1",
+            [job],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let units: i64 =
+            self.conn.cached_query_row("SELECT COUNT(*) FROM units WHERE job = ?1", [job], |r| r.get(0))?;
         Ok(TreeSize { nodes: nodes as u64, unborn: unborn as u64, units: units as u64 })
     }
 }

@@ -8,6 +8,7 @@ use golomb_proto::{JobId, JobSpec, Kind, UnitId, WorkerId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
 use super::batch::{Batch, next_batch};
+use super::cached::Cached;
 use super::changes::{Changed, Grown, GrowthKind};
 use super::check::{self, CheckDraw, early_split};
 use super::finish::finish_if_answered;
@@ -101,7 +102,7 @@ impl Store {
         // The unit's job, its node's line, rank and depth, and the seconds since its lease.
         type Held = (JobId, String, Vec<u8>, u32, Option<f64>);
         let found: Option<Held> = tx
-            .query_row(
+            .cached_query_row(
                 "SELECT u.job, n.line, n.rank, n.depth, unixepoch('subsec') - u.leased_at
                  FROM units u JOIN nodes n ON n.id = u.node
                  WHERE u.id = :unit AND u.worker = :worker AND u.state = :leased AND u.lease_token = :token AND u.checking IS NULL",
@@ -169,7 +170,7 @@ impl Store {
         let unit = held.unit;
         let tx = self.write()?;
         let found: Option<(JobId, NodeId)> = tx
-            .query_row(
+            .cached_query_row(
                 "SELECT job, node FROM units
                  WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token",
                 named_params! {
@@ -182,7 +183,7 @@ impl Store {
         let Some((job, node)) = found else {
             return Ok(false);
         };
-        tx.execute(
+        tx.cached_execute(
             "UPDATE units SET state = :split, deadline = NULL, finished = :now, positions = :positions,
                     seconds = :seconds, progress = 0
              WHERE id = :unit",
@@ -212,7 +213,7 @@ impl Store {
     pub fn birth(&mut self, job: JobId, node: NodeId, game: &dyn TreeGame) -> Result<bool, StoreError> {
         let found: Option<(String, Vec<u8>, u32)> = self
             .conn
-            .query_row(
+            .cached_query_row(
                 "SELECT line, rank, depth FROM nodes
                  WHERE id = :node AND job = :job AND value IS NULL AND live = 1 AND unborn > 0",
                 named_params! { ":node": node, ":job": job },
@@ -247,7 +248,7 @@ impl Store {
     pub fn line_node(&self, from: UnitId, key: &str) -> Result<Option<(JobId, NodeId, SplitTarget)>, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         let found: Option<(JobId, NodeId, String, Vec<u8>, u32)> = tx
-            .query_row(
+            .cached_query_row(
                 "SELECT n.job, n.id, n.line, n.rank, n.depth FROM nodes n JOIN units u ON u.node = n.id
                  WHERE n.job = (SELECT job FROM units WHERE id = :from) AND n.key = :key AND n.value IS NULL
                    AND u.state = :pending AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.parent = n.id)",
@@ -283,7 +284,7 @@ impl Store {
         draws: &[CheckDraw],
     ) -> Result<bool, StoreError> {
         let tx = self.write()?;
-        let waiting = tx.execute(
+        let waiting = tx.cached_execute(
             "UPDATE units SET state = :split, worker = :worker, finished = :now, deadline = NULL,
                     positions = 0, seconds = 0, progress = 0
              WHERE node = :node AND state = :pending
@@ -320,7 +321,8 @@ impl Store {
         let kept = kept
             .into_iter()
             .map(|id| {
-                let value: Value = self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
+                let value: Value =
+                    self.conn.cached_query_row("SELECT value FROM nodes WHERE id = ?1", [id], |r| r.get(0))?;
                 Ok((id, value.0))
             })
             .collect::<Result<_, StoreError>>();
@@ -339,7 +341,9 @@ impl Store {
 /// The children of `node` not stored yet, and the fewest replies among them.
 fn unborn_of(conn: &rusqlite::Connection, node: NodeId) -> Result<(u32, u32), StoreError> {
     Ok(conn
-        .query_row("SELECT unborn, unborn_replies FROM nodes WHERE id = ?1", [node], |r| Ok((r.get(0)?, r.get(1)?)))
+        .cached_query_row("SELECT unborn, unborn_replies FROM nodes WHERE id = ?1", [node], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .optional()?
         .unwrap_or((0, 0)))
 }
@@ -394,7 +398,7 @@ fn expand_node(
         let Some(leaf) = batch.indices.iter().position(|&i| i == d.index).map(|at| leaves[at]) else { continue };
         let id = leaf.id;
         let (stored, line): (Option<Value>, String) =
-            tx.query_row("SELECT value, line FROM nodes WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            tx.cached_query_row("SELECT value, line FROM nodes WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))?;
         if let Some(Value(recorded)) = stored {
             if recorded != d.value {
                 conflict_on_split(tx, id, worker, d.value, recorded)?;
@@ -464,7 +468,7 @@ fn conflict_on_split(
         name(value),
         name(recorded)
     );
-    tx.execute(
+    tx.cached_execute(
         "INSERT INTO conflicts (unit, worker, value, recorded, at)
          SELECT id, :worker, :value, :recorded, :at FROM units WHERE node = :node",
         named_params! {

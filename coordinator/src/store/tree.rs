@@ -16,6 +16,7 @@ use golomb_engine::split::Goal;
 use golomb_proto::{JobId, UnitId};
 use rusqlite::{OptionalExtension, Transaction, named_params};
 
+use super::cached::Cached;
 use super::db::now;
 use super::error::StoreError;
 use super::known;
@@ -23,7 +24,7 @@ use super::state::{JobState, NodeId, UnitState, Value};
 
 /// Records `value` (win or loss) at `node`, then propagates it up and prunes below.
 pub(super) fn decide(tx: &Transaction<'_>, node: NodeId, value: Outcome, best: Option<&str>) -> Result<(), StoreError> {
-    let changed = tx.execute(
+    let changed = tx.cached_execute(
         "UPDATE nodes SET value = :value, best = :best, live = 0 WHERE id = :node AND value IS NULL",
         named_params! { ":node": node, ":value": Value(value), ":best": best },
     )?;
@@ -121,7 +122,7 @@ fn prune_below(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
         if protected(tx, child)? {
             continue;
         }
-        tx.execute("UPDATE nodes SET live = 0 WHERE id = ?1", [child])?;
+        tx.cached_execute("UPDATE nodes SET live = 0 WHERE id = ?1", [child])?;
         stop_unit(tx, child)?;
         prune_below(tx, child)?;
     }
@@ -163,7 +164,8 @@ pub(super) fn stop_units_of_job(tx: &Transaction<'_>, job: JobId, checks: StopCh
 
 /// Makes an undecided node live again (a new live parent reached it), with its unit and its subtree.
 pub(super) fn revive(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreError> {
-    let changed = tx.execute("UPDATE nodes SET live = 1 WHERE id = ?1 AND live = 0 AND value IS NULL", [node])?;
+    let changed =
+        tx.cached_execute("UPDATE nodes SET live = 1 WHERE id = ?1 AND live = 0 AND value IS NULL", [node])?;
     if changed == 0 {
         return Ok(());
     }
@@ -171,7 +173,7 @@ pub(super) fn revive(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreErro
     // results can prune it, and `retry` then leaves it) goes back to the
     // queue with fresh attempts, as `retry` would have put it; left failed,
     // its node could never be decided and the job would run for ever.
-    tx.execute(
+    tx.cached_execute(
         "UPDATE units SET state = :pending, worker = NULL,
                 attempts = CASE WHEN state = :failed THEN 0 ELSE attempts END,
                 error = CASE WHEN state = :failed THEN NULL ELSE error END
@@ -193,7 +195,7 @@ pub(super) fn revive(tx: &Transaction<'_>, node: NodeId) -> Result<(), StoreErro
 
 /// Fails the unit's job if the failed unit was still needed; the job's other units stop.
 pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: UnitId, error: &str) -> Result<(), StoreError> {
-    let failed = tx.execute(
+    let failed = tx.cached_execute(
         "UPDATE jobs SET state = :failed, finished = :now, error = :error
          WHERE state IN (:pending, :running)
            AND id = (SELECT u.job FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = :unit AND n.live = 1)",
@@ -203,7 +205,7 @@ pub(super) fn fail_job_if_needed(tx: &Transaction<'_>, unit: UnitId, error: &str
         },
     )?;
     if failed > 0 {
-        let job: JobId = tx.query_row("SELECT job FROM units WHERE id = ?1", [unit], |r| r.get(0))?;
+        let job: JobId = tx.cached_query_row("SELECT job FROM units WHERE id = ?1", [unit], |r| r.get(0))?;
         stop_units_of_job(tx, job, StopChecks::Yes)?;
     }
     Ok(())

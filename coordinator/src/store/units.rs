@@ -7,6 +7,7 @@ use golomb_engine::split::Goal;
 use golomb_proto::{JobId, JobSpec, Kind, UnitId, UnitResult, WorkerId};
 use rusqlite::{OptionalExtension, ToSql, Transaction, named_params};
 
+use super::cached::Cached;
 use super::changes::Changed;
 use super::check::{self, CheckDraw};
 use super::finish::finish_if_answered;
@@ -71,7 +72,7 @@ fn lease_ended(conn: &rusqlite::Connection, held: &HeldUnit) -> Result<bool, Sto
 
 /// Records a disagreeing result next to the recorded one.
 fn record_conflict(tx: &Transaction<'_>, c: &Completion, value: &str, recorded: &str) -> Result<(), StoreError> {
-    tx.execute(
+    tx.cached_execute(
         "INSERT INTO conflicts (unit, worker, value, recorded, at) VALUES (:unit, :worker, :value, :recorded, :at)",
         named_params! {
             ":unit": c.unit, ":worker": c.worker, ":value": value, ":recorded": recorded, ":at": now(),
@@ -153,7 +154,7 @@ fn complete_score(
         return Ok(conflict);
     }
     mark_done(tx, c, "score = :score, best = :best", named_params! { ":score": score, ":best": best })?;
-    tx.execute(
+    tx.cached_execute(
         "UPDATE nodes SET score = :score, best = :best WHERE id = :node",
         named_params! { ":node": unit.node, ":score": score, ":best": best },
     )?;
@@ -170,7 +171,7 @@ fn complete_failure(tx: &Transaction<'_>, c: &Completion, unit: &UnitRecord, err
     }
     failures::record(tx, c.unit, c.worker, true)?;
     let failed = failures::fails_job(tx, c.unit, unit.attempts + 1)?;
-    tx.execute(
+    tx.cached_execute(
         "UPDATE units SET state = :state, worker = NULL, deadline = NULL, error = :error, attempts = attempts + 1
          WHERE id = :unit AND state = :leased",
         named_params! {
@@ -248,7 +249,7 @@ fn complete_value(
         finish_if_answered(tx, unit.job)?;
         return Ok(disagreed.is_some());
     }
-    let decided: Value = tx.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
+    let decided: Value = tx.cached_query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
     let conflict = decided.0 != Outcome::Unknown && decided.0 != value;
     if conflict {
         record_conflict(tx, c, name, golomb_proto::convert::outcome_name(decided.0).unwrap_or("unknown"))?;
@@ -284,7 +285,7 @@ impl Store {
     ) -> Result<Vec<UnitId>, StoreError> {
         let tx = self.write()?;
         workers::touch(&tx, worker)?;
-        tx.execute(
+        tx.cached_execute(
             "UPDATE workers SET busy = :busy WHERE id = :worker",
             named_params! { ":worker": worker, ":busy": busy },
         )?;
@@ -336,7 +337,7 @@ impl Store {
     pub fn check_holder(&self, unit: UnitId, job: JobId, worker: WorkerId, token: &str) -> Result<(), StoreError> {
         let row: Option<(JobId, Option<WorkerId>, Option<String>, UnitState)> = self
             .conn
-            .query_row("SELECT job, worker, lease_token, state FROM units WHERE id = ?1", [unit], |r| {
+            .cached_query_row("SELECT job, worker, lease_token, state FROM units WHERE id = ?1", [unit], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
             })
             .optional()?;
@@ -360,7 +361,7 @@ impl Store {
         let tx = self.write()?;
         workers::touch(&tx, c.worker)?;
         let unit = tx
-            .query_row(
+            .cached_query_row(
                 "SELECT u.job, u.node, u.state, u.value, u.solutions, u.fixed, u.attempts, u.worker, u.lease_token,
                         j.goal, j.hands IS NOT NULL, u.score, u.checking, u.arbitrating
                  FROM units u JOIN jobs j ON j.id = u.job WHERE u.id = ?1",
@@ -412,7 +413,7 @@ impl Store {
             UnitResult::Value { .. } if unit.value.0 == Outcome::Unknown => {
                 // The node's value as the store kept it (a late report may disagree with it).
                 let kept: Value =
-                    self.conn.query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
+                    self.conn.cached_query_row("SELECT value FROM nodes WHERE id = ?1", [unit.node], |r| r.get(0))?;
                 self.changed(Changed::Decided { job: unit.job, node: unit.node, value: kept.0 })
             }
             UnitResult::Failure(_) | UnitResult::Value { .. } if unit.state == UnitState::Leased => {
@@ -446,7 +447,7 @@ impl Store {
         let mut refused = Vec::new();
         for held in units {
             let back: Option<(JobId, NodeId)> = tx
-                .query_row(
+                .cached_query_row(
                     "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0
                      WHERE id = :unit AND worker = :worker AND state = :leased AND lease_token = :token
                      RETURNING job, node",
@@ -480,7 +481,7 @@ impl Store {
     /// already. Otherwise [`StoreError::NotGivenBack`]: the unit is another
     /// worker's, or was leased again since.
     pub fn check_give_back(&self, worker: WorkerId, held: &HeldUnit) -> Result<(), StoreError> {
-        let holds: bool = self.conn.query_row(
+        let holds: bool = self.conn.cached_query_row(
             "SELECT EXISTS (SELECT 1 FROM units WHERE id = :unit AND worker = :worker AND lease_token = :token)",
             named_params! { ":unit": held.unit, ":worker": worker, ":token": held.lease_token },
             |r| r.get(0),
@@ -495,9 +496,11 @@ impl Store {
     pub fn unit_position(&self, unit: UnitId, job: JobId) -> Result<(JobSpec, String), StoreError> {
         let tx = self.conn.unchecked_transaction()?;
         let found: Option<(JobId, String)> = tx
-            .query_row("SELECT u.job, n.line FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1", [unit], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .cached_query_row(
+                "SELECT u.job, n.line FROM units u JOIN nodes n ON n.id = u.node WHERE u.id = ?1",
+                [unit],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
         let (found_job, line) = found.filter(|(j, _)| *j == job).ok_or(StoreError::NoUnit(unit))?;
         let spec = job_spec(&tx, found_job)?;
@@ -516,7 +519,7 @@ impl Store {
     pub fn expire_leases(&mut self, absent: f64) -> Result<usize, StoreError> {
         let tx = self.write()?;
         if absent > 0.0 {
-            tx.execute(
+            tx.cached_execute(
                 "UPDATE units SET deadline = deadline + :absent WHERE state = :leased",
                 named_params! { ":absent": absent, ":leased": UnitState::Leased },
             )?;
@@ -538,7 +541,7 @@ impl Store {
             }
             if failures::fails_job(&tx, unit, attempts)? {
                 let error = format!("its lease expired {attempts} times (the workers died or lost the coordinator)");
-                tx.execute(
+                tx.cached_execute(
                     "UPDATE units SET state = :failed, worker = NULL, deadline = NULL, error = :error,
                             attempts = :attempts
                      WHERE id = :unit AND state = :leased",
@@ -549,7 +552,7 @@ impl Store {
                 )?;
                 fail_job_if_needed(&tx, unit, &error)?;
             } else {
-                tx.execute(
+                tx.cached_execute(
                     "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0,
                             attempts = :attempts
                      WHERE id = :unit AND state = :leased",
@@ -571,7 +574,7 @@ impl Store {
     /// that workers that kept solving while it was away can report in.
     pub fn extend_leases(&mut self, lease_seconds: f64) -> Result<usize, StoreError> {
         let tx = self.write()?;
-        let extended = tx.execute(
+        let extended = tx.cached_execute(
             "UPDATE units SET deadline = :deadline WHERE state = :leased",
             named_params! { ":deadline": now() + lease_seconds, ":leased": UnitState::Leased },
         )?;
@@ -583,7 +586,7 @@ impl Store {
     /// file has no other workers, so leases left in it belong to a run that is gone.
     pub fn requeue_leased(&mut self) -> Result<usize, StoreError> {
         let tx = self.write()?;
-        let requeued = tx.execute(
+        let requeued = tx.cached_execute(
             "UPDATE units SET state = :pending, worker = NULL, deadline = NULL, progress = 0 WHERE state = :leased",
             named_params! { ":pending": UnitState::Pending, ":leased": UnitState::Leased },
         )?;

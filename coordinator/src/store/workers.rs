@@ -4,6 +4,7 @@
 use golomb_proto::WorkerId;
 use rusqlite::{Connection, OptionalExtension, named_params};
 
+use super::cached::Cached;
 use super::state::UnitState;
 use super::{Store, StoreError, now};
 
@@ -87,7 +88,7 @@ impl Store {
         address: Option<&str>,
     ) -> Result<WorkerId, StoreError> {
         let tx = self.write()?;
-        tx.execute(
+        tx.cached_execute(
             "INSERT INTO workers (name, host, threads, registered, last_seen, address)
              VALUES (:name, :host, :threads, :now, :now, :address)",
             named_params! { ":name": name, ":host": host, ":threads": threads, ":now": now(), ":address": address },
@@ -152,7 +153,7 @@ impl Store {
             }));
         }
         for &id in &ids {
-            tx.execute("UPDATE workers SET draining = 1 WHERE id = ?1", [id])?;
+            tx.cached_execute("UPDATE workers SET draining = 1 WHERE id = ?1", [id])?;
         }
         tx.commit()?;
         Ok(ids)
