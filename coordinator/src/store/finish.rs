@@ -30,14 +30,23 @@ pub(super) fn finish_if_answered(tx: &Transaction<'_>, job: JobId) -> Result<(),
         return finish_if_done(tx, job);
     }
     let answered: bool = match goal.parse::<Goal>() {
-        // Stops at the first undecided child: counting all of them on every
-        // result cost a page read per child (a 1,000-child root with a million
-        // nodes ran 364 results a second).
+        // The undecided nodes one ply below the root, from the index of
+        // undecided nodes by depth (schema 18), that are its children (a
+        // check unit's node has the depth of the node it checks and no
+        // parent). Counting the children on every result cost a page read
+        // per child (a 1,000-child root with a million nodes ran 364 results
+        // a second), and walking them to the first undecided one 6% of the
+        // coordinator's time once most were decided.
         Ok(Goal::Classify) => tx
             .prepare_cached(
-                "SELECT NOT EXISTS (SELECT 1 FROM jobs j JOIN edges e ON e.parent = j.root
-                                    JOIN nodes n ON n.id = e.child
-                                    WHERE j.id = ?1 AND n.value IS NULL AND n.score IS NULL)",
+                // In this order, by these indexes: without statistics the
+                // planner would walk the root's edges first, as before.
+                "SELECT NOT EXISTS (SELECT 1 FROM jobs j CROSS JOIN nodes r
+                                    CROSS JOIN nodes n INDEXED BY nodes_open_by_depth
+                                    CROSS JOIN edges e INDEXED BY edges_by_child
+                                    WHERE j.id = ?1 AND r.id = j.root AND n.job = j.id AND n.depth = r.depth + 1
+                                      AND n.value IS NULL AND n.score IS NULL
+                                      AND e.child = n.id AND e.parent = j.root)",
             )?
             .query_row([job], |r| r.get(0))?,
         Ok(Goal::Count) => tx

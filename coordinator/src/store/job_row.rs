@@ -199,25 +199,30 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
         units.add(state, count.query_row(rusqlite::params![state, job], |r| r.get::<_, i64>(0))? as u64);
     }
     drop(count);
-    let (positions, workers, stale_leases, solutions, fixed, local): (i64, i64, i64, i64, i64, i64) = tx
+    // Kept by triggers as units are written (schema 18): waiting units have
+    // searched nothing that still counts; local: an imported unit has no worker.
+    let (positions, worked, solutions, fixed): (i64, i64, i64, i64) = tx
         .cached_query_row(
-            // Workers: the online ones holding its units; a crashed worker's lease outlives it.
-            // Waiting units have searched nothing that still counts: they are left out (by the index).
-            // Local: an imported unit has no worker.
-            "SELECT CAST(TOTAL(u.positions + u.progress) AS INTEGER),
-                COUNT(DISTINCT CASE WHEN u.state = :leased AND w.last_seen >= :online THEN u.worker END),
-                COALESCE(SUM(u.state = :leased AND (w.last_seen IS NULL OR w.last_seen < :online)), 0),
-                COALESCE(SUM(u.solutions), 0), COALESCE(SUM(u.fixed), 0),
-                CAST(TOTAL(CASE WHEN u.worker IS NOT NULL THEN u.positions + u.progress END) AS INTEGER)
+            // A sum past SQLite's integers turned into a real number: read
+            // back, it saturates.
+            "SELECT CAST(positions AS INTEGER), CAST(worked AS INTEGER), CAST(solutions AS INTEGER),
+                    CAST(fixed AS INTEGER)
+             FROM unit_totals WHERE job = ?1",
+            [job],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?
+        .unwrap_or_default();
+    let local = positions.saturating_sub(worked).max(0);
+    let (workers, stale_leases): (i64, i64) = tx.cached_query_row(
+        // Workers: the online ones holding its units; a crashed worker's lease outlives it.
+        "SELECT COUNT(DISTINCT CASE WHEN w.last_seen >= :online THEN u.worker END),
+                COALESCE(SUM(w.last_seen IS NULL OR w.last_seen < :online), 0)
          FROM units u LEFT JOIN workers w ON w.id = u.worker
-         WHERE u.state IN (:leased, :done, :failed, :cancelled, :split) AND u.job = :job",
-            named_params! {
-                ":job": job, ":leased": UnitState::Leased, ":online": now() - ONLINE_SECONDS,
-                ":done": UnitState::Done, ":failed": UnitState::Failed, ":cancelled": UnitState::Cancelled,
-                ":split": UnitState::Split,
-            },
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
-        )?;
+         WHERE u.state = :leased AND u.job = :job",
+        named_params! { ":job": job, ":leased": UnitState::Leased, ":online": now() - ONLINE_SECONDS },
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     let conflicts: i64 = tx.cached_query_row(
         "SELECT COUNT(*) FROM conflicts c JOIN units u ON u.id = c.unit WHERE u.job = ?1",
         [job],
