@@ -200,7 +200,8 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
     }
     drop(count);
     // Kept by triggers as units are written (schema 18): waiting units have
-    // searched nothing that still counts; local: an imported unit has no worker.
+    // searched nothing that still counts; worked: by workers (an imported
+    // unit has none).
     let (positions, worked, solutions, fixed): (i64, i64, i64, i64) = tx
         .cached_query_row(
             // A sum past SQLite's integers turned into a real number: read
@@ -213,7 +214,6 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
         )
         .optional()?
         .unwrap_or_default();
-    let local = positions.saturating_sub(worked).max(0);
     let (workers, stale_leases): (i64, i64) = tx.cached_query_row(
         // Workers: the online ones holding its units; a crashed worker's lease outlives it.
         "SELECT COUNT(DISTINCT CASE WHEN w.last_seen >= :online THEN u.worker END),
@@ -253,7 +253,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
         best: columns.best,
         units,
         positions: positions as u64,
-        local_positions: local as u64,
+        local_positions: worked as u64,
         elapsed: columns.elapsed,
         error: columns.error,
         conflicts: conflicts as u64,

@@ -75,6 +75,7 @@ fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
     assert_eq!(values, [("ma", Win, 1000, 10.0), ("mb", Loss, 1000, 10.0)]);
     let row = store.job(job).unwrap();
     assert_eq!((row.state, row.units.pending, row.positions), (JobState::Done, 0, 2000), "nothing is left to search");
+    assert_eq!(row.local_positions, 0, "no worker of this coordinator searched them");
     // The same file again: known, and its work is not counted twice.
     let counts = store.import_nodes(job, &file, &TwoOpenings).unwrap();
     assert_eq!((counts.known, counts.decided), (5, 0), "{counts:?}");

@@ -49,7 +49,7 @@ fn a_jobs_positions_follow_its_units_through_progress_give_backs_and_results() {
     let again = store.lease(worker, 1, 60.0).unwrap().remove(0);
     done_at(&mut store, worker, again.unit, Loss, 4);
     let row = store.job(job).unwrap();
-    assert_eq!((row.positions, row.local_positions), (934, 0));
+    assert_eq!((row.positions, row.local_positions), (934, 934), "all searched by this coordinator's worker");
     assert_eq!(row.positions, summed(&store, job));
 }
 
