@@ -307,11 +307,14 @@ ALTER TABLE nodes ADD COLUMN cost INTEGER;
 /// classify at 0.05 s units, 0.1 to 0.2 s a status read on a job of half a
 /// million units. Now the undecided nodes of each depth are an index
 /// (`nodes_open_by_depth`), and each job's unit totals are a row
-/// (`unit_totals`) that triggers keep as units are written, whatever writes
-/// them: a unit counts while it is leased or settled (not while it waits:
-/// what a lease that expired searched no longer counts), with its
-/// positions (`local`: of units no worker ran, imported) and a count job's
-/// tilings.
+/// (`unit_totals`) that triggers keep as units are updated or deleted,
+/// whatever writes them: a unit counts while it is leased or settled (not
+/// while it waits: what a lease that expired searched no longer counts),
+/// with its positions (`worked`: those of units a worker ran, not
+/// imported ones) and a count job's tilings. A unit is always inserted
+/// waiting, so it counts for nothing then and inserts need no trigger: one
+/// that did nothing cost a job of a million units 14 s more to store
+/// (`cargo bench --bench manager`), each insert running its program.
 const V17_TO_V18: &str = "
 CREATE INDEX nodes_open_by_depth ON nodes(job, depth) WHERE value IS NULL AND score IS NULL;
 CREATE TABLE unit_totals (
@@ -326,13 +329,6 @@ INSERT INTO unit_totals (job, positions, worked, solutions, fixed)
            COALESCE(SUM(CASE WHEN worker IS NOT NULL THEN positions + progress ELSE 0 END), 0),
            COALESCE(SUM(solutions), 0), COALESCE(SUM(fixed), 0)
     FROM units WHERE state != 'pending' GROUP BY job;
-CREATE TRIGGER unit_totals_insert AFTER INSERT ON units WHEN new.state != 'pending' BEGIN
-    INSERT OR IGNORE INTO unit_totals (job) VALUES (new.job);
-    UPDATE unit_totals SET positions = positions + new.positions + new.progress,
-        worked = worked + CASE WHEN new.worker IS NOT NULL THEN new.positions + new.progress ELSE 0 END,
-        solutions = solutions + COALESCE(new.solutions, 0), fixed = fixed + COALESCE(new.fixed, 0)
-    WHERE job = new.job;
-END;
 CREATE TRIGGER unit_totals_delete AFTER DELETE ON units WHEN old.state != 'pending' BEGIN
     UPDATE unit_totals SET positions = positions - old.positions - old.progress,
         worked = worked - CASE WHEN old.worker IS NOT NULL THEN old.positions + old.progress ELSE 0 END,

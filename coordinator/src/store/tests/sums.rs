@@ -70,7 +70,7 @@ fn a_version_17_file_gets_its_jobs_totals_from_its_units() {
     store
         .conn
         .execute_batch(
-            "DROP TRIGGER unit_totals_insert; DROP TRIGGER unit_totals_delete; DROP TRIGGER unit_totals_update;
+            "DROP TRIGGER unit_totals_delete; DROP TRIGGER unit_totals_update;
              DROP TABLE unit_totals; DROP INDEX nodes_open_by_depth; PRAGMA user_version = 17;",
         )
         .unwrap();
