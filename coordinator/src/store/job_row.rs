@@ -14,7 +14,7 @@ use super::db::now;
 use super::error::StoreError;
 use super::progress::{ProgressRow, latest_for};
 use super::state::{JobState, UnitState, Value};
-use super::tree::{decided_child_positions, root_children_decided};
+use super::tree::{UnitTotals, decided_child_positions, root_children_decided, unit_totals};
 use super::workers::ONLINE_SECONDS;
 
 /// Counts of a job's units by state.
@@ -202,18 +202,7 @@ pub(super) fn job_row(tx: &Transaction<'_>, job: JobId) -> Result<JobRow, StoreE
     // Kept by triggers as units are written (schema 18): waiting units have
     // searched nothing that still counts; worked: by workers (an imported
     // unit has none).
-    let (positions, worked, solutions, fixed): (i64, i64, i64, i64) = tx
-        .cached_query_row(
-            // A sum past SQLite's integers turned into a real number: read
-            // back, it saturates.
-            "SELECT CAST(positions AS INTEGER), CAST(worked AS INTEGER), CAST(solutions AS INTEGER),
-                    CAST(fixed AS INTEGER)
-             FROM unit_totals WHERE job = ?1",
-            [job],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
-        .optional()?
-        .unwrap_or_default();
+    let UnitTotals { positions, worked, solutions, fixed } = unit_totals(tx, job)?;
     let (workers, stale_leases): (i64, i64) = tx.cached_query_row(
         // Workers: the online ones holding its units; a crashed worker's lease outlives it.
         "SELECT COUNT(DISTINCT CASE WHEN w.last_seen >= :online THEN u.worker END),

@@ -14,6 +14,7 @@ use golomb_engine::solve::Outcome;
 use super::cached::Cached;
 use super::changes::Changed;
 use super::state::{JobState, Value};
+use super::tree::unit_totals;
 use super::{Store, StoreError, now};
 use crate::manager::PnStats;
 
@@ -152,13 +153,12 @@ fn write_sample(conn: &Connection, job: JobId, stats: &PnStats) -> Result<(), St
         stats.clone()
     };
     let stats = &stats;
-    let (positions, decided): (i64, i64) = conn.cached_query_row(
-        "SELECT (SELECT CAST(TOTAL(positions + progress) AS INTEGER) FROM units
-                 WHERE state IN ('leased', 'done', 'failed', 'cancelled', 'split') AND job = :job),
-                (SELECT COUNT(n.value) FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
-                 WHERE j.id = :job)",
+    let positions = unit_totals(conn, job)?.positions;
+    let decided: i64 = conn.cached_query_row(
+        "SELECT COUNT(n.value) FROM jobs j JOIN edges e ON e.parent = j.root JOIN nodes n ON n.id = e.child
+         WHERE j.id = :job",
         named_params! { ":job": job },
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| r.get(0),
     )?;
     let row = ProgressRow {
         at: now(),

@@ -14,7 +14,7 @@
 use golomb_engine::solve::Outcome;
 use golomb_engine::split::Goal;
 use golomb_proto::{JobId, UnitId};
-use rusqlite::{OptionalExtension, Transaction, named_params};
+use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
 use super::cached::Cached;
 use super::db::now;
@@ -297,4 +297,35 @@ pub(super) fn root_children_decided(tx: &Transaction<'_>, job: JobId) -> Result<
         )?
         .query_row([job], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok((decided as u64, total as u64))
+}
+
+/// A job's totals over its leased and settled units (schema 18's
+/// `unit_totals`, kept by triggers as units are written): what its status
+/// and its progress samples show, read without going over every unit.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct UnitTotals {
+    /// Positions searched, a running lease's progress included.
+    pub positions: i64,
+    /// Of those, the ones this coordinator's workers searched (not imported units').
+    pub worked: i64,
+    /// A count job's weighted tilings.
+    pub solutions: i64,
+    /// A count job's weighted sum of fixing symmetries.
+    pub fixed: i64,
+}
+
+/// Reads `job`'s [`UnitTotals`] (all zero before any unit is leased).
+pub(super) fn unit_totals(conn: &Connection, job: JobId) -> Result<UnitTotals, StoreError> {
+    Ok(conn
+        .cached_query_row(
+            // A sum past SQLite's integers turned into a real number: read
+            // back, it saturates.
+            "SELECT CAST(positions AS INTEGER), CAST(worked AS INTEGER), CAST(solutions AS INTEGER),
+                    CAST(fixed AS INTEGER)
+             FROM unit_totals WHERE job = ?1",
+            [job],
+            |r| Ok(UnitTotals { positions: r.get(0)?, worked: r.get(1)?, solutions: r.get(2)?, fixed: r.get(3)? }),
+        )
+        .optional()?
+        .unwrap_or_default())
 }
