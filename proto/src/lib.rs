@@ -32,8 +32,9 @@ pub mod pb {
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("golomb_descriptor");
 
 /// The protocol version workers send when they register; a different one is
-/// refused. Version 3 carries a unit's work and result as `oneof`s.
-pub const PROTOCOL_VERSION: u32 = 3;
+/// refused. Version 3 carries a unit's work and result as `oneof`s; version
+/// 4 adds `CompleteMany`, several reports in one call.
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The coordinator's default address.
 pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:7117";

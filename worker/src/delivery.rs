@@ -10,6 +10,7 @@ use golomb_proto::{UnitResult, pb};
 
 use crate::config::{WorkerConfig, WorkerSummary};
 use crate::connect::{Client, Refusal, refusal};
+use crate::holding::MOST_HELD;
 use crate::shared::Shared;
 use crate::unit::{Finished, UnitOutcome};
 use crate::wire;
@@ -98,6 +99,84 @@ pub(crate) fn collect(
     outbox.push_back(report);
 }
 
+/// Sends the first `count` reports of the outbox, all solved units, in one
+/// call (`CompleteMany`); each delivered or refused for good leaves the
+/// outbox, and the others stay at its front. Returns `false` if any stayed
+/// (the coordinator is away, or does not know this worker any more).
+async fn deliver_together(
+    client: &mut Client,
+    config: &WorkerConfig,
+    shared: &Shared,
+    outbox: &mut VecDeque<Report>,
+    count: usize,
+) -> anyhow::Result<bool> {
+    let worker_id = shared.worker_id.load(Relaxed);
+    let reports: Vec<pb::CompleteRequest> = outbox
+        .iter()
+        .take(count)
+        .filter_map(|r| match r {
+            Report::Complete(c) => Some(pb::CompleteRequest { worker_id, ..c.clone() }),
+            Report::GiveBack(_) => None,
+        })
+        .collect();
+    let response = match client.complete_many(pb::CompleteManyRequest { worker_id, reports }).await {
+        Ok(response) => response.into_inner(),
+        Err(status) => return refused_delivery(config, shared, &status).map(|()| false),
+    };
+    anyhow::ensure!(
+        response.outcomes.len() == count,
+        "the coordinator answered {} reports with {} outcomes",
+        count,
+        response.outcomes.len()
+    );
+    let sent: Vec<Report> = outbox.drain(..count).collect();
+    let mut kept = Vec::new();
+    for (report, outcome) in sent.into_iter().zip(response.outcomes) {
+        let Report::Complete(request) = &report else { continue };
+        if outcome.code == 0 {
+            if outcome.conflict {
+                tracing::error!("unit {}: our result disagrees with the one recorded", request.unit_id);
+            }
+            continue;
+        }
+        let status = tonic::Status::new(tonic::Code::from_i32(outcome.code), outcome.message);
+        if let Refusal::Final = refusal(&status) {
+            tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
+            continue;
+        }
+        refused_delivery(config, shared, &status)?;
+        kept.push(report);
+    }
+    let all = kept.is_empty();
+    for report in kept.into_iter().rev() {
+        outbox.push_front(report);
+    }
+    Ok(all)
+}
+
+/// After a report was not delivered: an error if nothing will succeed;
+/// otherwise it says why (the report stays in the outbox, and a worker
+/// the coordinator forgot registers again).
+fn refused_delivery(config: &WorkerConfig, shared: &Shared, status: &tonic::Status) -> anyhow::Result<()> {
+    match refusal(status) {
+        Refusal::Fatal => bail!("the coordinator refused us: {}", status.message()),
+        Refusal::Unknown => {
+            tracing::warn!("the coordinator no longer knows this worker ({}): registering again", status.message());
+            shared.unknown.store(true, Relaxed);
+        }
+        // A report refused for good is dropped by the caller, never kept.
+        Refusal::Transient | Refusal::Final => {
+            tracing::debug!("delivering a result failed: {}", crate::status_text(status));
+            tracing::warn!(
+                "cannot deliver a result to {} ({}); keeping it and trying again",
+                config.coordinator,
+                crate::status_summary(status)
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Sends the outbox in order; returns `false` if the coordinator is away (the rest stays queued).
 pub(crate) async fn deliver(
     client: &mut Client,
@@ -105,8 +184,16 @@ pub(crate) async fn deliver(
     shared: &Shared,
     outbox: &mut VecDeque<Report>,
 ) -> anyhow::Result<bool> {
-    while let Some(report) = outbox.front_mut() {
+    while !outbox.is_empty() {
         let worker_id = shared.worker_id.load(Relaxed);
+        let together = outbox.iter().take(MOST_HELD).take_while(|r| matches!(r, Report::Complete(_))).count();
+        if together >= 2 {
+            if !deliver_together(client, config, shared, outbox, together).await? {
+                return Ok(false);
+            }
+            continue;
+        }
+        let Some(report) = outbox.front_mut() else { break };
         let sent = match report {
             Report::Complete(request) => {
                 request.worker_id = worker_id;
@@ -121,25 +208,12 @@ pub(crate) async fn deliver(
                 client.give_back(request.clone()).await.map(|_| ())
             }
         };
-        match sent.map_err(|status| (refusal(&status), status)) {
-            Ok(()) => {}
-            Err((Refusal::Transient, status)) => {
-                tracing::debug!("delivering a result failed: {}", crate::status_text(&status));
-                tracing::warn!(
-                    "cannot deliver a result to {} ({}); keeping it and trying again",
-                    config.coordinator,
-                    crate::status_summary(&status)
-                );
-                return Ok(false);
-            }
-            Err((Refusal::Fatal, status)) => bail!("the coordinator refused us: {}", status.message()),
-            Err((Refusal::Unknown, status)) => {
-                tracing::warn!("the coordinator no longer knows this worker ({}): registering again", status.message());
-                shared.unknown.store(true, Relaxed);
-                return Ok(false);
-            }
-            Err((Refusal::Final, status)) => {
+        if let Err(status) = sent {
+            if let Refusal::Final = refusal(&status) {
                 tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
+            } else {
+                refused_delivery(config, shared, &status)?;
+                return Ok(false);
             }
         }
         outbox.pop_front();

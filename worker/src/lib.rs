@@ -11,6 +11,7 @@ mod config;
 mod connect;
 mod delivery;
 mod heartbeat;
+mod holding;
 pub mod memory;
 mod run;
 mod shared;

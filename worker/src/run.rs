@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use golomb_engine::solve::Progress;
@@ -33,16 +33,11 @@ use crate::config::{WorkerConfig, WorkerSummary};
 use crate::connect::{Backoff, Client, Refusal, connect, refusal, register};
 use crate::delivery::{Report, collect, deliver, forget_other_databases, publish_waiting};
 use crate::heartbeat::heartbeat_loop;
+use crate::holding::Holding;
 use crate::shared::{Running, Shared, note_drain};
 use crate::solver::UnitSolver;
 use crate::unit::{Finished, UnitOutcome, UnitTask};
 use crate::wire::{self, Leased};
-
-/// Units leased beyond the one being solved, so the pool never waits for a lease.
-const QUEUED: usize = 1;
-
-/// Units held at once: the one being solved and the queued ones.
-const CAPACITY: usize = 1 + QUEUED;
 
 /// The wait between lease calls after one that leased something; it
 /// doubles, up to a second, while none do.
@@ -100,6 +95,10 @@ struct MainLoop<'a> {
     summary: WorkerSummary,
     backoff: Backoff,
     idle: Duration,
+    /// How many units to hold, and when to report.
+    holding: Holding,
+    /// Since when the oldest report in the outbox has waited.
+    waiting_since: Option<Instant>,
 }
 
 impl<'a> MainLoop<'a> {
@@ -112,7 +111,20 @@ impl<'a> MainLoop<'a> {
         queues: SolverQueues,
     ) -> MainLoop<'a> {
         let (outbox, summary, backoff) = (VecDeque::new(), WorkerSummary::default(), Backoff::default());
-        MainLoop { client, config, shared, shutdown, queues, outbox, summary, backoff, idle: FIRST_IDLE }
+        let (holding, waiting_since) = (Holding::default(), None);
+        MainLoop {
+            client,
+            config,
+            shared,
+            shutdown,
+            queues,
+            outbox,
+            summary,
+            backoff,
+            idle: FIRST_IDLE,
+            holding,
+            waiting_since,
+        }
     }
 
     /// Delivers reports, leases while there is room, waits for an outcome or
@@ -126,7 +138,7 @@ impl<'a> MainLoop<'a> {
             if self.shared.unknown.swap(false, Relaxed) && !self.register_again().await? {
                 return Ok(());
             }
-            if !self.deliver().await? {
+            if self.report_now() && !self.deliver().await? {
                 let pause = self.backoff.next();
                 self.wait(pause).await;
                 continue;
@@ -156,7 +168,22 @@ impl<'a> MainLoop<'a> {
 
     /// Sends the outbox in order; `false` if the coordinator is away.
     async fn deliver(&mut self) -> anyhow::Result<bool> {
-        deliver(&mut self.client, self.config, self.shared, &mut self.outbox).await
+        let delivered = deliver(&mut self.client, self.config, self.shared, &mut self.outbox).await;
+        if self.outbox.is_empty() {
+            self.waiting_since = None;
+        }
+        delivered
+    }
+
+    /// Whether to send the outbox now: a unit given back (to be split, or
+    /// unstarted) at once, and while draining; solved units once the
+    /// holding policy says so ([`Holding::report_now`]), so that one call
+    /// carries several.
+    fn report_now(&self) -> bool {
+        let Some(since) = self.waiting_since else { return false };
+        self.shared.draining.load(Relaxed)
+            || self.outbox.iter().any(|r| !matches!(r, Report::Complete(_)))
+            || self.holding.report_now(self.shared.running().len(), since)
     }
 
     /// Whether a draining worker is done: the unit it was solving is
@@ -168,7 +195,7 @@ impl<'a> MainLoop<'a> {
     /// Leases while there is room, then waits: not at all if the room was
     /// filled, longer each time nothing came.
     async fn lease_and_wait(&mut self) -> anyhow::Result<()> {
-        let free = CAPACITY.saturating_sub(self.shared.running().len());
+        let free = self.holding.to_lease(self.shared.running().len());
         let leased = if free > 0 {
             match self.lease(free).await? {
                 Some(leased) => leased,
@@ -178,14 +205,22 @@ impl<'a> MainLoop<'a> {
             0
         };
         self.idle = if leased > 0 { FIRST_IDLE } else { (self.idle * 2).min(Duration::from_secs(1)) };
-        let wait = if leased > 0 && leased == free { Duration::ZERO } else { self.idle };
+        let mut wait = if leased > 0 && leased == free { Duration::ZERO } else { self.idle };
+        if let Some(since) = self.waiting_since {
+            // Reports held back for company go out within their longest wait.
+            wait = wait.min(crate::holding::LONGEST_WAIT.saturating_sub(since.elapsed()));
+        }
         self.wait(wait).await;
         Ok(())
     }
 
     /// Turns a unit the solver thread finished into its report in the outbox.
     fn collect(&mut self, finished: Finished) {
+        self.holding.after(&finished.task, &finished.outcome);
         collect(finished, &mut self.outbox, &mut self.summary, self.shared.draining.load(Relaxed));
+        if !self.outbox.is_empty() && self.waiting_since.is_none() {
+            self.waiting_since = Some(Instant::now());
+        }
     }
 
     /// Moves every unit the solver thread finished into the outbox.

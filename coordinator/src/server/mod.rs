@@ -10,6 +10,7 @@
 //! coordinator at a time may use a database: [`lock`] holds an exclusive
 //! lock on it for the server's life.
 
+mod complete;
 mod config;
 mod connections;
 mod ecosystem;
@@ -117,6 +118,7 @@ pub async fn bind_all(
         games: Arc::default(),
         planning: Arc::new(Semaphore::new(1)),
         last_write_failure: Arc::default(),
+        last_empty_lease: Arc::default(),
         shutdown: shutdown.clone(),
         expired_leases: Arc::default(),
         registrations: Arc::default(),

@@ -32,6 +32,9 @@ pub struct Shared {
     /// When a write to the store last failed (a full disk, an I/O error): while
     /// writes fail, heartbeats cannot be recorded, so leases must not run down.
     pub(super) last_write_failure: Arc<Mutex<Option<Instant>>>,
+    /// When a worker with room last asked for units and got none: while
+    /// leaves are that scarce, no worker is handed several at once.
+    pub(super) last_empty_lease: Arc<Mutex<Option<Instant>>>,
     /// Cancelled when the server stops: long calls (watches) end with it.
     pub(super) shutdown: CancellationToken,
     /// Leases that ran out since the coordinator started (for `/metrics`).
@@ -76,6 +79,31 @@ impl Shared {
                 *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
             }
             result
+        })
+        .await
+    }
+
+    /// Runs `f` on the scheduler for each of `items` in one call on the
+    /// store (as [`Shared::store`] does for one), each with its own outcome:
+    /// one item's refusal does not stop the others. Storage errors name the
+    /// file, and are noted as failed writes.
+    pub async fn store_each<I: Send + 'static, T: Send + 'static>(
+        &self,
+        items: Vec<I>,
+        f: impl Fn(&mut Scheduler, I) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<Vec<Result<T, Status>>, Status> {
+        let failure = self.last_write_failure.clone();
+        self.store(move |s| {
+            let path = Borrow::<Store>::borrow(&*s).path().to_path_buf();
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                let result = f(s, item).and_then(|t| s.apply().map(|()| t));
+                if result.as_ref().is_err_and(StoreError::is_storage) {
+                    *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+                }
+                out.push(result.map_err(|e| Status::from(e.at(&path))));
+            }
+            Ok(out)
         })
         .await
     }

@@ -1,19 +1,11 @@
 //! The `Work` service: what workers ask.
 
-use golomb_engine::hands::HandsGame;
-use golomb_engine::notation::join_line;
-use golomb_engine::proof::ProofNode;
-use golomb_engine::proof::verify::check_tree;
-use golomb_engine::solve::Outcome;
-use golomb_engine::{Position, with_game};
-use golomb_proto::spec::hands_setup;
-use golomb_proto::{
-    JobId, JobSpec, Kind, PROTOCOL_VERSION, SpecError, UnitId, UnitResult, UnitWork, WireError, WorkerId, pb,
-};
+use golomb_proto::{Kind, PROTOCOL_VERSION, UnitId, UnitWork, WireError, WorkerId, pb};
 use tonic::{Request, Response, Status};
 
+use super::complete::complete_reports;
 use super::{Shared, plan};
-use crate::store::{Completion, Growth, HeartbeatUnit, HeldUnit, SplitCost};
+use crate::store::{Growth, HeartbeatUnit, HeldUnit, SplitCost};
 
 /// The most positions one report or heartbeat may claim (2^53): honest sums
 /// over millions of units stay exact, and the store adds positions up with
@@ -21,7 +13,7 @@ use crate::store::{Completion, Growth, HeartbeatUnit, HeldUnit, SplitCost};
 pub(super) const MAX_POSITIONS: u64 = 1 << 53;
 
 /// The largest score difference a hands game can have: a piece set has at most 64 pieces.
-const MAX_SCORE: u32 = 64;
+pub(super) const MAX_SCORE: u32 = 64;
 
 /// The most threads a registering worker may claim.
 const MAX_THREADS: u32 = 1 << 16;
@@ -62,10 +54,10 @@ fn checked_text(field: &str, text: &str, max: usize) -> Result<(), Status> {
 const MAX_HEARTBEAT_UNITS: usize = 4096;
 
 /// The most bytes of a worker's failure text kept (it becomes the job's error).
-const MAX_ERROR: usize = 2000;
+pub(super) const MAX_ERROR: usize = 2000;
 
 /// `text` with control characters as spaces, cut to at most `max` bytes (at a character).
-fn printable(text: &str, max: usize) -> String {
+pub(super) fn printable(text: &str, max: usize) -> String {
     let mut out: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     if out.len() > max {
         let cut = (0..=max).rev().find(|&i| out.is_char_boundary(i)).unwrap_or(0);
@@ -75,7 +67,7 @@ fn printable(text: &str, max: usize) -> String {
 }
 
 /// A wire `oneof` that is missing or malformed: bad input, refused with the field's name.
-fn wire_refusal(err: WireError) -> Status {
+pub(super) fn wire_refusal(err: WireError) -> Status {
     Status::invalid_argument(err.to_string())
 }
 
@@ -91,75 +83,27 @@ fn held_units(r: &pb::GiveBackRequest) -> Result<Vec<HeldUnit>, Status> {
         .collect())
 }
 
-impl WorkService {
-    /// Checks a reported winning move against the unit's position and returns it
-    /// in printed notation: a move that does not parse or is not legal there is
-    /// refused, never stored.
-    async fn checked_move(&self, unit: UnitId, (spec, line): UnitPosition, mv: String) -> Result<String, Status> {
-        let shared = self.0.clone();
-        tokio::task::spawn_blocking(move || {
-            let game = shared.game(&spec.game)?;
-            with_game!(&*game, g => {
-                let id = g.parse_move(&mv)?;
-                if let Some(hands) = &spec.hands {
-                    // The hands game's own rules: the mover's piece, the neutral piece in place.
-                    let rules = HandsGame::new(g, hands_setup(hands).build(g)?)?;
-                    rules.play_line(&join_line(&line, &mv))?;
-                } else {
-                    let (pos, _) = g.play_line(Position::empty(), &line)?;
-                    g.play_line(pos, &mv)?;
-                }
-                Ok::<_, SpecError>(g.move_name(id))
-            })
-        })
-        .await
-        .map_err(|e| Status::internal(e.to_string()))?
-        .map_err(|e| {
-            Status::invalid_argument(format!("unit {unit}: the reported winning move is not a legal move: {e}"))
-        })
-    }
-
-    /// Checks a reported proof tree against the unit's position and the
-    /// reported value: it must parse as a `golomb-proof` tree of that value,
-    /// every move legal, every lost node's replies exactly its legal moves.
-    /// Returns it as compact JSON, to keep; the values of its leaves are left
-    /// to `golomb verify`, as a unit's own value is.
-    async fn checked_proof(
-        &self,
-        unit: UnitId,
-        (spec, line): UnitPosition,
-        value: Outcome,
-        tree: String,
-    ) -> Result<String, Status> {
-        let refuse =
-            move |what: String| Status::invalid_argument(format!("unit {unit}: result.game_value.proof: {what}"));
-        if spec.hands.is_some() {
-            return Err(refuse("a hands game's unit has no game-value proof".into()));
-        }
-        let shared = self.0.clone();
-        tokio::task::spawn_blocking(move || {
-            let parsed: ProofNode = serde_json::from_str(&tree).map_err(|e| format!("not a proof tree: {e}"))?;
-            if parsed.value() != value {
-                return Err(format!("the tree proves a {:?}, the result says {value:?}", parsed.value()));
-            }
-            let game = shared.game(&spec.game).map_err(|e| e.to_string())?;
-            with_game!(&*game, g => {
-                let (pos, _) = g.play_line(Position::empty(), &line).map_err(|e| e.to_string())?;
-                check_tree(g, &parsed, pos, &line).map_err(|e| e.to_string())?;
-            });
-            serde_json::to_string(&parsed).map_err(|e| e.to_string())
-        })
-        .await
-        .map_err(|e| Status::internal(e.to_string()))?
-        .map_err(refuse)
-    }
-}
-
-/// A unit's job spec and its position's move line, as reported moves and trees are checked against.
-type UnitPosition = (JobSpec, String);
-
 /// The `Work` service over the shared store.
 pub struct WorkService(pub Shared);
+
+/// How long after a worker with room got no unit the coordinator hands out
+/// one unit a lease, whatever a worker asks for.
+const SCARCE_FOR: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl WorkService {
+    /// How many units a lease asking for `asked` may hand out: as many (at
+    /// most [`MAX_HELD_UNITS`]) while there are leaves to spare, one while
+    /// they are scarce (a worker with room got none within [`SCARCE_FOR`]),
+    /// so that no worker queues units that idle workers could be solving
+    /// (`docs/manager.md`, "Units the size of the budget").
+    fn units_to_spare(&self, asked: u32) -> u32 {
+        let last_empty = *self.0.last_empty_lease.lock().unwrap_or_else(|e| e.into_inner());
+        match last_empty {
+            Some(at) if at.elapsed() < SCARCE_FOR => 1,
+            _ => asked.clamp(1, MAX_HELD_UNITS),
+        }
+    }
+}
 
 #[tonic::async_trait]
 impl pb::work_server::Work for WorkService {
@@ -229,21 +173,25 @@ impl pb::work_server::Work for WorkService {
         let worker = WorkerId(r.worker_id);
         let started = std::time::Instant::now();
         let mut leased = Vec::new();
+        let wanted = self.units_to_spare(r.max_units);
         let drain = loop {
             let given = leased.len() as u32;
-            let (units, dives, drain) = self
+            let (units, dives, drain, had_room) = self
                 .0
                 .store(move |s| {
                     let room = MAX_HELD_UNITS.saturating_sub(s.units_held(worker)?);
-                    let (units, dives) = match r.max_units.clamp(1, MAX_HELD_UNITS).saturating_sub(given).min(room) {
+                    let (units, dives) = match wanted.saturating_sub(given).min(room) {
                         0 => (Vec::new(), Vec::new()),
                         max => s.lease_deferring_dives(worker, max, lease, &plan::Engine)?,
                     };
-                    Ok((units, dives, s.worker_draining(worker)?))
+                    Ok((units, dives, s.worker_draining(worker)?, room > 0))
                 })
                 .await?;
             leased.extend(units);
             if dives.is_empty() {
+                if leased.is_empty() && had_room && !drain {
+                    *self.0.last_empty_lease.lock().unwrap_or_else(|e| e.into_inner()) = Some(started);
+                }
                 break drain;
             }
             // The leaves chosen on dives get their children here, outside the store, and the
@@ -345,87 +293,36 @@ impl pb::work_server::Work for WorkService {
 
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteResponse>, Status> {
         let r = request.into_inner();
-        let stats = r.stats.unwrap_or_default();
-        let mut reported = UnitResult::from_proto(r.result.as_ref()).map_err(wire_refusal)?;
-        let (unit, job) = (UnitId(r.unit_id), JobId(r.job_id));
-        // The unit's position, read once for the move and the tree.
-        let has_move =
-            matches!(reported, UnitResult::Value { best: Some(_), .. } | UnitResult::Score { best: Some(_), .. });
-        let has_tree = matches!(reported, UnitResult::Value { proof: Some(_), .. });
-        if has_move || has_tree {
-            // The holder first: checking a move or a tree costs, and is the holder's to ask for.
-            let (worker, token) = (WorkerId(r.worker_id), r.lease_token.clone());
-            self.0.store(move |s| s.check_holder(unit, job, worker, &token)).await?;
-        }
-        // A failure's text becomes the job's error: kept short and printable.
-        if let UnitResult::Failure(error) = &mut reported {
-            *error = printable(error, MAX_ERROR);
-        }
-        if let UnitResult::Count { solutions, fixed } = reported
-            && solutions.max(fixed) > MAX_POSITIONS
-        {
-            return Err(Status::invalid_argument(format!(
-                "result.tiling_count: {solutions} solutions, {fixed} fixed: at most {MAX_POSITIONS} for one unit"
-            )));
-        }
-        let read = move |s: &mut crate::scheduler::Scheduler| s.unit_position(unit, job);
-        let position = if has_move {
-            Some(self.0.store(read).await?)
-        } else if has_tree {
-            // Only a tree to check: a failed read costs the tree, not the value.
-            self.0
-                .store(read)
-                .await
-                .inspect_err(|e| tracing::warn!("unit {unit}: its proof tree is not kept: {}", e.message()))
-                .ok()
-        } else {
-            None
-        };
-        // A move is checked against the unit's position and stored in printed notation.
-        if let UnitResult::Value { best: Some(mv), .. } | UnitResult::Score { best: Some(mv), .. } = &mut reported
-            && let Some(at) = position.clone()
-        {
-            *mv = self.checked_move(unit, at, std::mem::take(mv)).await?;
-        }
-        // A tree that does not hold is dropped, never the value: a value comes without one as well.
-        if let UnitResult::Value { value, proof, .. } = &mut reported
-            && let Some(tree) = proof.take()
-            && let Some(at) = position
-        {
-            match self.checked_proof(unit, at, *value, tree).await {
-                Ok(tree) => *proof = Some(tree),
-                Err(refused) => tracing::warn!(
-                    "worker {}: its proof tree is not kept, its value is: {}",
-                    r.worker_id,
-                    refused.message()
-                ),
-            }
-        }
-        if let UnitResult::Score { score, .. } = reported
-            && score.unsigned_abs() > MAX_SCORE
-        {
-            return Err(Status::invalid_argument(format!(
-                "score {score} is out of range: a score difference is at most {MAX_SCORE} pieces"
-            )));
-        }
-        let completion = Completion {
-            unit: UnitId(r.unit_id),
-            job: JobId(r.job_id),
-            worker: WorkerId(r.worker_id),
-            lease_token: r.lease_token.clone(),
-            reported,
-            positions: stats.positions.min(MAX_POSITIONS),
-            seconds: if stats.seconds.is_finite() { stats.seconds.clamp(0.0, 1e9) } else { 0.0 },
-        };
-        let conflict = self.0.store(move |s| s.complete(&completion)).await?;
-        if conflict {
-            tracing::error!(
-                "unit {}: worker {} reported a value that disagrees with the recorded one",
-                r.unit_id,
-                r.worker_id
-            );
-        }
+        let worker = WorkerId(r.worker_id);
+        let outcome = complete_reports(&self.0, worker, vec![r]).await?.pop();
+        let conflict = outcome.ok_or_else(|| Status::internal("a report without an outcome"))??;
         Ok(Response::new(pb::CompleteResponse { conflict }))
+    }
+
+    async fn complete_many(
+        &self,
+        request: Request<pb::CompleteManyRequest>,
+    ) -> Result<Response<pb::CompleteManyResponse>, Status> {
+        let r = request.into_inner();
+        if r.reports.len() > MAX_HELD_UNITS as usize {
+            return Err(Status::invalid_argument(format!(
+                "reports: {} in one call, at most {MAX_HELD_UNITS} (the most units a worker holds)",
+                r.reports.len()
+            )));
+        }
+        let outcomes = complete_reports(&self.0, WorkerId(r.worker_id), r.reports)
+            .await?
+            .into_iter()
+            .map(|outcome| match outcome {
+                Ok(conflict) => pb::CompleteOutcome { conflict, code: 0, message: String::new() },
+                Err(refused) => pb::CompleteOutcome {
+                    conflict: false,
+                    code: refused.code() as i32,
+                    message: refused.message().into(),
+                },
+            })
+            .collect();
+        Ok(Response::new(pb::CompleteManyResponse { outcomes }))
     }
 
     async fn give_back(&self, request: Request<pb::GiveBackRequest>) -> Result<Response<pb::GiveBackResponse>, Status> {

@@ -76,6 +76,52 @@ fn a_count_unit_is_never_split_and_out_of_range_numbers_are_bounded() {
     assert!(results.is_object(), "{results}");
 }
 
+/// Several reports in one call (`CompleteMany`, as a worker holding small
+/// units sends them) are each checked as `Complete` checks one: a report
+/// out of range and one under a lease the worker does not hold are refused
+/// with their reasons, and the good one beside them is recorded. A call of
+/// more reports than a worker can hold units is refused whole.
+#[test]
+fn reports_sent_together_are_each_checked_and_one_refused_costs_the_others_nothing() {
+    let cluster = Cluster::start(None, 60.0);
+    let job = cluster.submit(&["--board", "6x10", "--goal", "count", "--split-depth", "2"]);
+    let pending = count(&cluster.status(job), "units", "pending");
+    runtime().block_on(async {
+        let mut client = cluster.work_client().await;
+        let me = register(&mut client, "together").await;
+        let units = client.lease(pb::LeaseRequest { worker_id: me, max_units: 3 }).await.unwrap().into_inner().units;
+        assert_eq!(units.len(), 3, "{units:?}");
+        let report = |unit: &pb::Unit, solutions| pb::CompleteRequest {
+            unit_id: unit.unit_id,
+            job_id: unit.job_id,
+            lease_token: unit.lease_token.clone(),
+            result: Some(pb::complete_request::Result::TilingCount(pb::TilingCount { solutions, fixed: 0 })),
+            ..Default::default()
+        };
+        let forged = pb::CompleteRequest { lease_token: format!("{}x", units[2].lease_token), ..report(&units[2], 0) };
+        let reports = vec![report(&units[0], 0), report(&units[1], u64::MAX), forged];
+        let flood = pb::CompleteManyRequest { worker_id: me, reports: (0..17).map(|_| reports[0].clone()).collect() };
+        let refused = client.complete_many(flood).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().starts_with("reports: 17 in one call"), "{refused:?}");
+        let outcomes = client
+            .complete_many(pb::CompleteManyRequest { worker_id: me, reports })
+            .await
+            .unwrap()
+            .into_inner()
+            .outcomes;
+        assert_eq!(outcomes.len(), 3, "{outcomes:?}");
+        assert_eq!(outcomes[0].code, 0, "the good report is recorded: {outcomes:?}");
+        assert_eq!(outcomes[1].code, tonic::Code::InvalidArgument as i32, "{outcomes:?}");
+        assert!(outcomes[1].message.contains("result.tiling_count"), "{outcomes:?}");
+        assert_ne!(outcomes[2].code, 0, "a lease it does not hold: {outcomes:?}");
+        assert!(outcomes[2].message.contains(&units[2].unit_id.to_string()), "{outcomes:?}");
+    });
+    let status = cluster.status(job);
+    assert_eq!(count(&status, "units", "done"), 1, "{status}");
+    assert_eq!(count(&status, "units", "pending"), pending - 3, "two still leased: {status}");
+}
+
 /// One worker cannot take most of a job's units at once: however many it
 /// asks for, it holds at most 16 (`MAX_HELD_UNITS`), and gets more only as
 /// it gives some back; another worker still finds units to lease.
