@@ -8,7 +8,9 @@
 //! 1,001,001 nodes; `GOLOMB_BENCH_SECONDS` for the measuring time; and
 //! `GOLOMB_BENCH_CLIENTS` for the number of workers leasing at once, and
 //! `GOLOMB_BENCH_BATCH` for the units each asks for in one lease: default
-//! 1, at most 16, the most a worker may hold).
+//! 1, at most 16, the most a worker may hold; a lease's units are reported
+//! in one `CompleteMany` call, as `golomb-worker` reports small units, or
+//! one `Complete` each with `GOLOMB_BENCH_REPORTS=one`).
 //! The job is a `classify`, so it runs until every leaf is answered; each
 //! worker leases its units and reports each won, as fast as it can. The
 //! time its calls took is summed by kind, so that the lease's share and the
@@ -73,6 +75,7 @@ fn main() -> anyhow::Result<()> {
     let seconds = env_number("GOLOMB_BENCH_SECONDS", 20);
     let clients = env_number("GOLOMB_BENCH_CLIENTS", 4);
     let batch = env_number("GOLOMB_BENCH_BATCH", 1).clamp(1, 16) as u32;
+    let together = std::env::var("GOLOMB_BENCH_REPORTS").as_deref() != Ok("one");
     let dir = tempfile::tempdir()?;
     let db = dir.path().join("manager.db");
     let rss_start = rss_mib();
@@ -140,17 +143,24 @@ fn main() -> anyhow::Result<()> {
                     let units = client.lease(pb::LeaseRequest { worker_id: id, max_units: batch }).await?.into_inner().units;
                     leasing += call.elapsed();
                     let call = Instant::now();
-                    for u in units {
-                        let complete = pb::CompleteRequest {
+                    let reports: Vec<pb::CompleteRequest> = units
+                        .into_iter()
+                        .map(|u| pb::CompleteRequest {
                             worker_id: id,
                             unit_id: u.unit_id,
                             job_id: u.job_id,
                             lease_token: u.lease_token,
                             result: Some(UnitResult::Value { value: Outcome::Win, best: None, proof: None }.to_proto()),
                             stats: Some(pb::UnitStats { positions: 1000, seconds: 0.001, ..Default::default() }),
-                        };
-                        client.complete(complete).await?;
-                        trips += 1;
+                        })
+                        .collect();
+                    trips += reports.len() as u64;
+                    if together && reports.len() > 1 {
+                        client.complete_many(pb::CompleteManyRequest { worker_id: id, reports }).await?;
+                    } else {
+                        for complete in reports {
+                            client.complete(complete).await?;
+                        }
                     }
                     reporting += call.elapsed();
                 }
@@ -166,8 +176,9 @@ fn main() -> anyhow::Result<()> {
         let elapsed = measuring.elapsed().as_secs_f64();
         let share = leasing.as_secs_f64() / (leasing + reporting).as_secs_f64().max(1e-9);
         println!(
-            "{clients} workers, {batch} units a lease: {trips} units leased and reported in {elapsed:.1} s = {:.0} a second \
+            "{clients} workers, {batch} units a lease, reported {}: {trips} units leased and reported in {elapsed:.1} s = {:.0} a second \
              ({:.0}% of the calls' time leasing); memory {:.0} MiB (started at {rss_start:.0} MiB)",
+            if together && batch > 1 { "together" } else { "one by one" },
             trips as f64 / elapsed,
             100.0 * share,
             rss_mib()

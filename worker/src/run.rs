@@ -4,13 +4,15 @@
 //! Solving happens on a rayon pool, never on a tokio thread: one unit at a
 //! time (the solver spreads a unit over every thread of the pool, and two
 //! units in one pool would nest inside each other's waits), fed by a solver
-//! thread from a queue that holds one more leased unit, so the pool never
-//! waits for a lease round trip. Finished units come back through a channel.
+//! thread from a queue that holds at least one more leased unit, so the pool
+//! never waits for a lease round trip; while units are small it holds more
+//! and reports them together (`holding`). Finished units come back through a channel.
 //! Reports that cannot be delivered (the coordinator is away) wait in an outbox and are sent again, so a
 //! coordinator restart loses no result. The channel reconnects by itself;
 //! calls that fail for transport reasons are retried with backoff.
 //!
 //! This module is the main loop and the solver thread's feed; beside it,
+//! `holding` says how many units to hold and when to report,
 //! `unit` holds a unit as the solver sees it and what came of it, `wire`
 //! their conversions from and to the wire (a leased unit becomes a
 //! [`UnitTask`] on arrival; an outcome a report), `solver` the solving,

@@ -30,13 +30,19 @@
 //!   `Store::lease_growing` does. The line below a unit is not replayed.
 //! - Workers keep no table between units (real workers do: they search
 //!   fewer positions than this model says).
-//! - A worker leases one unit at a time. `GOLOMB_SCALING_BATCH=by-size`
-//!   tries another policy: a worker whose last unit was small leases
-//!   several at once (a quarter of a budget's work by the last one's size,
-//!   at most 16, [`units_a_lease`]) and solves them one after the other,
-//!   skipping those no longer needed when it comes to them (a heartbeat
-//!   stops them in the cluster); the lease's fixed part of a round trip is
-//!   paid once for them all ([`round_trips_for`]).
+//! - How workers lease (`GOLOMB_SCALING_BATCH`, [`Batching`]): by default
+//!   as `golomb-worker` and the coordinator do (`together`): a worker whose
+//!   last unit was small leases several at once (a quarter of a budget's
+//!   work by the last one's size, at most 16, [`units_a_lease`]), solves
+//!   them one after the other (each, needed or not: a heartbeat comes too
+//!   late to stop units this small) and reports them in one call, so the
+//!   fixed part of a round trip is paid once for them all
+//!   ([`round_trips_for`]); while a lease has lately found nothing (within
+//!   a thirtieth of a budget's time, the coordinator's second against a
+//!   30 s budget) every lease hands out one unit. `one`: one unit a lease,
+//!   as before 2026-12-02. `by-size`: several a lease reported one by one,
+//!   skipping those no longer needed, the policy measured and dropped on
+//!   2026-12-01.
 //!
 //! `GOLOMB_SCALING_GAMES` picks the games (`BOARD:GOAL:BUDGET`, comma
 //! separated; default `8x5:solve:20000,7x7:classify:100000`) and
@@ -258,11 +264,13 @@ fn main() {
         |n| n.parse().expect("GOLOMB_SCALING_THREADS: a number"),
     );
     let cache_path = std::env::var("GOLOMB_SCALING_CACHE").ok();
-    let batching = match env_or("GOLOMB_SCALING_BATCH", "one").as_str() {
-        "by-size" => true,
-        "one" => false,
-        other => panic!("GOLOMB_SCALING_BATCH: by-size or one, not {other}"),
+    let batching = match env_or("GOLOMB_SCALING_BATCH", "together").as_str() {
+        "together" => Batching::Together,
+        "by-size" => Batching::BySize,
+        "one" => Batching::One,
+        other => panic!("GOLOMB_SCALING_BATCH: together, by-size or one, not {other}"),
     };
+    eprintln!("leases: {batching:?}");
     let first: Option<f64> =
         std::env::var("GOLOMB_SCALING_FIRST").ok().map(|s| s.parse().expect("GOLOMB_SCALING_FIRST: seconds"));
     println!(
@@ -329,10 +337,23 @@ struct Machine {
     threads: usize,
     rate: f64,
     round_trip: f64,
-    /// Whether a worker whose units are small leases several at once ([`units_a_lease`]).
-    batching: bool,
+    /// How many units a worker leases at once, and how it reports them.
+    batching: Batching,
     /// A unit's budget in positions.
     budget: u64,
+}
+
+/// How simulated workers lease and report (`GOLOMB_SCALING_BATCH`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Batching {
+    /// One unit a lease, one report a unit.
+    One,
+    /// Several a lease by the last unit's size, reported one by one, those
+    /// no longer needed skipped (measured and dropped on 2026-12-01).
+    BySize,
+    /// Several a lease by the last unit's size while leaves are not scarce,
+    /// all solved and reported in one call: what workers do.
+    Together,
 }
 
 /// The runs of every worker count (in `counts`' order), made side by side

@@ -13,7 +13,7 @@ use golomb_engine::WideBitboard;
 use golomb_engine::solve::Outcome;
 
 use super::run::{DIVED, HANDED_OUT, Run, SPLIT, Stop};
-use super::{Machine, Positions, REPORT_EVERY, counting, policy};
+use super::{Batching, Machine, Positions, REPORT_EVERY, counting, policy};
 
 /// One run of `workers` simulated workers on the game of `p` until `stop`.
 pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, machine: Machine, stop: Stop) -> Run {
@@ -45,24 +45,33 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
     let mut last_positions: Vec<u64> = vec![budget; workers];
     let mut idle_since: Vec<f64> = Vec::new();
     let mut last_report = Instant::now();
+    // Until when leaves count as scarce (a lease found none lately): one unit a lease.
+    let (mut scarce_until, scarce_for) = (f64::NEG_INFINITY, budget as f64 / rate / 30.0);
+    let skip_unneeded = batching == Batching::BySize;
     loop {
         while let Some(&worker) = free.last() {
-            let wanted = if batching { units_a_lease(budget, last_positions[worker]) } else { 1 };
+            let wanted = match batching {
+                Batching::One => 1,
+                Batching::Together if now < scarce_until => 1,
+                Batching::BySize | Batching::Together => units_a_lease(budget, last_positions[worker]),
+            };
             let mut leased = VecDeque::with_capacity(wanted);
             while leased.len() < wanted {
                 let Some(node) = next_leaf(&mut tree, p, &mut run) else { break };
                 leased.push_back(node);
             }
             if leased.is_empty() {
+                scarce_until = now + scarce_for;
                 break;
             }
             free.pop();
             // The round trips that hand them out and take their results wait for the coordinator.
             let start = now.max(coordinator_free);
-            coordinator_free = start + round_trip * round_trips_for(leased.len());
+            coordinator_free = start + round_trip * round_trips_for(leased.len(), batching);
             run.queue += coordinator_free - now;
             queued[worker] = leased;
-            let started = start_next(&mut tree, p, &mut run, &mut queued[worker], coordinator_free, rate);
+            let started =
+                start_next(&mut tree, p, &mut run, &mut queued[worker], coordinator_free, rate, skip_unneeded);
             match started {
                 Some((finish, node)) => out.push(Reverse(((finish * 1e9) as u64, node.0, worker))),
                 None => free.push(worker),
@@ -107,7 +116,7 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
             }
         }
         // The worker goes on with the next unit it holds, or leases again.
-        match start_next(&mut tree, p, &mut run, &mut queued[worker], now, rate) {
+        match start_next(&mut tree, p, &mut run, &mut queued[worker], now, rate, skip_unneeded) {
             Some((finish, next)) => out.push(Reverse(((finish * 1e9) as u64, next.0, worker))),
             None => free.push(worker),
         }
@@ -144,9 +153,10 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
     run
 }
 
-/// Starts the first of a worker's leased units that is still needed at
-/// `now` (those no longer needed are stopped unstarted, as a heartbeat
-/// stops them); returns when it finishes, or `None` if none is left.
+/// Starts the next of a worker's leased units at `now` (with
+/// `skip_unneeded`, the first still needed: those no longer needed are
+/// stopped unstarted, as a heartbeat stops them); returns when it
+/// finishes, or `None` if none is left.
 fn start_next(
     tree: &mut PnTree,
     p: &mut Positions<'_>,
@@ -154,9 +164,10 @@ fn start_next(
     queued: &mut VecDeque<NodeId>,
     now: f64,
     rate: f64,
+    skip_unneeded: bool,
 ) -> Option<(f64, NodeId)> {
     while let Some(node) = queued.pop_front() {
-        if !tree.needed(node) {
+        if skip_unneeded && !tree.needed(node) {
             tree.set_busy(node, false);
             run.stopped += 1;
             continue;
@@ -170,23 +181,31 @@ fn start_next(
     None
 }
 
-/// How many units a worker asks for in one lease under
-/// `GOLOMB_SCALING_BATCH=by-size`: one while its units take a good share
-/// of their budget, more while they are small, a quarter of a budget's work
-/// at most 16 units (the most a worker may hold). Measured and not adopted
-/// (`docs/manager.md`, "Units the size of the budget"): `golomb-worker`
-/// still holds two units.
+/// How many units a worker asks for in one lease when its units are
+/// small: one while they take a good share of their budget, more while
+/// they are small, a quarter of a budget's work at most 16 units (the most
+/// a worker may hold), as `golomb-worker` does by their time.
 fn units_a_lease(budget: u64, last_positions: u64) -> usize {
     (budget / (4 * last_positions.max(1))).clamp(1, 16) as usize
 }
 
 /// What a lease of `units` units and their reports cost the coordinator, in
-/// round trips of one unit: a lease call's fixed part is paid once, the
-/// rest (each unit's choice, and its report) once per unit. The split comes
-/// from the `manager` bench, which measures both (`GOLOMB_BENCH_BATCH`).
-fn round_trips_for(units: usize) -> f64 {
-    FIXED_SHARE + (1.0 - FIXED_SHARE) * units as f64
+/// round trips of one unit: a lease call's fixed part (and with reports
+/// together, the report call's) is paid once, the rest (each unit's choice
+/// and record) once per unit. The split comes from the `manager` bench,
+/// which measures both (`GOLOMB_BENCH_BATCH`, `GOLOMB_BENCH_REPORTS`).
+fn round_trips_for(units: usize, batching: Batching) -> f64 {
+    let fixed = if batching == Batching::Together { FIXED_SHARE_TOGETHER } else { FIXED_SHARE };
+    fixed + (1.0 - fixed) * units as f64
 }
+
+/// The share of a one-unit round trip that a lease of several units
+/// reported in one call pays only once; see [`round_trips_for`]. Measured
+/// with the `manager` bench on 2026-12-02 (2-core machine, load 3.4 to
+/// 3.7, alternated twice): 16 units a lease reported together took 4,175
+/// and 4,480 units a second against 1,741 and 2,149 at one a lease: a unit
+/// cost 0.42 and 0.48 of a one-unit round trip, a fixed share of 0.62 and 0.55.
+const FIXED_SHARE_TOGETHER: f64 = 0.58;
 
 /// The share of a one-unit round trip (lease and report) that a lease of
 /// several units pays only once; see [`round_trips_for`]. Measured with the

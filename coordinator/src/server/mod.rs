@@ -34,7 +34,7 @@ mod work;
 
 pub use crate::report::job::job_state;
 pub use config::{ServerConfig, TlsFiles};
-pub use shared::Shared;
+pub use shared::{ProcessCounts, Shared};
 pub use tls::check_server_pem;
 
 use std::net::SocketAddr;
@@ -121,6 +121,7 @@ pub async fn bind_all(
         last_empty_lease: Arc::default(),
         shutdown: shutdown.clone(),
         expired_leases: Arc::default(),
+        report_calls: Arc::default(),
         registrations: Arc::default(),
     };
     let bound = Bound { grpc: addr, http: http_addr };

@@ -39,6 +39,8 @@ pub struct Shared {
     pub(super) shutdown: CancellationToken,
     /// Leases that ran out since the coordinator started (for `/metrics`).
     pub(super) expired_leases: Arc<AtomicU64>,
+    /// Report calls and the solved units they carried since the coordinator started (for `/metrics`).
+    pub(super) report_calls: Arc<ReportCalls>,
     /// Registrations left to each address.
     pub(super) registrations: Arc<super::registrations::Registrations>,
 }
@@ -59,10 +61,52 @@ async fn on_store<S: Borrow<Store> + Send + 'static, T: Send + 'static>(
     .map_err(Status::from)
 }
 
+/// Report calls this process took, and the solved units they carried.
+#[derive(Debug, Default)]
+pub struct ReportCalls {
+    /// `Complete` calls.
+    complete: AtomicU64,
+    /// `CompleteMany` calls.
+    complete_many: AtomicU64,
+    /// Reports in either.
+    reports: AtomicU64,
+}
+
+/// What this process counted since it started, for `/metrics`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProcessCounts {
+    /// Leases that ran out.
+    pub expired_leases: u64,
+    /// `Complete` calls taken (one solved unit each).
+    pub complete_calls: u64,
+    /// `CompleteMany` calls taken (several).
+    pub complete_many_calls: u64,
+    /// Solved units reported in either.
+    pub reports: u64,
+}
+
 impl Shared {
     /// Leases that ran out since this coordinator started.
     pub fn expired_leases(&self) -> u64 {
         self.expired_leases.load(Relaxed)
+    }
+
+    /// What this process counted since it started.
+    pub fn process_counts(&self) -> ProcessCounts {
+        let calls = &self.report_calls;
+        ProcessCounts {
+            expired_leases: self.expired_leases(),
+            complete_calls: calls.complete.load(Relaxed),
+            complete_many_calls: calls.complete_many.load(Relaxed),
+            reports: calls.reports.load(Relaxed),
+        }
+    }
+
+    /// Counts a report call of `reports` solved units (`many`: a `CompleteMany`).
+    pub(super) fn count_report_call(&self, reports: usize, many: bool) {
+        let calls = &self.report_calls;
+        if many { &calls.complete_many } else { &calls.complete }.fetch_add(1, Relaxed);
+        calls.reports.fetch_add(reports as u64, Relaxed);
     }
 
     /// Runs `f` on the scheduler and its store (the writing connection) on

@@ -19,8 +19,9 @@ pub(super) const MAX_SCORE: u32 = 64;
 const MAX_THREADS: u32 = 1 << 16;
 
 /// The most units one worker holds at once. A worker runs one unit at a
-/// time with all its threads and keeps one more queued, so 16 leaves room
-/// for any honest one; a client asking for hundreds would otherwise take
+/// time with all its threads and keeps one more queued, or, while its units
+/// are far smaller than their budget, up to 16 (reported together in one
+/// `CompleteMany`), so 16 leaves room for any honest one; a client asking for hundreds would otherwise take
 /// most of a job's units at once and hold them with heartbeats.
 pub const MAX_HELD_UNITS: u32 = 16;
 
@@ -294,6 +295,7 @@ impl pb::work_server::Work for WorkService {
     async fn complete(&self, request: Request<pb::CompleteRequest>) -> Result<Response<pb::CompleteResponse>, Status> {
         let r = request.into_inner();
         let worker = WorkerId(r.worker_id);
+        self.0.count_report_call(1, false);
         let outcome = complete_reports(&self.0, worker, vec![r]).await?.pop();
         let conflict = outcome.ok_or_else(|| Status::internal("a report without an outcome"))??;
         Ok(Response::new(pb::CompleteResponse { conflict }))
@@ -310,6 +312,7 @@ impl pb::work_server::Work for WorkService {
                 r.reports.len()
             )));
         }
+        self.0.count_report_call(r.reports.len(), true);
         let outcomes = complete_reports(&self.0, WorkerId(r.worker_id), r.reports)
             .await?
             .into_iter()

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 use std::time::Duration;
 
-use golomb_tests::{Cluster, ServeOptions, count, http_get, output_within, wait_until};
+use golomb_tests::{Cluster, ServeOptions, check_classify, count, http_get, output_within, wait_until};
 use serde_json::Value;
 
 const MINUTES: Duration = Duration::from_secs(180);
@@ -165,6 +165,29 @@ fn sample(metrics: &str, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("{name} missing in\n{metrics}"))
         .parse()
         .unwrap()
+}
+
+/// A worker whose units are far smaller than their budget holds several
+/// and reports them together (`CompleteMany`): `/metrics` counts the calls
+/// and the units they carried, and every child of the job still equals a
+/// local solve.
+#[test]
+fn small_units_are_reported_together_and_their_values_hold() {
+    let cluster = web_cluster(30.0);
+    let _worker = cluster.worker("w", 1);
+    let job = cluster.submit(&["--board", "6x6", "--goal", "classify", "--split-depth", "2", "--split-after", "2"]);
+    let status = cluster.wait_for_end(job, MINUTES);
+    assert_eq!(status["state"], "done", "{status}");
+    let (code, metrics) = get(&cluster, "/metrics");
+    assert_eq!(code, 200, "{metrics}");
+    let many = sample(&metrics, "golomb_report_calls_total{call=\"complete_many\"}");
+    let single = sample(&metrics, "golomb_report_calls_total{call=\"complete\"}");
+    let reports = sample(&metrics, "golomb_reports_total");
+    assert_eq!(reports, count(&status, "units", "done") as f64, "every solved unit reported once: {metrics}");
+    assert!(many > 0.0, "units of a small share of their budget go together: {metrics}");
+    assert!(reports >= 2.0 * (many + single), "at least two units a call on average: {metrics}");
+    let results = cluster.results(job);
+    check_classify(&results, "6x6", "", |i, value| value == "loss" || i % 10 == 0);
 }
 
 /// Sums a unit count over every job of `golomb status --json`.

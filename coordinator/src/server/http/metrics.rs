@@ -2,8 +2,9 @@
 //!
 //! Counters (`_total`) are read from the database where it records them, so
 //! they survive a restart and only grow: units done by goal, positions of
-//! recorded results, conflicting results. Leases that expired are counted
-//! by this process since it started (Prometheus takes the drop at a restart
+//! recorded results, conflicting results. Leases that expired, and the
+//! reports of solved units with the calls they came in, are counted by
+//! this process since it started (Prometheus takes the drop at a restart
 //! as a counter reset). Gauges: units and workers by state, and how long the
 //! oldest runnable unit has waited. The histogram is the solver time of the
 //! units done. No label names a unit, a position or a worker.
@@ -15,6 +16,7 @@ use axum::http::header;
 use axum::response::IntoResponse;
 
 use super::web::{Web, WebError};
+use crate::server::ProcessCounts;
 use crate::store::{DURATION_BUCKETS, MetricsSnapshot};
 
 /// The content type of Prometheus's text format.
@@ -23,7 +25,7 @@ const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// Serves `/metrics`.
 pub(super) async fn metrics(State(web): State<Web>) -> Result<impl IntoResponse, WebError> {
     let snapshot = web.shared.read(|s| s.metrics()).await?;
-    let text = render(&snapshot, web.shared.expired_leases());
+    let text = render(&snapshot, &web.shared.process_counts());
     Ok(([(header::CONTENT_TYPE, CONTENT_TYPE)], text))
 }
 
@@ -39,7 +41,7 @@ fn number(x: f64) -> String {
 }
 
 /// The whole page of metrics.
-pub fn render(m: &MetricsSnapshot, expired_leases: u64) -> String {
+pub fn render(m: &MetricsSnapshot, process: &ProcessCounts) -> String {
     let mut out = String::new();
     head(&mut out, "golomb_units_completed_total", "counter", "Work units solved, by their job's goal.");
     for goal in ["solve", "classify", "count"] {
@@ -54,7 +56,22 @@ pub fn render(m: &MetricsSnapshot, expired_leases: u64) -> String {
         "counter",
         "Leases that ran out without a heartbeat since the coordinator started (their units were requeued or failed).",
     );
-    let _ = writeln!(out, "golomb_leases_expired_total {expired_leases}");
+    let _ = writeln!(out, "golomb_leases_expired_total {}", process.expired_leases);
+    head(
+        &mut out,
+        "golomb_report_calls_total",
+        "counter",
+        "Calls that reported solved units since the coordinator started: one unit each (complete), or several (complete_many).",
+    );
+    let _ = writeln!(out, "golomb_report_calls_total{{call=\"complete\"}} {}", process.complete_calls);
+    let _ = writeln!(out, "golomb_report_calls_total{{call=\"complete_many\"}} {}", process.complete_many_calls);
+    head(
+        &mut out,
+        "golomb_reports_total",
+        "counter",
+        "Solved units reported since the coordinator started, in either call.",
+    );
+    let _ = writeln!(out, "golomb_reports_total {}", process.reports);
     head(
         &mut out,
         "golomb_results_conflicting_total",
@@ -115,7 +132,7 @@ mod tests {
     #[test]
     fn every_metric_the_grafana_dashboard_draws_is_exported_and_every_one_is_drawn() {
         let dashboard: serde_json::Value = serde_json::from_str(DASHBOARD).expect("the dashboard is JSON");
-        let text = render(&MetricsSnapshot::default(), 0);
+        let text = render(&MetricsSnapshot::default(), &ProcessCounts::default());
         let samples: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
         let exported: BTreeSet<&str> = samples.iter().filter_map(|l| l.split(['{', ' ']).next()).collect();
         let mut drawn = BTreeSet::new();
@@ -155,7 +172,8 @@ mod tests {
         m.duration_buckets = vec![1, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5];
         m.duration_count = 6;
         m.duration_sum = 12.5;
-        let text = render(&m, 2);
+        let process = ProcessCounts { expired_leases: 2, complete_calls: 3, complete_many_calls: 1, reports: 19 };
+        let text = render(&m, &process);
         for line in text.lines() {
             let sample = line.rsplit_once(' ').is_some_and(|(_, v)| v.parse::<f64>().is_ok());
             assert!(line.starts_with("# ") || sample, "{line}");
@@ -163,6 +181,8 @@ mod tests {
         assert!(text.contains("golomb_units_completed_total{goal=\"classify\"} 7\n"));
         assert!(text.contains("golomb_units_completed_total{goal=\"solve\"} 0\n"));
         assert!(text.contains("golomb_leases_expired_total 2\n"));
+        assert!(text.contains("golomb_report_calls_total{call=\"complete_many\"} 1\n"));
+        assert!(text.contains("golomb_reports_total 19\n"));
         assert!(text.contains("golomb_unit_duration_seconds_bucket{le=\"0.1\"} 1\n"));
         assert!(text.contains("golomb_unit_duration_seconds_bucket{le=\"+Inf\"} 6\n"));
         assert!(text.contains("golomb_unit_duration_seconds_sum 12.5\n"));
