@@ -10,8 +10,10 @@
 //! of a budget's work by the last unit's time, at most [`MOST_HELD`]), leases
 //! when half its room is free, and reports what finished in one call
 //! (`CompleteMany`) once half its units are done, or after
-//! [`LONGEST_WAIT`]. The coordinator hands out no more than it has leaves to
-//! spare (`docs/manager.md`, "Units the size of the budget").
+//! [`LONGEST_WAIT`]. The coordinator hands out several only while few
+//! workers share it and none with room went empty-handed lately: units one
+//! worker queues are units others cannot solve (`docs/manager.md`, "Units
+//! the size of the budget").
 
 use std::time::{Duration, Instant};
 

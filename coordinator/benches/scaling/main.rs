@@ -37,9 +37,10 @@
 //!   them one after the other (each, needed or not: a heartbeat comes too
 //!   late to stop units this small) and reports them in one call, so the
 //!   fixed part of a round trip is paid once for them all
-//!   ([`round_trips_for`]); while a lease has lately found nothing (within
+//!   ([`round_trips_for`]); as the coordinator does, only while at most 16
+//!   workers share it, and while no lease has lately found nothing (within
 //!   a thirtieth of a budget's time, the coordinator's second against a
-//!   30 s budget) every lease hands out one unit. `one`: one unit a lease,
+//!   30 s budget): otherwise every lease hands out one unit. `one`: one unit a lease,
 //!   as before 2026-12-02. `by-size`: several a lease reported one by one,
 //!   skipping those no longer needed, the policy measured and dropped on
 //!   2026-12-01.

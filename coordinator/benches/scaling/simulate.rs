@@ -46,13 +46,16 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
     let mut idle_since: Vec<f64> = Vec::new();
     let mut last_report = Instant::now();
     // Until when leaves count as scarce (a lease found none lately): one unit a lease.
-    let (mut scarce_until, scarce_for) = (f64::NEG_INFINITY, budget as f64 / rate / 30.0);
+    let scarce_share: f64 = std::env::var("GOLOMB_SCALING_SCARCE").map_or(1.0 / 30.0, |v| v.parse().expect("a share"));
+    let (mut scarce_until, scarce_for) = (f64::NEG_INFINITY, budget as f64 / rate * scarce_share);
     let skip_unneeded = batching == Batching::BySize;
     loop {
         while let Some(&worker) = free.last() {
             let wanted = match batching {
                 Batching::One => 1,
                 Batching::Together if now < scarce_until => 1,
+                // Several only while few workers share the coordinator.
+                Batching::Together if workers > FEW_WORKERS => 1,
                 Batching::BySize | Batching::Together => units_a_lease(budget, last_positions[worker]),
             };
             let mut leased = VecDeque::with_capacity(wanted);
@@ -180,6 +183,10 @@ fn start_next(
     }
     None
 }
+
+/// Up to this many workers, a worker whose units are small gets several a
+/// lease (the coordinator's `FEW_WORKERS`); beyond, one.
+const FEW_WORKERS: usize = 16;
 
 /// How many units a worker asks for in one lease when its units are
 /// small: one while they take a good share of their budget, more while

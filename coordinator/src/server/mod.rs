@@ -119,6 +119,7 @@ pub async fn bind_all(
         planning: Arc::new(Semaphore::new(1)),
         last_write_failure: Arc::default(),
         last_empty_lease: Arc::default(),
+        lessees: Arc::default(),
         shutdown: shutdown.clone(),
         expired_leases: Arc::default(),
         report_calls: Arc::default(),

@@ -35,6 +35,8 @@ pub struct Shared {
     /// When a worker with room last asked for units and got none: while
     /// leaves are that scarce, no worker is handed several at once.
     pub(super) last_empty_lease: Arc<Mutex<Option<Instant>>>,
+    /// When each worker last asked for units: how many share the coordinator now.
+    pub(super) lessees: Arc<Mutex<HashMap<golomb_proto::WorkerId, Instant>>>,
     /// Cancelled when the server stops: long calls (watches) end with it.
     pub(super) shutdown: CancellationToken,
     /// Leases that ran out since the coordinator started (for `/metrics`).

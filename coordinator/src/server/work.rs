@@ -91,18 +91,34 @@ pub struct WorkService(pub Shared);
 /// one unit a lease, whatever a worker asks for.
 const SCARCE_FOR: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The most workers sharing the coordinator (each asked for units within
+/// [`LESSEE_FOR`]) for which a lease hands out several units.
+pub const FEW_WORKERS: usize = 16;
+
+/// How long after its last lease call a worker counts as sharing the coordinator.
+const LESSEE_FOR: std::time::Duration = std::time::Duration::from_secs(60);
+
 impl WorkService {
-    /// How many units a lease asking for `asked` may hand out: as many (at
-    /// most [`MAX_HELD_UNITS`]) while there are leaves to spare, one while
-    /// they are scarce (a worker with room got none within [`SCARCE_FOR`]),
-    /// so that no worker queues units that idle workers could be solving
-    /// (`docs/manager.md`, "Units the size of the budget").
-    fn units_to_spare(&self, asked: u32) -> u32 {
+    /// How many units a lease of `worker` asking for `asked` may hand out:
+    /// as many (at most [`MAX_HELD_UNITS`]) while at most [`FEW_WORKERS`]
+    /// share the coordinator and leaves are not scarce; otherwise one. Units
+    /// a worker queues are units other workers cannot solve: the scaling
+    /// bench found several a lease costing the 7x7 classify's simulated
+    /// efficiency from 64 workers on, and a worker with room that got none
+    /// within [`SCARCE_FOR`] is one idle already (`docs/manager.md`, "Units
+    /// the size of the budget").
+    fn units_to_spare(&self, worker: WorkerId, asked: u32) -> u32 {
+        let sharing = {
+            let mut lessees = self.0.lessees.lock().unwrap_or_else(|e| e.into_inner());
+            lessees.insert(worker, std::time::Instant::now());
+            if lessees.len() > FEW_WORKERS {
+                lessees.retain(|_, at| at.elapsed() < LESSEE_FOR);
+            }
+            lessees.len()
+        };
         let last_empty = *self.0.last_empty_lease.lock().unwrap_or_else(|e| e.into_inner());
-        match last_empty {
-            Some(at) if at.elapsed() < SCARCE_FOR => 1,
-            _ => asked.clamp(1, MAX_HELD_UNITS),
-        }
+        let scarce = last_empty.is_some_and(|at| at.elapsed() < SCARCE_FOR);
+        if scarce || sharing > FEW_WORKERS { 1 } else { asked.clamp(1, MAX_HELD_UNITS) }
     }
 }
 
@@ -174,7 +190,7 @@ impl pb::work_server::Work for WorkService {
         let worker = WorkerId(r.worker_id);
         let started = std::time::Instant::now();
         let mut leased = Vec::new();
-        let wanted = self.units_to_spare(r.max_units);
+        let wanted = self.units_to_spare(worker, r.max_units);
         let drain = loop {
             let given = leased.len() as u32;
             let (units, dives, drain, had_room) = self
