@@ -10,7 +10,6 @@ use golomb_proto::{UnitResult, pb};
 
 use crate::config::{WorkerConfig, WorkerSummary};
 use crate::connect::{Client, Refusal, refusal};
-use crate::holding::MOST_HELD;
 use crate::shared::Shared;
 use crate::unit::{Finished, UnitOutcome};
 use crate::wire;
@@ -99,6 +98,9 @@ pub(crate) fn collect(
     outbox.push_back(report);
 }
 
+/// The most reports one `CompleteMany` carries (the coordinator's limit: the most units a worker may hold).
+const MOST_A_CALL: usize = 16;
+
 /// Sends the first `count` reports of the outbox, all solved units, in one
 /// call (`CompleteMany`); each delivered or refused for good leaves the
 /// outbox, and the others stay at its front. Returns `false` if any stayed
@@ -186,7 +188,7 @@ pub(crate) async fn deliver(
 ) -> anyhow::Result<bool> {
     while !outbox.is_empty() {
         let worker_id = shared.worker_id.load(Relaxed);
-        let together = outbox.iter().take(MOST_HELD).take_while(|r| matches!(r, Report::Complete(_))).count();
+        let together = outbox.iter().take(MOST_A_CALL).take_while(|r| matches!(r, Report::Complete(_))).count();
         if together >= 2 {
             if !deliver_together(client, config, shared, outbox, together).await? {
                 return Ok(false);

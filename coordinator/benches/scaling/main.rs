@@ -33,7 +33,7 @@
 //! - How workers lease (`GOLOMB_SCALING_BATCH`, [`Batching`]): by default
 //!   as `golomb-worker` and the coordinator do (`together`): a worker whose
 //!   last unit was small leases several at once (a quarter of a budget's
-//!   work by the last one's size, at most 16, [`units_a_lease`]), solves
+//!   work by the last one's size, at most 8, [`units_a_lease`]), solves
 //!   them one after the other (each, needed or not: a heartbeat comes too
 //!   late to stop units this small) and reports them in one call, so the
 //!   fixed part of a round trip is paid once for them all

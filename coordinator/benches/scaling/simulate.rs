@@ -56,7 +56,7 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
                 Batching::Together if now < scarce_until => 1,
                 // Several only while few workers share the coordinator.
                 Batching::Together if workers > FEW_WORKERS => 1,
-                Batching::BySize | Batching::Together => units_a_lease(budget, last_positions[worker]),
+                Batching::BySize | Batching::Together => units_a_lease(budget, last_positions[worker], batching),
             };
             let mut leased = VecDeque::with_capacity(wanted);
             while leased.len() < wanted {
@@ -190,10 +190,12 @@ const FEW_WORKERS: usize = 16;
 
 /// How many units a worker asks for in one lease when its units are
 /// small: one while they take a good share of their budget, more while
-/// they are small, a quarter of a budget's work at most 16 units (the most
-/// a worker may hold), as `golomb-worker` does by their time.
-fn units_a_lease(budget: u64, last_positions: u64) -> usize {
-    (budget / (4 * last_positions.max(1))).clamp(1, 16) as usize
+/// they are small, a quarter of a budget's work at most 8 units, as
+/// `golomb-worker` does by their time (`by-size`, as measured on
+/// 2026-12-01: at most 16, the most a worker may hold).
+fn units_a_lease(budget: u64, last_positions: u64, batching: Batching) -> usize {
+    let most = if batching == Batching::BySize { 16 } else { 8 };
+    (budget / (4 * last_positions.max(1))).clamp(1, most) as usize
 }
 
 /// What a lease of `units` units and their reports cost the coordinator, in

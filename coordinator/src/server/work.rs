@@ -20,7 +20,7 @@ const MAX_THREADS: u32 = 1 << 16;
 
 /// The most units one worker holds at once. A worker runs one unit at a
 /// time with all its threads and keeps one more queued, or, while its units
-/// are far smaller than their budget, up to 16 (reported together in one
+/// are far smaller than their budget, up to 8 (reported together in one
 /// `CompleteMany`), so 16 leaves room for any honest one; a client asking for hundreds would otherwise take
 /// most of a job's units at once and hold them with heartbeats.
 pub const MAX_HELD_UNITS: u32 = 16;
