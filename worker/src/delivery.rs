@@ -101,17 +101,49 @@ pub(crate) fn collect(
 /// The most reports one `CompleteMany` carries (the coordinator's limit: the most units a worker may hold).
 const MOST_A_CALL: usize = 16;
 
+/// The most bytes of reports one `CompleteMany` carries: well inside the
+/// 4 MiB a gRPC server takes in one message (a unit's proof tree may be 2 MiB).
+const MOST_BYTES_A_CALL: usize = 3 << 20;
+
+/// How many reports at the front of the outbox go together in one call:
+/// solved units only, at most [`MOST_A_CALL`] and [`MOST_BYTES_A_CALL`].
+fn together(outbox: &VecDeque<Report>) -> usize {
+    let mut bytes = 0;
+    outbox
+        .iter()
+        .take(MOST_A_CALL)
+        .map_while(|r| match r {
+            Report::Complete(c) => Some(prost::Message::encoded_len(c)),
+            Report::GiveBack(_) => None,
+        })
+        .take_while(|&len| {
+            bytes += len;
+            bytes <= MOST_BYTES_A_CALL
+        })
+        .count()
+}
+
+/// What came of sending reports together.
+enum Together {
+    /// Each was recorded or refused for good (and dropped).
+    Delivered,
+    /// Some stay at the front of the outbox: the coordinator is away, or
+    /// does not know this worker any more.
+    Kept,
+    /// The call as a whole was refused for good: the reports stay, to go one by one.
+    Refused,
+}
+
 /// Sends the first `count` reports of the outbox, all solved units, in one
 /// call (`CompleteMany`); each delivered or refused for good leaves the
-/// outbox, and the others stay at its front. Returns `false` if any stayed
-/// (the coordinator is away, or does not know this worker any more).
+/// outbox, and the others stay at its front, in order.
 async fn deliver_together(
     client: &mut Client,
     config: &WorkerConfig,
     shared: &Shared,
     outbox: &mut VecDeque<Report>,
     count: usize,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<Together> {
     let worker_id = shared.worker_id.load(Relaxed);
     let reports: Vec<pb::CompleteRequest> = outbox
         .iter()
@@ -123,7 +155,14 @@ async fn deliver_together(
         .collect();
     let response = match client.complete_many(pb::CompleteManyRequest { worker_id, reports }).await {
         Ok(response) => response.into_inner(),
-        Err(status) => return refused_delivery(config, shared, &status).map(|()| false),
+        Err(status) if matches!(refusal(&status), Refusal::Final) => {
+            tracing::warn!(
+                "the coordinator refused {count} reports together ({}); sending them one by one",
+                status.message()
+            );
+            return Ok(Together::Refused);
+        }
+        Err(status) => return refused_delivery(config, shared, &status).map(|()| Together::Kept),
     };
     anyhow::ensure!(
         response.outcomes.len() == count,
@@ -133,6 +172,7 @@ async fn deliver_together(
     );
     let sent: Vec<Report> = outbox.drain(..count).collect();
     let mut kept = Vec::new();
+    let mut fatal = None;
     for (report, outcome) in sent.into_iter().zip(response.outcomes) {
         let Report::Complete(request) = &report else { continue };
         if outcome.code == 0 {
@@ -142,18 +182,25 @@ async fn deliver_together(
             continue;
         }
         let status = tonic::Status::new(tonic::Code::from_i32(outcome.code), outcome.message);
-        if let Refusal::Final = refusal(&status) {
-            tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
-            continue;
+        match refusal(&status) {
+            Refusal::Final => {
+                tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
+                continue;
+            }
+            // Kept with the rest, so that what stops the worker loses no report.
+            Refusal::Fatal => fatal = fatal.or(Some(status)),
+            Refusal::Transient | Refusal::Unknown => refused_delivery(config, shared, &status)?,
         }
-        refused_delivery(config, shared, &status)?;
         kept.push(report);
     }
     let all = kept.is_empty();
     for report in kept.into_iter().rev() {
         outbox.push_front(report);
     }
-    Ok(all)
+    if let Some(status) = fatal {
+        refused_delivery(config, shared, &status)?;
+    }
+    Ok(if all { Together::Delivered } else { Together::Kept })
 }
 
 /// After a report was not delivered: an error if nothing will succeed;
@@ -186,15 +233,20 @@ pub(crate) async fn deliver(
     shared: &Shared,
     outbox: &mut VecDeque<Report>,
 ) -> anyhow::Result<bool> {
+    // Reports left to send one by one, after a call of them together was refused.
+    let mut one_by_one = 0;
     while !outbox.is_empty() {
         let worker_id = shared.worker_id.load(Relaxed);
-        let together = outbox.iter().take(MOST_A_CALL).take_while(|r| matches!(r, Report::Complete(_))).count();
-        if together >= 2 {
-            if !deliver_together(client, config, shared, outbox, together).await? {
-                return Ok(false);
+        let count = if one_by_one > 0 { 1 } else { together(outbox) };
+        if count >= 2 {
+            match deliver_together(client, config, shared, outbox, count).await? {
+                Together::Delivered => {}
+                Together::Kept => return Ok(false),
+                Together::Refused => one_by_one = count,
             }
             continue;
         }
+        one_by_one = one_by_one.saturating_sub(1);
         let Some(report) = outbox.front_mut() else { break };
         let sent = match report {
             Report::Complete(request) => {

@@ -62,8 +62,18 @@ impl Holding {
         };
     }
 
+    /// After a lease that asked for `asked` units and got `got`: fewer
+    /// (the coordinator hands out one a lease while many workers share it
+    /// or leaves are scarce) bring the worker back to two, so that it does
+    /// not queue, one lease at a time, units that others could solve.
+    pub(crate) fn after_lease(&mut self, asked: usize, got: usize) {
+        if got < asked && asked > 1 {
+            self.capacity = FEWEST_HELD;
+        }
+    }
+
     /// How many units to lease now, holding `held`: none until half the
-    /// room is free (all of it, at two), so that one lease brings several.
+    /// room is free (at two, as soon as one is), so that one lease brings several.
     pub(crate) fn to_lease(&self, held: usize) -> usize {
         let free = self.capacity.saturating_sub(held);
         if free >= (self.capacity / 2).max(1) { free } else { 0 }
@@ -78,11 +88,12 @@ impl Holding {
 }
 
 /// Units to hold when a unit of budget `budget` took `took`: a quarter of
-/// a budget's work, between two and [`MOST_HELD`].
+/// a budget's work, an even number between two and [`MOST_HELD`] (so that
+/// half of them is the same number for leasing and for reporting).
 fn held_for(budget: Duration, took: Duration) -> usize {
     let quarter = budget.as_secs_f64() / 4.0;
-    let units = quarter / took.as_secs_f64().max(1e-6);
-    (units.floor() as usize).clamp(FEWEST_HELD, MOST_HELD)
+    let units = (quarter / took.as_secs_f64().max(1e-6)).floor() as usize;
+    (units / 2 * 2).clamp(FEWEST_HELD, MOST_HELD)
 }
 
 #[cfg(test)]
@@ -95,6 +106,7 @@ mod tests {
         assert_eq!(held_for(budget, Duration::from_micros(500)), MOST_HELD);
         assert_eq!(held_for(budget, Duration::from_millis(2)), 6);
         assert_eq!(held_for(budget, Duration::from_millis(3)), 4);
+        assert_eq!(held_for(budget, Duration::from_micros(2300)), 4, "5 rounded down to even");
         assert_eq!(held_for(budget, Duration::from_millis(20)), FEWEST_HELD);
         assert_eq!(held_for(budget, Duration::ZERO), MOST_HELD);
     }
@@ -116,5 +128,15 @@ mod tests {
         assert!(!holding.report_now(5, Instant::now()));
         assert!(holding.report_now(4, Instant::now()));
         assert!(holding.report_now(6, Instant::now() - LONGEST_WAIT));
+    }
+
+    #[test]
+    fn a_lease_that_brings_fewer_than_asked_brings_the_worker_back_to_two() {
+        let mut holding = Holding { capacity: 8 };
+        holding.after_lease(4, 4);
+        assert_eq!(holding.to_lease(4), 4);
+        holding.after_lease(4, 1);
+        assert_eq!(holding.to_lease(5), 0, "it holds more than two already");
+        assert_eq!(holding.to_lease(1), 1);
     }
 }

@@ -259,6 +259,7 @@ impl<'a> MainLoop<'a> {
             return Ok(None);
         }
         let count = leased.units.len();
+        self.holding.after_lease(free, count);
         for task in leased.units {
             self.queue(task)?;
         }

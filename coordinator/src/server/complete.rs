@@ -5,8 +5,6 @@
 //! proof trees, one call on the store to record them; each keeps its own
 //! outcome, so one refused report does not cost the others.
 
-use std::borrow::Borrow;
-
 use golomb_engine::hands::HandsGame;
 use golomb_engine::notation::join_line;
 use golomb_engine::proof::ProofNode;
@@ -19,7 +17,7 @@ use tonic::Status;
 
 use super::Shared;
 use super::work::{MAX_ERROR, MAX_POSITIONS, MAX_SCORE, printable, wire_refusal};
-use crate::store::{Completion, Store};
+use crate::store::Completion;
 
 /// A unit's job spec and its position's move line, as reported moves and trees are checked against.
 pub(super) type UnitPosition = (JobSpec, String);
@@ -171,8 +169,11 @@ async fn read_positions(
     let positions = shared
         .store_each(wanted, move |s, (_, unit, job, token)| {
             s.check_holder(unit, job, worker, &token)?;
-            let path = Borrow::<Store>::borrow(&*s).path().to_path_buf();
-            Ok(s.unit_position(unit, job).map_err(|e| Status::from(e.at(&path))))
+            match s.unit_position(unit, job) {
+                // The storage failing refuses the report (and is noted as a failed write).
+                Err(err) if err.is_storage() => Err(err),
+                position => Ok(position.map_err(Status::from)),
+            }
         })
         .await?;
     for (place, position) in places.into_iter().zip(positions) {

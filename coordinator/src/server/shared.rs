@@ -131,8 +131,8 @@ impl Shared {
 
     /// Runs `f` on the scheduler for each of `items` in one call on the
     /// store (as [`Shared::store`] does for one), each with its own outcome:
-    /// one item's refusal does not stop the others. Storage errors name the
-    /// file, and are noted as failed writes.
+    /// one item's refusal does not stop the others. Storage errors that `f`
+    /// returns name the file, and are noted as failed writes.
     pub async fn store_each<I: Send + 'static, T: Send + 'static>(
         &self,
         items: Vec<I>,

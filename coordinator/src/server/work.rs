@@ -110,11 +110,10 @@ impl WorkService {
     fn units_to_spare(&self, worker: WorkerId, asked: u32) -> u32 {
         let sharing = {
             let mut lessees = self.0.lessees.lock().unwrap_or_else(|e| e.into_inner());
-            lessees.insert(worker, std::time::Instant::now());
             if lessees.len() > FEW_WORKERS {
                 lessees.retain(|_, at| at.elapsed() < LESSEE_FOR);
             }
-            lessees.len()
+            lessees.len() + usize::from(!lessees.contains_key(&worker))
         };
         let last_empty = *self.0.last_empty_lease.lock().unwrap_or_else(|e| e.into_inner());
         let scarce = last_empty.is_some_and(|at| at.elapsed() < SCARCE_FOR);
@@ -191,6 +190,7 @@ impl pb::work_server::Work for WorkService {
         let started = std::time::Instant::now();
         let mut leased = Vec::new();
         let wanted = self.units_to_spare(worker, r.max_units);
+        let mut counted = false;
         let drain = loop {
             let given = leased.len() as u32;
             let (units, dives, drain, had_room) = self
@@ -204,6 +204,11 @@ impl pb::work_server::Work for WorkService {
                     Ok((units, dives, s.worker_draining(worker)?, room > 0))
                 })
                 .await?;
+            if !counted {
+                // A worker the store knows (its lease went through) shares the coordinator from now.
+                self.0.lessees.lock().unwrap_or_else(|e| e.into_inner()).insert(worker, started);
+                counted = true;
+            }
             leased.extend(units);
             if dives.is_empty() {
                 if leased.is_empty() && had_room && !drain {
