@@ -40,11 +40,13 @@ pub(crate) const LONGEST_WAIT: Duration = Duration::from_millis(250);
 pub(crate) struct Holding {
     /// How many units it holds at most now.
     capacity: usize,
+    /// The most the coordinator's last lease answer asked it to hold (0: no limit).
+    limit: usize,
 }
 
 impl Default for Holding {
     fn default() -> Holding {
-        Holding { capacity: FEWEST_HELD }
+        Holding { capacity: FEWEST_HELD, limit: 0 }
     }
 }
 
@@ -60,15 +62,20 @@ impl Holding {
             (_, UnitOutcome::Stopped) => self.capacity,
             _ => FEWEST_HELD,
         };
+        if self.limit > 0 {
+            self.capacity = self.capacity.min(self.limit);
+        }
     }
 
-    /// After a lease that asked for `asked` units and got `got`: fewer
-    /// (the coordinator hands out one a lease while many workers share it
-    /// or leaves are scarce) bring the worker back to two, so that it does
-    /// not queue, one lease at a time, units that others could solve.
-    pub(crate) fn after_lease(&mut self, asked: usize, got: usize) {
-        if got < asked && asked > 1 {
-            self.capacity = FEWEST_HELD;
+    /// After a lease whose answer asked the worker to hold at most
+    /// `hold_at_most` units (0: no limit; the coordinator asks for two
+    /// while many workers share it or leaves are scarce): the worker holds
+    /// no more, so that it does not queue, one lease at a time, units that
+    /// others could solve.
+    pub(crate) fn after_lease(&mut self, hold_at_most: usize) {
+        self.limit = if hold_at_most > 0 { hold_at_most.max(FEWEST_HELD) } else { 0 };
+        if self.limit > 0 {
+            self.capacity = self.capacity.min(self.limit);
         }
     }
 
@@ -122,7 +129,7 @@ mod tests {
 
     #[test]
     fn a_worker_of_eight_leases_four_at_a_time_and_reports_four_at_a_time() {
-        let holding = Holding { capacity: 8 };
+        let holding = Holding { capacity: 8, limit: 0 };
         assert_eq!(holding.to_lease(5), 0);
         assert_eq!(holding.to_lease(4), 4);
         assert!(!holding.report_now(5, Instant::now()));
@@ -131,11 +138,11 @@ mod tests {
     }
 
     #[test]
-    fn a_lease_that_brings_fewer_than_asked_brings_the_worker_back_to_two() {
-        let mut holding = Holding { capacity: 8 };
-        holding.after_lease(4, 4);
+    fn a_coordinator_that_asks_for_two_brings_the_worker_back_to_two() {
+        let mut holding = Holding { capacity: 8, limit: 0 };
+        holding.after_lease(0);
         assert_eq!(holding.to_lease(4), 4);
-        holding.after_lease(4, 1);
+        holding.after_lease(2);
         assert_eq!(holding.to_lease(5), 0, "it holds more than two already");
         assert_eq!(holding.to_lease(1), 1);
     }

@@ -259,7 +259,7 @@ impl<'a> MainLoop<'a> {
             return Ok(None);
         }
         let count = leased.units.len();
-        self.holding.after_lease(free, count);
+        self.holding.after_lease(leased.hold_at_most);
         for task in leased.units {
             self.queue(task)?;
         }

@@ -57,6 +57,8 @@ pub(crate) struct Leased {
     pub(crate) coordinator_id: String,
     /// Whether the worker is asked to drain.
     pub(crate) drain: bool,
+    /// The most units the coordinator asks the worker to hold (0: no limit).
+    pub(crate) hold_at_most: usize,
 }
 
 impl From<pb::LeaseResponse> for Leased {
@@ -65,6 +67,7 @@ impl From<pb::LeaseResponse> for Leased {
             units: response.units.into_iter().map(UnitTask::from).collect(),
             coordinator_id: response.coordinator_id,
             drain: response.drain,
+            hold_at_most: response.hold_at_most as usize,
         }
     }
 }
@@ -166,11 +169,16 @@ mod tests {
 
     #[test]
     fn a_lease_answer_becomes_tasks() {
-        let response = pb::LeaseResponse { units: vec![wire_unit(None)], coordinator_id: "db".into(), drain: true };
+        let response = pb::LeaseResponse {
+            units: vec![wire_unit(None)],
+            coordinator_id: "db".into(),
+            drain: true,
+            hold_at_most: 2,
+        };
         let leased = Leased::from(response);
         assert_eq!(leased.units.len(), 1);
         assert_eq!(leased.units[0].lease, lease(7));
-        assert_eq!((leased.coordinator_id.as_str(), leased.drain), ("db", true));
+        assert_eq!((leased.coordinator_id.as_str(), leased.drain, leased.hold_at_most), ("db", true, 2));
         assert_eq!(lease_request(4, 2), pb::LeaseRequest { worker_id: 4, max_units: 2 });
     }
 

@@ -278,7 +278,9 @@ impl pb::work_server::Work for WorkService {
                 ),
             })
             .collect();
-        Ok(Response::new(pb::LeaseResponse { units, coordinator_id: self.0.db_id.to_string(), drain }))
+        // A worker asked for several and limited to one is asked to hold no more than two.
+        let hold_at_most = if wanted == 1 && r.max_units > 1 { 2 } else { 0 };
+        Ok(Response::new(pb::LeaseResponse { units, coordinator_id: self.0.db_id.to_string(), drain, hold_at_most }))
     }
 
     async fn heartbeat(
