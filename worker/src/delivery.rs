@@ -162,7 +162,7 @@ async fn deliver_together(
             );
             return Ok(Together::Refused);
         }
-        Err(status) => return refused_delivery(config, shared, &status).map(|()| Together::Kept),
+        Err(status) => return keep_refused(config, shared, &status).map(|_| Together::Kept),
     };
     anyhow::ensure!(
         response.outcomes.len() == count,
@@ -182,14 +182,11 @@ async fn deliver_together(
             continue;
         }
         let status = tonic::Status::new(tonic::Code::from_i32(outcome.code), outcome.message);
-        match refusal(&status) {
-            Refusal::Final => {
-                tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
-                continue;
-            }
+        if let Refusal::Fatal = refusal(&status) {
             // Kept with the rest, so that what stops the worker loses no report.
-            Refusal::Fatal => fatal = fatal.or(Some(status)),
-            Refusal::Transient | Refusal::Unknown => refused_delivery(config, shared, &status)?,
+            fatal = fatal.or(Some(status));
+        } else if !keep_refused(config, shared, &status)? {
+            continue;
         }
         kept.push(report);
     }
@@ -198,32 +195,36 @@ async fn deliver_together(
         outbox.push_front(report);
     }
     if let Some(status) = fatal {
-        refused_delivery(config, shared, &status)?;
+        keep_refused(config, shared, &status)?;
     }
     Ok(if all { Together::Delivered } else { Together::Kept })
 }
 
-/// After a report was not delivered: an error if nothing will succeed;
-/// otherwise it says why (the report stays in the outbox, and a worker
-/// the coordinator forgot registers again).
-fn refused_delivery(config: &WorkerConfig, shared: &Shared, status: &tonic::Status) -> anyhow::Result<()> {
+/// After a report was not delivered: whether it stays in the outbox (the
+/// coordinator is away, or forgot this worker, which registers again); a
+/// report refused for good is dropped; an error if nothing will succeed.
+fn keep_refused(config: &WorkerConfig, shared: &Shared, status: &tonic::Status) -> anyhow::Result<bool> {
     match refusal(status) {
         Refusal::Fatal => bail!("the coordinator refused us: {}", status.message()),
+        Refusal::Final => {
+            tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
+            Ok(false)
+        }
         Refusal::Unknown => {
             tracing::warn!("the coordinator no longer knows this worker ({}): registering again", status.message());
             shared.unknown.store(true, Relaxed);
+            Ok(true)
         }
-        // A report refused for good is dropped by the caller, never kept.
-        Refusal::Transient | Refusal::Final => {
+        Refusal::Transient => {
             tracing::debug!("delivering a result failed: {}", crate::status_text(status));
             tracing::warn!(
                 "cannot deliver a result to {} ({}); keeping it and trying again",
                 config.coordinator,
                 crate::status_summary(status)
             );
+            Ok(true)
         }
     }
-    Ok(())
 }
 
 /// Sends the outbox in order; returns `false` if the coordinator is away (the rest stays queued).
@@ -262,13 +263,10 @@ pub(crate) async fn deliver(
                 client.give_back(request.clone()).await.map(|_| ())
             }
         };
-        if let Err(status) = sent {
-            if let Refusal::Final = refusal(&status) {
-                tracing::warn!("the coordinator refused a report for good, dropping it: {}", status.message());
-            } else {
-                refused_delivery(config, shared, &status)?;
-                return Ok(false);
-            }
+        if let Err(status) = sent
+            && keep_refused(config, shared, &status)?
+        {
+            return Ok(false);
         }
         outbox.pop_front();
     }
