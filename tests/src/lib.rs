@@ -3,8 +3,10 @@
 //! directory, runs the real client commands, and reads their JSON.
 //!
 //! The binaries are found next to the test executable (`target/<profile>/`),
-//! where `cargo test --workspace` builds them; if they are missing, the
-//! harness builds them with cargo first. The coordinator's stderr goes to
+//! where `cargo test --workspace` builds them; if they are missing, or
+//! `golomb --version` says it lacks the `fault-injection` seam the storage
+//! fault tests need (an earlier `cargo build -p golomb-coordinator` left it
+//! so), the harness builds them with cargo first. The coordinator's stderr goes to
 //! `coordinator.log` and each worker's to `worker-NAME.log` in the cluster's
 //! directory, so tests can read what they logged.
 
@@ -25,14 +27,22 @@ use tonic::transport::Channel;
 /// A gRPC client of the coordinator's `Work` service, with the cluster's token: what a worker holds.
 pub type WorkClient = golomb_proto::pb::work_client::WorkClient<InterceptedService<Channel, SendToken>>;
 
-/// The path of one of the workspace's binaries, built if needed.
+/// The path of one of the workspace's binaries: the first call in a test
+/// process builds them if either is missing or `golomb` lacks the
+/// `fault-injection` seam.
 pub fn binary(name: &str) -> PathBuf {
-    static BUILT: OnceLock<()> = OnceLock::new();
+    static CHECKED: OnceLock<()> = OnceLock::new();
     let exe = std::env::current_exe().expect("the test executable has a path");
     let dir = exe.parent().and_then(Path::parent).expect("tests run from target/<profile>/deps");
-    let path = dir.join(name);
-    if !path.exists() {
-        BUILT.get_or_init(|| {
+    CHECKED.get_or_init(|| {
+        let golomb = dir.join("golomb");
+        let lacks_seam = || {
+            Command::new(&golomb)
+                .arg("--version")
+                .output()
+                .map_or(true, |out| !String::from_utf8_lossy(&out.stdout).contains("fault-injection"))
+        };
+        if !dir.join("golomb-worker").exists() || !golomb.exists() || lacks_seam() {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let mut command = Command::new(cargo);
             // With the test-only seam the fault tests use, as `cargo test --workspace` builds it.
@@ -43,8 +53,9 @@ pub fn binary(name: &str) -> PathBuf {
             }
             let status = command.status().expect("cargo runs");
             assert!(status.success(), "building the binaries failed");
-        });
-    }
+        }
+    });
+    let path = dir.join(name);
     assert!(path.exists(), "{} is missing", path.display());
     path
 }

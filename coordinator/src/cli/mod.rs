@@ -42,9 +42,18 @@ use std::io::Write;
 
 use clap::{Parser, Subcommand};
 
+/// What `golomb --version` prints: the version, and whether this build has
+/// the test-only seam for failing writes (the system tests look for it; a
+/// coordinator for real jobs should not have it).
+pub const VERSION: &str = if cfg!(feature = "fault-injection") {
+    concat!(env!("CARGO_PKG_VERSION"), " (with the fault-injection test seam)")
+} else {
+    env!("CARGO_PKG_VERSION")
+};
+
 /// Golomb: solve polyomino games and puzzles by exhaustive search.
 #[derive(Debug, Parser)]
-#[command(name = "golomb", version, about)]
+#[command(name = "golomb", version = VERSION, about)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

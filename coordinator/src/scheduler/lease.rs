@@ -51,6 +51,12 @@ impl Dive {
         &self.target
     }
 
+    /// The leaf's unit and lease, to give it back to the queue (a lease out
+    /// of time to make its children: the next lease dives into it again).
+    pub fn held(&self) -> HeldUnit {
+        HeldUnit { unit: self.unit.unit, lease_token: self.unit.lease_token.clone() }
+    }
+
     /// The leaf's unit, to hand out as a unit where its children could not
     /// be made (as [`Scheduler::lease_growing`] does).
     pub fn into_unit(self) -> LeasedUnit {

@@ -104,3 +104,47 @@ fn a_job_whose_units_all_split_stores_a_bounded_number_of_nodes_per_unit() {
         assert_eq!(deferred_dives > 0, deferring, "{deferred_dives} dives expanded outside the store");
     }
 }
+
+/// A leaf chosen on a dive that a lease had no time to expand goes back to
+/// the queue (the coordinator's `Lease` call, `expand_dives`), and the next
+/// lease chooses it again as a dive: nothing is lost and nothing waits for
+/// a lease to run out.
+#[test]
+fn a_dive_given_back_for_lack_of_time_is_dived_into_by_the_next_lease() {
+    let spec = JobSpec {
+        game: GameSpec::new("8x8", "", "hexominoes"),
+        moves: String::new(),
+        goal: Goal::Solve,
+        each: Each::Exactly,
+        split_depth: 1,
+        split_after_seconds: 30.0,
+        hands: None,
+    };
+    let valid = spec.validate().unwrap();
+    let (nodes, symmetries) = job_nodes(&valid).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Scheduler::open(&dir.path().join("g.db")).unwrap();
+    store.create_job(&spec, &nodes, symmetries).unwrap();
+    let worker = store.register_worker("w", "h", 2).unwrap();
+    // Split units until a lease chooses a leaf on a dive.
+    let dive = loop {
+        let (units, mut dives) = store.lease_deferring_dives(worker, 1, 60.0, &Engine).unwrap();
+        if let Some(dive) = dives.pop() {
+            break dive;
+        }
+        let unit = units.into_iter().next().expect("a unit or a dive");
+        let depth = unit.line.split(';').filter(|m| !m.is_empty()).count() as u32;
+        let target = SplitTarget { spec: unit.spec.clone(), line: unit.line.clone(), rank: Vec::new(), depth };
+        let children = unit_children(&target).unwrap();
+        let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+        assert!(store.split_unit(worker, &held, Growth::of(&children), SplitCost::default(), &Engine).unwrap());
+    };
+    assert_eq!(store.units_held(worker).unwrap(), 1, "the dive's leaf is leased meanwhile");
+    store.give_back(worker, &[dive.held()]).unwrap();
+    assert_eq!(store.units_held(worker).unwrap(), 0, "given back");
+    let (units, dives) = store.lease_deferring_dives(worker, 1, 60.0, &Engine).unwrap();
+    assert!(units.is_empty(), "the leaf did not go out as a unit");
+    assert_eq!(dives.iter().map(|d| d.target().line.clone()).collect::<Vec<_>>(), vec![dive.target().line.clone()]);
+    let children = unit_children(dives[0].target()).unwrap();
+    assert!(store.expand_dive(worker, &dives[0], &children, &Engine).unwrap());
+}

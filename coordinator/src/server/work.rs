@@ -5,7 +5,8 @@ use tonic::{Request, Response, Status};
 
 use super::complete::complete_reports;
 use super::{Shared, plan};
-use crate::store::{Growth, HeartbeatUnit, HeldUnit, SplitCost};
+use crate::scheduler::Dive;
+use crate::store::{Growth, HeartbeatUnit, HeldUnit, LeasedUnit, SplitCost, StoreError};
 
 /// The most positions one report or heartbeat may claim (2^53): honest sums
 /// over millions of units stay exact, and the store adds positions up with
@@ -82,6 +83,68 @@ fn held_units(r: &pb::GiveBackRequest) -> Result<Vec<HeldUnit>, Status> {
         .zip(&r.lease_tokens)
         .map(|(&unit, token)| HeldUnit { unit: UnitId(unit), lease_token: token.clone() })
         .collect())
+}
+
+/// Makes the children of the leaves a lease chose on dives, outside the
+/// store, one leaf after another while `started` is within `limit` (the
+/// first always: every call makes progress), and stores them. A leaf left
+/// for lack of time goes back to the queue, where the next lease dives into
+/// it again; one whose children cannot be made goes out as a unit, as a
+/// lease that dives in the store hands it out. Returns the units to hand
+/// out. A 15x15 hexomino node's children take about a second to make, more
+/// on a busy machine: without the limit a lease of eight such leaves ran
+/// past the worker's 20 s call time-out again and again, and each time the
+/// children it had made were lost with the call and the units it had leased
+/// waited for their lease to run out (2026-12-02, `docs/manager.md`).
+async fn expand_dives(
+    shared: Shared,
+    worker: WorkerId,
+    dives: Vec<Dive>,
+    started: std::time::Instant,
+    limit: std::time::Duration,
+) -> Result<Vec<LeasedUnit>, Status> {
+    let (made, left) = tokio::task::spawn_blocking(move || {
+        let (mut made, mut left) = (Vec::new(), Vec::new());
+        for dive in dives {
+            if made.is_empty() || started.elapsed() < limit {
+                let children = plan::unit_children(dive.target());
+                made.push((dive, children));
+            } else {
+                left.push(dive);
+            }
+        }
+        (made, left)
+    })
+    .await
+    .map_err(|e| Status::internal(e.to_string()))?;
+    shared
+        .store(move |s| {
+            let mut unexpanded = Vec::new();
+            for (dive, children) in made {
+                match children {
+                    Ok(children) => {
+                        s.expand_dive(worker, &dive, &children, &plan::Engine)?;
+                    }
+                    Err(err) => {
+                        let unit = dive.into_unit();
+                        tracing::warn!("unit {}: its node cannot be expanded on a dive: {err}", unit.unit);
+                        unexpanded.push(unit);
+                    }
+                }
+            }
+            let back: Vec<HeldUnit> = left.iter().map(Dive::held).collect();
+            if !back.is_empty() {
+                match s.give_back(worker, &back) {
+                    // Its lease ended meanwhile: the unit is back in the queue already.
+                    Err(StoreError::NotGivenBack { refused, .. }) => {
+                        tracing::warn!("units {refused:?} chosen on a dive were no longer this lease's");
+                    }
+                    other => other?,
+                }
+            }
+            Ok(unexpanded)
+        })
+        .await
 }
 
 /// The `Work` service over the shared store.
@@ -217,38 +280,12 @@ impl pb::work_server::Work for WorkService {
                 break drain;
             }
             // The leaves chosen on dives get their children here, outside the store, and the
-            // lease goes on below them while it has time.
-            let expanded = tokio::task::spawn_blocking(move || {
-                dives
-                    .into_iter()
-                    .map(|dive| {
-                        let children = plan::unit_children(dive.target());
-                        (dive, children)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .await
-            .map_err(|e| Status::internal(e.to_string()))?;
-            let unexpanded = self
-                .0
-                .store(move |s| {
-                    let mut unexpanded = Vec::new();
-                    for (dive, children) in expanded {
-                        match children {
-                            Ok(children) => {
-                                s.expand_dive(worker, &dive, &children, &plan::Engine)?;
-                            }
-                            Err(err) => {
-                                // As a lease that dives in the store does: the leaf goes out as a unit.
-                                let unit = dive.into_unit();
-                                tracing::warn!("unit {}: its node cannot be expanded on a dive: {err}", unit.unit);
-                                unexpanded.push(unit);
-                            }
-                        }
-                    }
-                    Ok(unexpanded)
-                })
-                .await?;
+            // lease goes on below them while it has time. A task of its own does it, so that
+            // what it makes is stored even when the worker stops waiting for this call.
+            let limit = DIVING_TIME.min(std::time::Duration::from_secs_f64(lease / 4.0));
+            let unexpanded = tokio::spawn(expand_dives(self.0.clone(), worker, dives, started, limit))
+                .await
+                .map_err(|e| Status::internal(e.to_string()))??;
             leased.extend(unexpanded);
             // Units already leased go out now: their lease runs from when they were taken.
             if !leased.is_empty()
