@@ -88,6 +88,28 @@ pub struct ProcessCounts {
 }
 
 impl Shared {
+    /// A coordinator's shared state over the database at `db`, for tests of
+    /// the services' parts without a listening server.
+    #[cfg(test)]
+    pub(super) fn for_tests(db: &std::path::Path) -> Shared {
+        let store = Scheduler::open(db).expect("the test database opens");
+        Shared {
+            db_id: store.db_id().into(),
+            store: Arc::new(Mutex::new(store)),
+            reader: Arc::new(Mutex::new(Store::open(db).expect("the test database opens"))),
+            config: Arc::new(ServerConfig::new(db.to_path_buf(), None, 60.0)),
+            games: Arc::default(),
+            planning: Arc::new(Semaphore::new(1)),
+            last_write_failure: Arc::default(),
+            last_empty_lease: Arc::default(),
+            lessees: Arc::default(),
+            shutdown: CancellationToken::new(),
+            expired_leases: Arc::default(),
+            report_calls: Arc::default(),
+            registrations: Arc::default(),
+        }
+    }
+
     /// Leases that ran out since this coordinator started.
     pub fn expired_leases(&self) -> u64 {
         self.expired_leases.load(Relaxed)

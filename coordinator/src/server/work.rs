@@ -85,6 +85,36 @@ fn held_units(r: &pb::GiveBackRequest) -> Result<Vec<HeldUnit>, Status> {
         .collect())
 }
 
+/// The units a `Lease` call has leased and not yet answered with. A call
+/// dropped before it answers (the worker's call timed out, or it went away)
+/// gives them back to the queue at once, instead of leaving them leased to
+/// a worker that never heard of them until their lease runs out (three such
+/// expiries fail a job).
+struct Unanswered {
+    shared: Shared,
+    worker: WorkerId,
+    units: Vec<LeasedUnit>,
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if self.units.is_empty() {
+            return;
+        }
+        let held: Vec<HeldUnit> =
+            self.units.drain(..).map(|u| HeldUnit { unit: u.unit, lease_token: u.lease_token }).collect();
+        let (shared, worker) = (self.shared.clone(), self.worker);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        runtime.spawn(async move {
+            let n = held.len();
+            match shared.store(move |s| s.give_back(worker, &held)).await {
+                Ok(()) => tracing::warn!("a lease call of worker {worker} ended unanswered: its {n} units are back"),
+                Err(err) => tracing::warn!("a lease call of worker {worker} ended unanswered: {err}"),
+            }
+        });
+    }
+}
+
 /// Makes the children of the leaves a lease chose on dives, outside the
 /// store, one leaf after another while `started` is within `limit` (the
 /// first always: every call makes progress), and stores them. A leaf left
@@ -251,11 +281,12 @@ impl pb::work_server::Work for WorkService {
         let lease = self.0.config.lease_seconds;
         let worker = WorkerId(r.worker_id);
         let started = std::time::Instant::now();
-        let mut leased = Vec::new();
+        // Units leased in this call, given back if the call is dropped before it answers.
+        let mut leased = Unanswered { shared: self.0.clone(), worker, units: Vec::new() };
         let wanted = self.units_to_spare(worker, r.max_units);
         let mut counted = false;
         let drain = loop {
-            let given = leased.len() as u32;
+            let given = leased.units.len() as u32;
             let (units, dives, drain, had_room) = self
                 .0
                 .store(move |s| {
@@ -272,9 +303,9 @@ impl pb::work_server::Work for WorkService {
                 self.0.lessees.lock().unwrap_or_else(|e| e.into_inner()).insert(worker, started);
                 counted = true;
             }
-            leased.extend(units);
+            leased.units.extend(units);
             if dives.is_empty() {
-                if leased.is_empty() && had_room && !drain {
+                if leased.units.is_empty() && had_room && !drain {
                     *self.0.last_empty_lease.lock().unwrap_or_else(|e| e.into_inner()) = Some(started);
                 }
                 break drain;
@@ -286,15 +317,15 @@ impl pb::work_server::Work for WorkService {
             let unexpanded = tokio::spawn(expand_dives(self.0.clone(), worker, dives, started, limit))
                 .await
                 .map_err(|e| Status::internal(e.to_string()))??;
-            leased.extend(unexpanded);
+            leased.units.extend(unexpanded);
             // Units already leased go out now: their lease runs from when they were taken.
-            if !leased.is_empty()
+            if !leased.units.is_empty()
                 || started.elapsed() >= DIVING_TIME.min(std::time::Duration::from_secs_f64(lease / 4.0))
             {
                 break drain;
             }
         };
-        let units = leased
+        let units = std::mem::take(&mut leased.units)
             .into_iter()
             .map(|u| pb::Unit {
                 unit_id: u.unit.0,
@@ -547,5 +578,44 @@ mod tests {
         let kept = printable(&long, MAX_ERROR);
         assert!(kept.len() <= MAX_ERROR && kept.len() >= MAX_ERROR - 1, "{}", kept.len());
         assert!(kept.chars().all(|c| c == 'é'), "cut at a character");
+    }
+
+    /// A `Lease` call dropped before it answers gives its units back at once.
+    #[tokio::test]
+    async fn units_of_a_lease_call_that_never_answered_go_back_at_once() {
+        use golomb_engine::GameSpec;
+        use golomb_engine::split::Goal;
+        use golomb_engine::tiling::Each;
+        use golomb_proto::JobSpec;
+        let dir = tempfile::tempdir().unwrap();
+        let shared = Shared::for_tests(&dir.path().join("l.db"));
+        let spec = JobSpec {
+            game: GameSpec::new("6x6", "", "pentominoes"),
+            moves: String::new(),
+            goal: Goal::Solve,
+            each: Each::Exactly,
+            split_depth: 1,
+            split_after_seconds: 30.0,
+            hands: None,
+        };
+        let valid = spec.validate().unwrap();
+        let (nodes, symmetries) = super::plan::job_nodes(&valid).unwrap();
+        let (worker, units) = shared
+            .store(move |s| {
+                s.create_job(&spec, &nodes, symmetries)?;
+                let worker = s.register_worker("w", "h", 2)?;
+                Ok((worker, s.lease(worker, 3, 60.0)?))
+            })
+            .await
+            .unwrap();
+        assert_eq!(units.len(), 3);
+        drop(Unanswered { shared: shared.clone(), worker, units });
+        for _ in 0..100 {
+            if shared.store(move |s| s.units_held(worker)).await.unwrap() == 0 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        panic!("the units of a dropped lease call are still leased");
     }
 }
