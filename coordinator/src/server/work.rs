@@ -116,34 +116,39 @@ impl Drop for Unanswered {
 }
 
 /// Makes the children of the leaves a lease chose on dives, outside the
-/// store, one leaf after another while `started` is within `limit` (the
-/// first always: every call makes progress), and stores them. A leaf left
-/// for lack of time goes back to the queue, where the next lease dives into
-/// it again; one whose children cannot be made goes out as a unit, as a
-/// lease that dives in the store hands it out. Returns the units to hand
-/// out. A 15x15 hexomino node's children take about a second to make, more
-/// on a busy machine: without the limit a lease of eight such leaves ran
-/// past the worker's 20 s call time-out again and again, and each time the
-/// children it had made were lost with the call and the units it had leased
-/// waited for their lease to run out (2026-12-02, `docs/manager.md`).
+/// store, one leaf after another while the call has time: a leaf is started
+/// only if the longest one so far (`pace.longest`) still ends within `limit`
+/// of `started`, except the call's first (every call makes progress). Then
+/// stores them. A leaf left for lack of time goes back to the queue, where
+/// the next lease dives into it again; one whose children cannot be made
+/// goes out as a unit, as a lease that dives in the store hands it out.
+/// Returns the units to hand out. A 15x15 hexomino node's children take a
+/// second to make, 5 to 8 s on a busy machine: without the limit a lease of
+/// eight such leaves ran past the worker's 20 s call time-out again and
+/// again, and each time the children it had made were lost with the call
+/// (2026-12-02, `docs/manager.md`, "A lease's time, bounded per leaf").
 async fn expand_dives(
     shared: Shared,
     worker: WorkerId,
     dives: Vec<Dive>,
     started: std::time::Instant,
     limit: std::time::Duration,
-) -> Result<Vec<LeasedUnit>, Status> {
-    let (made, left) = tokio::task::spawn_blocking(move || {
-        let (mut made, mut left) = (Vec::new(), Vec::new());
+    pace: DivePace,
+) -> Result<(Vec<LeasedUnit>, DivePace), Status> {
+    let (made, left, pace) = tokio::task::spawn_blocking(move || {
+        let (mut made, mut left, mut pace) = (Vec::new(), Vec::new(), pace);
         for dive in dives {
-            if made.is_empty() || started.elapsed() < limit {
+            if pace.made == 0 || started.elapsed() + pace.longest < limit {
+                let one = std::time::Instant::now();
                 let children = plan::unit_children(dive.target());
+                pace.longest = pace.longest.max(one.elapsed());
+                pace.made += 1;
                 made.push((dive, children));
             } else {
                 left.push(dive);
             }
         }
-        (made, left)
+        (made, left, pace)
     })
     .await
     .map_err(|e| Status::internal(e.to_string()))?;
@@ -175,6 +180,15 @@ async fn expand_dives(
             Ok(unexpanded)
         })
         .await
+        .map(|unexpanded| (unexpanded, pace))
+}
+
+/// How a `Lease` call's dives have gone so far: leaves whose children it
+/// made, and the longest any took.
+#[derive(Clone, Copy, Debug, Default)]
+struct DivePace {
+    made: u32,
+    longest: std::time::Duration,
 }
 
 /// The `Work` service over the shared store.
@@ -285,6 +299,7 @@ impl pb::work_server::Work for WorkService {
         let mut leased = Unanswered { shared: self.0.clone(), worker, units: Vec::new() };
         let wanted = self.units_to_spare(worker, r.max_units);
         let mut counted = false;
+        let mut pace = DivePace::default();
         let drain = loop {
             let given = leased.units.len() as u32;
             let (units, dives, drain, had_room) = self
@@ -314,7 +329,8 @@ impl pb::work_server::Work for WorkService {
             // lease goes on below them while it has time. A task of its own does it, so that
             // what it makes is stored even when the worker stops waiting for this call.
             let limit = DIVING_TIME.min(std::time::Duration::from_secs_f64(lease / 4.0));
-            let unexpanded = tokio::spawn(expand_dives(self.0.clone(), worker, dives, started, limit))
+            let unexpanded;
+            (unexpanded, pace) = tokio::spawn(expand_dives(self.0.clone(), worker, dives, started, limit, pace))
                 .await
                 .map_err(|e| Status::internal(e.to_string()))??;
             leased.units.extend(unexpanded);
