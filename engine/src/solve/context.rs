@@ -79,6 +79,10 @@ pub struct Context<'a, B> {
     pub(super) root_symmetry: Option<RootSymmetry<B>>,
     /// Whether the root prices its first moves before searching them ([`probe`](crate::solve::probe)).
     pub(super) root_probe: RootProbe,
+    /// The ply of the nodes whose moves are the replies to the root move
+    /// searched alone (see [`FirstMove`](crate::solve::FirstMove)): 1, or
+    /// 0 in the context of that move searched as a root of its own.
+    pub(super) first_move_ply: usize,
 }
 
 /// The board symmetries that map the root's legal moves onto themselves,
@@ -147,6 +151,7 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
             } else {
                 RootProbe::Off
             },
+            first_move_ply: 1,
         }
     }
 
@@ -220,9 +225,9 @@ impl<'a, B: Bits + TtCheck> Context<'a, B> {
         first.searching.store(mv.is_some(), Relaxed);
     }
 
-    /// Whether a node one ply below the root is the first move searched alone.
+    /// Whether a node `ply` plies below the root is the position after the first move searched alone.
     pub(super) fn below_first_move(&self, ply: usize) -> bool {
-        ply == 1 && self.progress.first.searching.load(Relaxed)
+        ply == self.first_move_ply && self.progress.first.searching.load(Relaxed)
     }
 
     /// Whether a budget or an outside cancel has stopped the search (sticky).

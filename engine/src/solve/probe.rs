@@ -13,8 +13,8 @@
 //! the same to refute on average, though single ones vary a
 //! hundredfold, so a few of them, spread over its list and solved with a
 //! cap ([`PROBE_CAP`]), price the move: their mean cost times its
-//! replies. Every move gets [`FIRST_SAMPLES`], the [`FINALISTS`]
-//! cheapest [`PROBE_SAMPLES`] in all. A sample the root's side loses is a
+//! replies. The first move gets [`GATE_SAMPLES`], every other
+//! [`FIRST_SAMPLES`], the [`FINALISTS`] cheapest [`PROBE_SAMPLES`] in all. A sample the root's side loses is a
 //! refutation found: that move loses, and goes to the end of the list.
 //!
 //! Probing only orders moves: every value is still searched in full, and
@@ -43,9 +43,17 @@ pub const PROBE_MOVES: usize = 40;
 /// list (each new sample halves the gaps the earlier ones left).
 pub const PROBE_SAMPLES: usize = 8;
 
-/// Replies that price each of the [`PROBE_MOVES`] first; the first move's
-/// say whether the root is worth probing at all ([`PROBE_MIN_MEAN`]).
-pub const FIRST_SAMPLES: usize = 4;
+/// Replies that price the first move, whose mean cost says whether the
+/// root is worth probing at all ([`PROBE_MIN_MEAN`]).
+pub const GATE_SAMPLES: usize = 4;
+
+/// Replies that price each of the other [`PROBE_MOVES`] first. Two, not
+/// four, on 2026-12-02 (docs/log/2026-12-02-solver-iv.md): 8x7
+/// hexominoes, one thread, 16 MiB, 21.5 M positions against 23.9 M (the
+/// probe 7.1 M against 9.5 M, the same move); the whole 8x8 pentomino
+/// game on 2 threads chose `L:f3,f4,f5,f6,g6` for 346.7 M positions
+/// against `L:c3,c4,c5,c6,d6` for 460.4 M.
+pub const FIRST_SAMPLES: usize = 2;
 
 /// The moves priced again with all [`PROBE_SAMPLES`], cheapest first.
 pub const FINALISTS: usize = 8;
@@ -67,6 +75,8 @@ struct Price {
     /// Samples solved, and the positions they cost.
     samples: u64,
     cost: u64,
+    /// The number of the next sample to solve (those before it are solved or skipped).
+    next: usize,
 }
 
 impl Price {
@@ -116,7 +126,7 @@ fn reorder_priced<'c, B: Bits + TtCheck>(
     }
     let mut priced: Vec<(Price, (u8, B))> = moves[..probed].iter().map(|&mv| (Price::default(), mv)).collect();
     let gate = &mut priced[0];
-    price(ctx, root, gate, 0..FIRST_SAMPLES, scope, stats);
+    price(ctx, root, gate, 0..GATE_SAMPLES, scope, stats);
     // A refuted first move says nothing of the others' cost: the cost of its samples does.
     let paying = gate.0.cost / gate.0.samples.max(1) >= PROBE_MIN_MEAN;
     if ctx.root_probe == RootProbe::WherePays && !paying {
@@ -185,9 +195,12 @@ fn price<'c, B: Bits + TtCheck>(
     scope: &'c Scope<'c>,
     stats: &mut Stats,
 ) {
-    if price.refuted {
+    // Samples solved before (the gate's) are not solved again.
+    let which = which.start.max(price.next)..which.end;
+    if price.refuted || which.is_empty() {
         return;
     }
+    price.next = which.end;
     let mut child = MoveList::with_capacity(root.len());
     child.fill_child(root, *piece, *mask);
     let replies: Vec<(u8, B)> = child.moves().collect();
