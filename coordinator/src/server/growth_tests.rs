@@ -35,19 +35,24 @@ struct Grown {
     every_child: u64,
 }
 
-/// Hands out [`UNITS`] units of the 8x8 hexomino game, each split at once;
-/// `deferring`: as the coordinator's `Lease` call does, the leaves chosen on
-/// dives come back to be expanded outside the store.
-fn grow(deferring: bool) -> Grown {
-    let spec = JobSpec {
-        game: GameSpec::new("8x8", "", "hexominoes"),
+/// A solve of the empty `board` with `pieces`, planned one ply deep, 30 s budgets.
+pub(super) fn solve_spec(board: &str, pieces: &str) -> JobSpec {
+    JobSpec {
+        game: GameSpec::new(board, "", pieces),
         moves: String::new(),
         goal: Goal::Solve,
         each: Each::Exactly,
         split_depth: 1,
         split_after_seconds: 30.0,
         hands: None,
-    };
+    }
+}
+
+/// Hands out [`UNITS`] units of the 8x8 hexomino game, each split at once;
+/// `deferring`: as the coordinator's `Lease` call does, the leaves chosen on
+/// dives come back to be expanded outside the store.
+fn grow(deferring: bool) -> Grown {
+    let spec = solve_spec("8x8", "hexominoes");
     let valid = spec.validate().unwrap();
     let (nodes, symmetries) = job_nodes(&valid).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -111,15 +116,7 @@ fn a_job_whose_units_all_split_stores_a_bounded_number_of_nodes_per_unit() {
 /// a lease to run out.
 #[test]
 fn a_dive_given_back_for_lack_of_time_is_dived_into_by_the_next_lease() {
-    let spec = JobSpec {
-        game: GameSpec::new("8x8", "", "hexominoes"),
-        moves: String::new(),
-        goal: Goal::Solve,
-        each: Each::Exactly,
-        split_depth: 1,
-        split_after_seconds: 30.0,
-        hands: None,
-    };
+    let spec = solve_spec("8x8", "hexominoes");
     let valid = spec.validate().unwrap();
     let (nodes, symmetries) = job_nodes(&valid).unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -599,21 +599,9 @@ mod tests {
     /// A `Lease` call dropped before it answers gives its units back at once.
     #[tokio::test]
     async fn units_of_a_lease_call_that_never_answered_go_back_at_once() {
-        use golomb_engine::GameSpec;
-        use golomb_engine::split::Goal;
-        use golomb_engine::tiling::Each;
-        use golomb_proto::JobSpec;
         let dir = tempfile::tempdir().unwrap();
         let shared = Shared::for_tests(&dir.path().join("l.db"));
-        let spec = JobSpec {
-            game: GameSpec::new("6x6", "", "pentominoes"),
-            moves: String::new(),
-            goal: Goal::Solve,
-            each: Each::Exactly,
-            split_depth: 1,
-            split_after_seconds: 30.0,
-            hands: None,
-        };
+        let spec = crate::server::growth_tests::solve_spec("6x6", "pentominoes");
         let valid = spec.validate().unwrap();
         let (nodes, symmetries) = super::plan::job_nodes(&valid).unwrap();
         let (worker, units) = shared
