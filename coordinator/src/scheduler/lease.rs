@@ -54,7 +54,7 @@ impl Dive {
     /// The leaf's unit and lease, to give it back to the queue (a lease out
     /// of time to make its children: the next lease dives into it again).
     pub fn held(&self) -> HeldUnit {
-        HeldUnit { unit: self.unit.unit, lease_token: self.unit.lease_token.clone() }
+        self.unit.held()
     }
 
     /// The leaf's unit, to hand out as a unit where its children could not
@@ -136,8 +136,8 @@ impl Scheduler {
         children: &[(String, NewNode)],
         game: &dyn TreeGame,
     ) -> Result<bool, StoreError> {
-        let Dive { unit, job, node, levels, .. } = dive;
-        let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+        let Dive { job, node, levels, .. } = dive;
+        let held = dive.held();
         let expanded = self.store.expand_on_dive(worker, &held, children, *levels, game)?;
         self.apply()?;
         if expanded {
@@ -226,7 +226,7 @@ impl Scheduler {
                         continue;
                     }
                 };
-                let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
+                let held = unit.held();
                 let expanded = self.store.expand_on_dive(worker, &held, &children, levels, game)?;
                 self.apply()?;
                 if expanded {

@@ -13,6 +13,7 @@
 mod complete;
 mod config;
 mod connections;
+mod dives;
 mod ecosystem;
 pub mod export;
 #[cfg(test)]
@@ -47,7 +48,6 @@ use golomb_proto::auth::{RequireToken, Role};
 use golomb_proto::pb::jobs_server::JobsServer;
 use golomb_proto::pb::work_server::WorkServer;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::scheduler::Scheduler;
@@ -110,21 +110,7 @@ pub async fn bind_all(
     };
     let http_addr = http.as_ref().map(TcpListener::local_addr).transpose()?;
     lock.record_address(&addr.to_string());
-    let shared = Shared {
-        db_id: store.db_id().into(),
-        store: Arc::new(Mutex::new(store)),
-        reader: Arc::new(Mutex::new(reader)),
-        config: Arc::new(config),
-        games: Arc::default(),
-        planning: Arc::new(Semaphore::new(1)),
-        last_write_failure: Arc::default(),
-        last_empty_lease: Arc::default(),
-        lessees: Arc::default(),
-        shutdown: shutdown.clone(),
-        expired_leases: Arc::default(),
-        report_calls: Arc::default(),
-        registrations: Arc::default(),
-    };
+    let shared = Shared::new(store, reader, config, shutdown.clone());
     let bound = Bound { grpc: addr, http: http_addr };
     Ok((bound, async move {
         // Disputes a stopped coordinator left: each gets its arbitration unit, and those arbitrated are settled.

@@ -88,26 +88,33 @@ pub struct ProcessCounts {
 }
 
 impl Shared {
-    /// A coordinator's shared state over the database at `db`, for tests of
-    /// the services' parts without a listening server.
-    #[cfg(test)]
-    pub(super) fn for_tests(db: &std::path::Path) -> Shared {
-        let store = Scheduler::open(db).expect("the test database opens");
+    /// A coordinator's shared state: the writer `store`, the `reader` over
+    /// the same file, and nothing counted yet.
+    pub(super) fn new(store: Scheduler, reader: Store, config: ServerConfig, shutdown: CancellationToken) -> Shared {
         Shared {
             db_id: store.db_id().into(),
             store: Arc::new(Mutex::new(store)),
-            reader: Arc::new(Mutex::new(Store::open(db).expect("the test database opens"))),
-            config: Arc::new(ServerConfig::new(db.to_path_buf(), None, 60.0)),
+            reader: Arc::new(Mutex::new(reader)),
+            config: Arc::new(config),
             games: Arc::default(),
             planning: Arc::new(Semaphore::new(1)),
             last_write_failure: Arc::default(),
             last_empty_lease: Arc::default(),
             lessees: Arc::default(),
-            shutdown: CancellationToken::new(),
+            shutdown,
             expired_leases: Arc::default(),
             report_calls: Arc::default(),
             registrations: Arc::default(),
         }
+    }
+
+    /// A coordinator's shared state over the database at `db`, for tests of
+    /// the services' parts without a listening server.
+    #[cfg(test)]
+    pub(super) fn for_tests(db: &std::path::Path) -> Shared {
+        let store = Scheduler::open(db).expect("the test database opens");
+        let reader = Store::open(db).expect("the test database opens");
+        Shared::new(store, reader, ServerConfig::new(db.to_path_buf(), None, 60.0), CancellationToken::new())
     }
 
     /// Leases that ran out since this coordinator started.

@@ -4,9 +4,9 @@ use golomb_proto::{Kind, PROTOCOL_VERSION, UnitId, UnitWork, WireError, WorkerId
 use tonic::{Request, Response, Status};
 
 use super::complete::complete_reports;
+use super::dives::{DivePace, Unanswered, expand_dives};
 use super::{Shared, plan};
-use crate::scheduler::Dive;
-use crate::store::{Growth, HeartbeatUnit, HeldUnit, LeasedUnit, SplitCost, StoreError};
+use crate::store::{Growth, HeartbeatUnit, HeldUnit, SplitCost};
 
 /// The most positions one report or heartbeat may claim (2^53): honest sums
 /// over millions of units stay exact, and the store adds positions up with
@@ -83,112 +83,6 @@ fn held_units(r: &pb::GiveBackRequest) -> Result<Vec<HeldUnit>, Status> {
         .zip(&r.lease_tokens)
         .map(|(&unit, token)| HeldUnit { unit: UnitId(unit), lease_token: token.clone() })
         .collect())
-}
-
-/// The units a `Lease` call has leased and not yet answered with. A call
-/// dropped before it answers (the worker's call timed out, or it went away)
-/// gives them back to the queue at once, instead of leaving them leased to
-/// a worker that never heard of them until their lease runs out (three such
-/// expiries fail a job).
-struct Unanswered {
-    shared: Shared,
-    worker: WorkerId,
-    units: Vec<LeasedUnit>,
-}
-
-impl Drop for Unanswered {
-    fn drop(&mut self) {
-        if self.units.is_empty() {
-            return;
-        }
-        let held: Vec<HeldUnit> =
-            self.units.drain(..).map(|u| HeldUnit { unit: u.unit, lease_token: u.lease_token }).collect();
-        let (shared, worker) = (self.shared.clone(), self.worker);
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        runtime.spawn(async move {
-            let n = held.len();
-            match shared.store(move |s| s.give_back(worker, &held)).await {
-                Ok(()) => tracing::warn!("a lease call of worker {worker} ended unanswered: its {n} units are back"),
-                Err(err) => tracing::warn!("a lease call of worker {worker} ended unanswered: {err}"),
-            }
-        });
-    }
-}
-
-/// Makes the children of the leaves a lease chose on dives, outside the
-/// store, one leaf after another while the call has time: a leaf is started
-/// only if the longest one so far (`pace.longest`) still ends within `limit`
-/// of `started`, except the call's first (every call makes progress). Then
-/// stores them. A leaf left for lack of time goes back to the queue, where
-/// the next lease dives into it again; one whose children cannot be made
-/// goes out as a unit, as a lease that dives in the store hands it out.
-/// Returns the units to hand out. A 15x15 hexomino node's children take a
-/// second to make, 5 to 8 s on a busy machine: without the limit a lease of
-/// eight such leaves ran past the worker's 20 s call time-out again and
-/// again, and each time the children it had made were lost with the call
-/// (2026-12-02, `docs/manager.md`, "A lease's time, bounded per leaf").
-async fn expand_dives(
-    shared: Shared,
-    worker: WorkerId,
-    dives: Vec<Dive>,
-    started: std::time::Instant,
-    limit: std::time::Duration,
-    pace: DivePace,
-) -> Result<(Vec<LeasedUnit>, DivePace), Status> {
-    let (made, left, pace) = tokio::task::spawn_blocking(move || {
-        let (mut made, mut left, mut pace) = (Vec::new(), Vec::new(), pace);
-        for dive in dives {
-            if pace.made == 0 || started.elapsed() + pace.longest < limit {
-                let one = std::time::Instant::now();
-                let children = plan::unit_children(dive.target());
-                pace.longest = pace.longest.max(one.elapsed());
-                pace.made += 1;
-                made.push((dive, children));
-            } else {
-                left.push(dive);
-            }
-        }
-        (made, left, pace)
-    })
-    .await
-    .map_err(|e| Status::internal(e.to_string()))?;
-    shared
-        .store(move |s| {
-            let mut unexpanded = Vec::new();
-            for (dive, children) in made {
-                match children {
-                    Ok(children) => {
-                        s.expand_dive(worker, &dive, &children, &plan::Engine)?;
-                    }
-                    Err(err) => {
-                        let unit = dive.into_unit();
-                        tracing::warn!("unit {}: its node cannot be expanded on a dive: {err}", unit.unit);
-                        unexpanded.push(unit);
-                    }
-                }
-            }
-            let back: Vec<HeldUnit> = left.iter().map(Dive::held).collect();
-            if !back.is_empty() {
-                match s.give_back(worker, &back) {
-                    // Its lease ended meanwhile: the unit is back in the queue already.
-                    Err(StoreError::NotGivenBack { refused, .. }) => {
-                        tracing::warn!("units {refused:?} chosen on a dive were no longer this lease's");
-                    }
-                    other => other?,
-                }
-            }
-            Ok(unexpanded)
-        })
-        .await
-        .map(|unexpanded| (unexpanded, pace))
-}
-
-/// How a `Lease` call's dives have gone so far: leaves whose children it
-/// made, and the longest any took.
-#[derive(Clone, Copy, Debug, Default)]
-struct DivePace {
-    made: u32,
-    longest: std::time::Duration,
 }
 
 /// The `Work` service over the shared store.
@@ -300,6 +194,8 @@ impl pb::work_server::Work for WorkService {
         let wanted = self.units_to_spare(worker, r.max_units);
         let mut counted = false;
         let mut pace = DivePace::default();
+        // How long the call goes on diving before it answers.
+        let limit = DIVING_TIME.min(std::time::Duration::from_secs_f64(lease / 4.0));
         let drain = loop {
             let given = leased.units.len() as u32;
             let (units, dives, drain, had_room) = self
@@ -328,16 +224,13 @@ impl pb::work_server::Work for WorkService {
             // The leaves chosen on dives get their children here, outside the store, and the
             // lease goes on below them while it has time. A task of its own does it, so that
             // what it makes is stored even when the worker stops waiting for this call.
-            let limit = DIVING_TIME.min(std::time::Duration::from_secs_f64(lease / 4.0));
             let unexpanded;
             (unexpanded, pace) = tokio::spawn(expand_dives(self.0.clone(), worker, dives, started, limit, pace))
                 .await
                 .map_err(|e| Status::internal(e.to_string()))??;
             leased.units.extend(unexpanded);
             // Units already leased go out now: their lease runs from when they were taken.
-            if !leased.units.is_empty()
-                || started.elapsed() >= DIVING_TIME.min(std::time::Duration::from_secs_f64(lease / 4.0))
-            {
+            if !leased.units.is_empty() || started.elapsed() >= limit {
                 break drain;
             }
         };
@@ -594,32 +487,5 @@ mod tests {
         let kept = printable(&long, MAX_ERROR);
         assert!(kept.len() <= MAX_ERROR && kept.len() >= MAX_ERROR - 1, "{}", kept.len());
         assert!(kept.chars().all(|c| c == 'é'), "cut at a character");
-    }
-
-    /// A `Lease` call dropped before it answers gives its units back at once.
-    #[tokio::test]
-    async fn units_of_a_lease_call_that_never_answered_go_back_at_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let shared = Shared::for_tests(&dir.path().join("l.db"));
-        let spec = crate::server::growth_tests::solve_spec("6x6", "pentominoes");
-        let valid = spec.validate().unwrap();
-        let (nodes, symmetries) = super::plan::job_nodes(&valid).unwrap();
-        let (worker, units) = shared
-            .store(move |s| {
-                s.create_job(&spec, &nodes, symmetries)?;
-                let worker = s.register_worker("w", "h", 2)?;
-                Ok((worker, s.lease(worker, 3, 60.0)?))
-            })
-            .await
-            .unwrap();
-        assert_eq!(units.len(), 3);
-        drop(Unanswered { shared: shared.clone(), worker, units });
-        for _ in 0..100 {
-            if shared.store(move |s| s.units_held(worker)).await.unwrap() == 0 {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-        panic!("the units of a dropped lease call are still leased");
     }
 }

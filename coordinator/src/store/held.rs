@@ -25,6 +25,14 @@ pub struct LeasedUnit {
     pub wants_proof: bool,
 }
 
+impl LeasedUnit {
+    /// The unit named with its lease: what giving it back, splitting it or
+    /// expanding it on a dive asks for.
+    pub fn held(&self) -> HeldUnit {
+        HeldUnit { unit: self.unit, lease_token: self.lease_token.clone() }
+    }
+}
+
 /// A running unit's progress in a heartbeat.
 #[derive(Clone, Debug)]
 pub struct HeartbeatUnit {
