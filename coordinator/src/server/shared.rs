@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::Status;
 
 use crate::scheduler::Scheduler;
+use crate::server::busy::BusyMeter;
 use crate::server::config::ServerConfig;
 use crate::store::{Store, StoreError};
 
@@ -45,6 +46,8 @@ pub struct Shared {
     pub(super) report_calls: Arc<ReportCalls>,
     /// Registrations left to each address.
     pub(super) registrations: Arc<super::registrations::Registrations>,
+    /// How much of the last second the writer was held (see [`BusyMeter`]).
+    pub(super) busy: Arc<BusyMeter>,
 }
 
 /// Runs `f` on `store` on a blocking thread.
@@ -85,6 +88,8 @@ pub struct ProcessCounts {
     pub complete_many_calls: u64,
     /// Solved units reported in either.
     pub reports: u64,
+    /// Microseconds the store's writer was held.
+    pub store_busy_micros: u64,
 }
 
 impl Shared {
@@ -105,6 +110,7 @@ impl Shared {
             expired_leases: Arc::default(),
             report_calls: Arc::default(),
             registrations: Arc::default(),
+            busy: Arc::default(),
         }
     }
 
@@ -130,6 +136,7 @@ impl Shared {
             complete_calls: calls.complete.load(Relaxed),
             complete_many_calls: calls.complete_many.load(Relaxed),
             reports: calls.reports.load(Relaxed),
+            store_busy_micros: self.busy.total().as_micros() as u64,
         }
     }
 
@@ -148,11 +155,14 @@ impl Shared {
         f: impl FnOnce(&mut Scheduler) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, Status> {
         let failure = self.last_write_failure.clone();
+        let busy = self.busy.clone();
         on_store(&self.store, move |s| {
+            let held = Instant::now();
             let result = f(s).and_then(|out| s.apply().map(|()| out));
             if result.as_ref().is_err_and(StoreError::is_storage) {
                 *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
             }
+            busy.add(held.elapsed());
             result
         })
         .await

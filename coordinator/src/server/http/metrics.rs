@@ -74,6 +74,13 @@ pub fn render(m: &MetricsSnapshot, process: &ProcessCounts) -> String {
     let _ = writeln!(out, "golomb_reports_total {}", process.reports);
     head(
         &mut out,
+        "golomb_store_busy_seconds_total",
+        "counter",
+        "Seconds the store's writer was held by calls since the coordinator started (its rate is the share of the time the coordinator was busy; from half, small units go out several a lease).",
+    );
+    let _ = writeln!(out, "golomb_store_busy_seconds_total {:.6}", process.store_busy_micros as f64 / 1e6);
+    head(
+        &mut out,
         "golomb_results_conflicting_total",
         "counter",
         "Results that disagreed with the one recorded for their unit.",
@@ -172,7 +179,13 @@ mod tests {
         m.duration_buckets = vec![1, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5];
         m.duration_count = 6;
         m.duration_sum = 12.5;
-        let process = ProcessCounts { expired_leases: 2, complete_calls: 3, complete_many_calls: 1, reports: 19 };
+        let process = ProcessCounts {
+            expired_leases: 2,
+            complete_calls: 3,
+            complete_many_calls: 1,
+            reports: 19,
+            store_busy_micros: 2_500_000,
+        };
         let text = render(&m, &process);
         for line in text.lines() {
             let sample = line.rsplit_once(' ').is_some_and(|(_, v)| v.parse::<f64>().is_ok());
@@ -183,6 +196,7 @@ mod tests {
         assert!(text.contains("golomb_leases_expired_total 2\n"));
         assert!(text.contains("golomb_report_calls_total{call=\"complete_many\"} 1\n"));
         assert!(text.contains("golomb_reports_total 19\n"));
+        assert!(text.contains("golomb_store_busy_seconds_total 2.500000\n"));
         assert!(text.contains("golomb_unit_duration_seconds_bucket{le=\"0.1\"} 1\n"));
         assert!(text.contains("golomb_unit_duration_seconds_bucket{le=\"+Inf\"} 6\n"));
         assert!(text.contains("golomb_unit_duration_seconds_sum 12.5\n"));
