@@ -58,6 +58,14 @@ impl BusyMeter {
     pub fn total(&self) -> Duration {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).total
     }
+
+    /// A meter whose last whole window was held for `share` of it, for tests.
+    #[cfg(test)]
+    pub fn held_for(share: f64) -> BusyMeter {
+        let start = Instant::now().checked_sub(WINDOW).expect("a second since the clock began");
+        let held = WINDOW.mul_f64(share);
+        BusyMeter(Mutex::new(Window { start, held, last: 0.0, total: held }))
+    }
 }
 
 impl Window {

@@ -486,7 +486,31 @@ impl WorkService {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+    use std::time::Instant;
+
     use super::*;
+    use crate::server::busy::BusyMeter;
+
+    #[test]
+    fn many_workers_get_several_small_units_a_lease_only_while_the_store_is_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut shared = Shared::for_tests(&dir.path().join("s.db"));
+        let asking = WorkerId(1);
+        let share = |shared: &Shared| WorkService(shared.clone()).units_to_spare(asking, 8);
+        assert_eq!(share(&shared), 8, "one worker alone gets what it asks for");
+        let now = Instant::now();
+        shared.lessees.lock().unwrap().extend((1..=FEW_WORKERS as u64 + 4).map(|w| (WorkerId(w), now)));
+        assert_eq!(share(&shared), 1, "many workers and a store that keeps up: one a lease");
+        shared.busy = Arc::new(BusyMeter::held_for(0.8));
+        assert_eq!(share(&shared), 8, "many workers waiting on a busy store: several a lease");
+        shared.busy = Arc::new(BusyMeter::held_for(0.2));
+        assert_eq!(share(&shared), 1);
+        // Leaves scarce: one a lease, busy or not.
+        shared.busy = Arc::new(BusyMeter::held_for(0.8));
+        *shared.last_empty_lease.lock().unwrap() = Some(now);
+        assert_eq!(share(&shared), 1);
+    }
 
     #[test]
     fn a_failure_text_is_kept_short_and_printable() {
