@@ -40,7 +40,10 @@
 //!   ([`round_trips_for`]); as the coordinator does, only while at most 16
 //!   workers share it, and while no lease has lately found nothing (within
 //!   a thirtieth of a budget's time, the coordinator's second against a
-//!   30 s budget): otherwise every lease hands out one unit. `one`: one unit a lease,
+//!   30 s budget): otherwise every lease hands out one unit.
+//!   `together-busy`: beyond 16 workers too while the coordinator was busy
+//!   for half of its last such while (`GOLOMB_SCALING_BUSY` sets another
+//!   share; measured on 2026-12-06 and dropped). `one`: one unit a lease,
 //!   as before 2026-12-02. `by-size`: several a lease reported one by one,
 //!   skipping those no longer needed, the policy measured and dropped on
 //!   2026-12-01.
@@ -267,9 +270,10 @@ fn main() {
     let cache_path = std::env::var("GOLOMB_SCALING_CACHE").ok();
     let batching = match env_or("GOLOMB_SCALING_BATCH", "together").as_str() {
         "together" => Batching::Together,
+        "together-busy" => Batching::TogetherBusy,
         "by-size" => Batching::BySize,
         "one" => Batching::One,
-        other => panic!("GOLOMB_SCALING_BATCH: together, by-size or one, not {other}"),
+        other => panic!("GOLOMB_SCALING_BATCH: together, together-busy, by-size or one, not {other}"),
     };
     eprintln!("leases: {batching:?}");
     let first: Option<f64> =
@@ -352,9 +356,13 @@ enum Batching {
     /// Several a lease by the last unit's size, reported one by one, those
     /// no longer needed skipped (measured and dropped on 2026-12-01).
     BySize,
-    /// Several a lease by the last unit's size while leaves are not scarce,
-    /// all solved and reported in one call: what workers do.
+    /// Several a lease by the last unit's size while leaves are not scarce
+    /// and few workers share the coordinator, all solved and reported in one
+    /// call: what workers and the coordinator do.
     Together,
+    /// As `Together`, and beyond 16 workers several a lease too while the
+    /// coordinator is busy (measured on 2026-12-06 and dropped).
+    TogetherBusy,
 }
 
 /// The runs of every worker count (in `counts`' order), made side by side

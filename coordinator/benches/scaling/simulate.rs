@@ -49,14 +49,20 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
     let scarce_share: f64 = std::env::var("GOLOMB_SCALING_SCARCE").map_or(1.0 / 30.0, |v| v.parse().expect("a share"));
     let (mut scarce_until, scarce_for) = (f64::NEG_INFINITY, budget as f64 / rate * scarce_share);
     let skip_unneeded = batching == Batching::BySize;
+    // How busy the coordinator was over its last second (a thirtieth of a budget's time).
+    let mut busy = BusyMeter::new(scarce_for);
+    let busy_share: f64 = std::env::var("GOLOMB_SCALING_BUSY").map_or(BUSY_SHARE, |v| v.parse().expect("a share"));
     loop {
         while let Some(&worker) = free.last() {
             let wanted = match batching {
                 Batching::One => 1,
-                Batching::Together if now < scarce_until => 1,
-                // Several only while few workers share the coordinator.
+                Batching::Together | Batching::TogetherBusy if now < scarce_until => 1,
+                // Several only while few workers share the coordinator (or, measured and dropped, it is busy).
                 Batching::Together if workers > FEW_WORKERS => 1,
-                Batching::BySize | Batching::Together => units_a_lease(budget, last_positions[worker], batching),
+                Batching::TogetherBusy if workers > FEW_WORKERS && busy.share(now) < busy_share => 1,
+                Batching::BySize | Batching::Together | Batching::TogetherBusy => {
+                    units_a_lease(budget, last_positions[worker], batching)
+                }
             };
             let mut leased = VecDeque::with_capacity(wanted);
             while leased.len() < wanted {
@@ -71,6 +77,7 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
             // The round trips that hand them out and take their results wait for the coordinator.
             let start = now.max(coordinator_free);
             coordinator_free = start + round_trip * round_trips_for(leased.len(), batching);
+            busy.served(coordinator_free, coordinator_free - start);
             run.queue += coordinator_free - now;
             queued[worker] = leased;
             let started =
@@ -185,8 +192,57 @@ fn start_next(
 }
 
 /// Up to this many workers, a worker whose units are small gets several a
-/// lease (the coordinator's `FEW_WORKERS`); beyond, one.
+/// lease (the coordinator's `FEW_WORKERS`); beyond, one (`together-busy`:
+/// unless the coordinator is busy, [`BUSY_SHARE`]).
 const FEW_WORKERS: usize = 16;
+
+/// With `together-busy`, from this share of its last second spent serving
+/// calls the coordinator hands small units out several a lease whatever the
+/// number of workers (`GOLOMB_SCALING_BUSY` sets another share; measured on
+/// 2026-12-06 and dropped, see `docs/manager.md`).
+const BUSY_SHARE: f64 = 0.5;
+
+/// How busy the simulated coordinator was over its last window: the
+/// service time of the round trips that ended within it.
+struct BusyMeter {
+    /// The window, in simulated seconds.
+    window: f64,
+    /// Round trips booked to end later: (end, service time), in order.
+    booked: VecDeque<(f64, f64)>,
+    /// Round trips that ended within the window, in order.
+    done: VecDeque<(f64, f64)>,
+    /// The service time in `done`.
+    sum: f64,
+}
+
+impl BusyMeter {
+    fn new(window: f64) -> BusyMeter {
+        BusyMeter { window, booked: VecDeque::new(), done: VecDeque::new(), sum: 0.0 }
+    }
+
+    /// Books a round trip that ends at `end` after `service` seconds of the coordinator's.
+    fn served(&mut self, end: f64, service: f64) {
+        self.booked.push_back((end, service));
+    }
+
+    /// The share of the window before `now` the coordinator spent serving.
+    fn share(&mut self, now: f64) -> f64 {
+        while let Some(&(end, service)) = self.booked.front()
+            && end <= now
+        {
+            self.booked.pop_front();
+            self.done.push_back((end, service));
+            self.sum += service;
+        }
+        while let Some(&(end, service)) = self.done.front()
+            && end < now - self.window
+        {
+            self.done.pop_front();
+            self.sum -= service;
+        }
+        self.sum / self.window
+    }
+}
 
 /// How many units a worker asks for in one lease when its units are
 /// small: one while they take a good share of their budget, more while
@@ -204,7 +260,7 @@ fn units_a_lease(budget: u64, last_positions: u64, batching: Batching) -> usize 
 /// and record) once per unit. The split comes from the `manager` bench,
 /// which measures both (`GOLOMB_BENCH_BATCH`, `GOLOMB_BENCH_REPORTS`).
 fn round_trips_for(units: usize, batching: Batching) -> f64 {
-    let fixed = if batching == Batching::Together { FIXED_SHARE_TOGETHER } else { FIXED_SHARE };
+    let fixed = if batching == Batching::BySize { FIXED_SHARE } else { FIXED_SHARE_TOGETHER };
     fixed + (1.0 - fixed) * units as f64
 }
 

@@ -46,7 +46,7 @@ pub struct Shared {
     pub(super) report_calls: Arc<ReportCalls>,
     /// Registrations left to each address.
     pub(super) registrations: Arc<super::registrations::Registrations>,
-    /// How much of the last second the writer was held (see [`BusyMeter`]).
+    /// How long the writer was held since the coordinator started (see [`BusyMeter`]).
     pub(super) busy: Arc<BusyMeter>,
 }
 

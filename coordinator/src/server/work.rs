@@ -3,7 +3,6 @@
 use golomb_proto::{Kind, PROTOCOL_VERSION, UnitId, UnitWork, WireError, WorkerId, pb};
 use tonic::{Request, Response, Status};
 
-use super::busy::BUSY_SHARE;
 use super::complete::complete_reports;
 use super::dives::{DivePace, Unanswered, expand_dives};
 use super::{Shared, plan};
@@ -102,16 +101,14 @@ const LESSEE_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl WorkService {
     /// How many units a lease of `worker` asking for `asked` may hand out:
-    /// as many (at most [`MAX_HELD_UNITS`]) while leaves are not scarce and
-    /// at most [`FEW_WORKERS`] share the coordinator or its store was held
-    /// for [`BUSY_SHARE`] of the last second; otherwise one. Units a worker
-    /// queues are units other workers cannot solve: the scaling bench found
-    /// several a lease costing the 7x7 classify's simulated efficiency from
-    /// 64 workers on while the coordinator kept up, and a worker with room
-    /// that got none within [`SCARCE_FOR`] is one idle already; where the
-    /// coordinator does not keep up, workers wait on it, and units that go
-    /// out together cost it less (`docs/manager.md`, "Units the size of the
-    /// budget").
+    /// as many (at most [`MAX_HELD_UNITS`]) while at most [`FEW_WORKERS`]
+    /// share the coordinator and leaves are not scarce; otherwise one. Units
+    /// a worker queues are units other workers cannot solve: the scaling
+    /// bench found several a lease costing the 7x7 classify's simulated
+    /// efficiency from 64 workers on, even only while the coordinator's
+    /// store is busy, and a worker with room that got none within
+    /// [`SCARCE_FOR`] is one idle already (`docs/manager.md`, "Units the
+    /// size of the budget").
     fn units_to_spare(&self, worker: WorkerId, asked: u32) -> u32 {
         let sharing = {
             let mut lessees = self.0.lessees.lock().unwrap_or_else(|e| e.into_inner());
@@ -122,11 +119,7 @@ impl WorkService {
         };
         let last_empty = *self.0.last_empty_lease.lock().unwrap_or_else(|e| e.into_inner());
         let scarce = last_empty.is_some_and(|at| at.elapsed() < SCARCE_FOR);
-        if scarce || (sharing > FEW_WORKERS && self.0.busy.share() < BUSY_SHARE) {
-            1
-        } else {
-            asked.clamp(1, MAX_HELD_UNITS)
-        }
+        if scarce || sharing > FEW_WORKERS { 1 } else { asked.clamp(1, MAX_HELD_UNITS) }
     }
 }
 
@@ -486,31 +479,7 @@ impl WorkService {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-    use std::time::Instant;
-
     use super::*;
-    use crate::server::busy::BusyMeter;
-
-    #[test]
-    fn many_workers_get_several_small_units_a_lease_only_while_the_store_is_busy() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut shared = Shared::for_tests(&dir.path().join("s.db"));
-        let asking = WorkerId(1);
-        let share = |shared: &Shared| WorkService(shared.clone()).units_to_spare(asking, 8);
-        assert_eq!(share(&shared), 8, "one worker alone gets what it asks for");
-        let now = Instant::now();
-        shared.lessees.lock().unwrap().extend((1..=FEW_WORKERS as u64 + 4).map(|w| (WorkerId(w), now)));
-        assert_eq!(share(&shared), 1, "many workers and a store that keeps up: one a lease");
-        shared.busy = Arc::new(BusyMeter::held_for(0.8));
-        assert_eq!(share(&shared), 8, "many workers waiting on a busy store: several a lease");
-        shared.busy = Arc::new(BusyMeter::held_for(0.2));
-        assert_eq!(share(&shared), 1);
-        // Leaves scarce: one a lease, busy or not.
-        shared.busy = Arc::new(BusyMeter::held_for(0.8));
-        *shared.last_empty_lease.lock().unwrap() = Some(now);
-        assert_eq!(share(&shared), 1);
-    }
 
     #[test]
     fn a_failure_text_is_kept_short_and_printable() {

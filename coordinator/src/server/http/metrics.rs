@@ -76,7 +76,7 @@ pub fn render(m: &MetricsSnapshot, process: &ProcessCounts) -> String {
         &mut out,
         "golomb_store_busy_seconds_total",
         "counter",
-        "Seconds the store's writer was held by calls since the coordinator started (its rate is the share of the time the coordinator was busy; from half, small units go out several a lease).",
+        "Seconds the store's writer was held by calls since the coordinator started (its rate is the share of the time the coordinator was busy: near 1, workers wait on it).",
     );
     let _ = writeln!(out, "golomb_store_busy_seconds_total {:.6}", process.store_busy_micros as f64 / 1e6);
     head(
