@@ -77,7 +77,9 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
             // The round trips that hand them out and take their results wait for the coordinator.
             let start = now.max(coordinator_free);
             coordinator_free = start + round_trip * round_trips_for(leased.len(), batching);
-            busy.served(coordinator_free, coordinator_free - start);
+            if batching == Batching::TogetherBusy {
+                busy.served(coordinator_free, coordinator_free - start);
+            }
             run.queue += coordinator_free - now;
             queued[worker] = leased;
             let started =
@@ -260,7 +262,8 @@ fn units_a_lease(budget: u64, last_positions: u64, batching: Batching) -> usize 
 /// and record) once per unit. The split comes from the `manager` bench,
 /// which measures both (`GOLOMB_BENCH_BATCH`, `GOLOMB_BENCH_REPORTS`).
 fn round_trips_for(units: usize, batching: Batching) -> f64 {
-    let fixed = if batching == Batching::BySize { FIXED_SHARE } else { FIXED_SHARE_TOGETHER };
+    let together = matches!(batching, Batching::Together | Batching::TogetherBusy);
+    let fixed = if together { FIXED_SHARE_TOGETHER } else { FIXED_SHARE };
     fixed + (1.0 - fixed) * units as f64
 }
 

@@ -10,7 +10,6 @@
 //! coordinator at a time may use a database: [`lock`] holds an exclusive
 //! lock on it for the server's life.
 
-mod busy;
 mod complete;
 mod config;
 mod connections;
