@@ -65,6 +65,10 @@ worker="$(realpath "$worker")"
 log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
 fail() {
     log "FAIL: $*"
+    if [[ -n "${tmp:-}" && -s "$tmp/serve.log" ]]; then
+        log "the coordinator's log ($tmp/serve.log), last 40 lines:"
+        tail -n 40 "$tmp/serve.log"
+    fi
     failed=1
     exit 1
 }
@@ -201,11 +205,25 @@ log "Slurm up: slurmctld on 127.0.0.1:$ctld_port, slurmd on :$slurmd_port"
 sinfo
 
 # --- coordinator and job ---------------------------------------------------
-port="$(free_port)"
-export GOLOMB_COORDINATOR="http://127.0.0.1:$port"
-"$golomb" serve --db "$tmp/golomb.db" --listen "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
-pids+=($!)
-wait_for 30 "the coordinator on 127.0.0.1:$port" "$golomb" workers --json
+# The coordinator answers, or has exited (then the wait stops at once).
+serve_pid=""
+coordinator_up_or_gone() {
+    "$golomb" workers --json || ! kill -0 "$serve_pid" 2>/dev/null
+}
+# A port found free can be taken before `serve` binds it (the range overlaps
+# the ephemeral ports of the daemons' own connections): up to three ports.
+for attempt in 1 2 3; do
+    port="$(free_port)"
+    export GOLOMB_COORDINATOR="http://127.0.0.1:$port"
+    "$golomb" serve --db "$tmp/golomb.db" --listen "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
+    serve_pid=$!
+    pids+=("$serve_pid")
+    wait_for 60 "the coordinator on 127.0.0.1:$port (see $tmp/serve.log)" coordinator_up_or_gone
+    kill -0 "$serve_pid" 2>/dev/null && break
+    log "the coordinator exited at start (attempt $attempt); its log:"
+    cat "$tmp/serve.log"
+    ((attempt < 3)) || fail "the coordinator did not start"
+done
 job="$("$golomb" submit --board 6x6 --goal classify --json | sed -n 's/.*"job": *\([0-9]*\).*/\1/p')"
 [[ -n "$job" ]] || fail "golomb submit printed no job id"
 log "coordinator $GOLOMB_COORDINATOR, golomb job $job (6x6 classify)"
