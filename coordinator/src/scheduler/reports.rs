@@ -2,12 +2,15 @@
 //! result is checked by another worker (its [`CheckPolicy`], drawn at
 //! random so that no worker can tell which), a unit's value and each child
 //! a split or a step of a worker's line says it decided alike, and the
-//! progress samples of the jobs whose trees it holds.
+//! progress samples of the jobs whose trees it holds, and the decided
+//! subtrees that leave the tables meanwhile.
 
 use golomb_proto::{JobId, WorkerId};
 
 use super::{CheckPolicy, Scheduler};
-use crate::store::{CheckDraw, CheckRates, Completion, Growth, HeldUnit, NodeId, SplitCost, StoreError, TreeGame};
+use crate::store::{
+    CheckDraw, CheckRates, Completion, Growth, HeldUnit, NodeId, SplitCost, StoreError, TreeGame, Trimmed,
+};
 
 impl Scheduler {
     /// Checks every result of a new worker until `policy.trust_after`
@@ -126,5 +129,23 @@ impl Scheduler {
             }
         }
         Ok(written)
+    }
+
+    /// Deletes, for about `budget`, the subtrees below decided wins that
+    /// their proofs do not need ([`Store::trim`](crate::store::Store::trim)).
+    /// The trees had let go of them when their parents were decided; a tree
+    /// that still held one is loaded again (the rows decide).
+    pub fn trim(&mut self, budget: std::time::Duration) -> Result<Trimmed, StoreError> {
+        self.apply()?;
+        let trimmed = self.store.trim(budget)?;
+        for (&job, nodes) in &trimmed.nodes {
+            if let Some(tree) = self.trees.get_mut(job)
+                && nodes.iter().any(|&n| tree.contains(n))
+            {
+                tracing::warn!("job {job}: the manager held a node that left the tables: its tree is loaded again");
+                self.trees.forget(job);
+            }
+        }
+        Ok(trimmed)
     }
 }

@@ -206,7 +206,11 @@ impl LastUpkeep {
     }
 }
 
-/// Expires lost leases a few times per lease, and checkpoints the WAL now and then.
+/// How long each upkeep spends deleting decided subtrees (`store::trim`).
+const TRIM_TIME: Duration = Duration::from_millis(200);
+
+/// Expires lost leases a few times per lease, deletes decided subtrees a
+/// little at a time, and checkpoints the WAL now and then.
 ///
 /// Leases are kept alive by heartbeats that the coordinator itself must
 /// receive and write. Any time the upkeep could not do its work on schedule
@@ -243,6 +247,7 @@ async fn upkeep(shared: Shared, shutdown: CancellationToken) {
                 let expired = s.expire_leases(absent)?;
                 *last = LastUpkeep::now();
                 s.record_progress(PROGRESS_EVERY_SECONDS)?;
+                s.trim(TRIM_TIME)?;
                 Ok((absent, expired))
             })
             .await;

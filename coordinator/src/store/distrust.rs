@@ -22,7 +22,7 @@ use super::db::Store;
 use super::error::StoreError;
 use super::finish::finish_if_answered;
 use super::state::{JobState, NodeId, UnitState, Value};
-use super::tree::{count_open, losing_move, open_children};
+use super::tree::{count_open, losing_move, open_children, queue_trim};
 use super::{dispute, known, proofs};
 
 /// What `golomb distrust` changed.
@@ -124,6 +124,7 @@ fn resettle(tx: &Transaction<'_>, job: JobId) -> Result<bool, StoreError> {
                 "UPDATE nodes SET value = :win, best = :best WHERE id = :node",
                 named_params! { ":node": node, ":win": Value(Outcome::Win), ":best": mv },
             )?;
+            queue_trim(tx, node, Some(&mv))?;
         } else if open_children(tx, node)? == 0 {
             tx.cached_execute(
                 "UPDATE nodes SET value = :loss WHERE id = :node",

@@ -113,6 +113,8 @@ impl Store {
         }
         counts.skipped = left.len() as u64;
         walk.carry_work(entries)?;
+        // Its decided wins keep only their winning children, a little at a time.
+        super::tree::queue_trims_of_job(&tx, job)?;
         finish_if_answered(&tx, job)?;
         tx.commit()?;
         // The manager's tree is rebuilt from the tables when next needed.

@@ -75,6 +75,14 @@ impl Store {
                 let (goal, count) = row?;
                 m.completed_by_goal.insert(goal, count);
             }
+            // Done units that left the tables with decided subtrees (`trim`) still count.
+            let mut stmt = tx.prepare_cached("SELECT goal, SUM(trimmed_done) FROM jobs GROUP BY goal")?;
+            for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))? {
+                let (goal, count) = row?;
+                if count > 0 {
+                    *m.completed_by_goal.entry(goal).or_default() += count;
+                }
+            }
             let mut stmt = tx.prepare("SELECT state, COUNT(*), CAST(TOTAL(positions) AS INTEGER), CAST(TOTAL(progress) AS INTEGER) FROM units GROUP BY state")?;
             for row in stmt.query_map([], |r| {
                 Ok((r.get::<_, UnitState>(0)?, r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))
@@ -123,6 +131,16 @@ impl Store {
             m.duration_sum += seconds;
             if let Some(first) = DURATION_BUCKETS.iter().position(|&le| seconds <= le) {
                 buckets[first] += 1;
+            }
+        }
+        drop(stmt);
+        let mut stmt = tx.prepare_cached("SELECT le, units, seconds FROM trimmed_durations")?;
+        for row in stmt.query_map([], |r| Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)? as u64, r.get::<_, f64>(2)?)))? {
+            let (le, units, seconds) = row?;
+            m.duration_count += units;
+            m.duration_sum += seconds;
+            if let Some(first) = DURATION_BUCKETS.iter().position(|&bound| le <= bound) {
+                buckets[first] += units;
             }
         }
         drop(stmt);

@@ -18,7 +18,7 @@
 //! those and the files listed before them, never one after:
 //!
 //! - `known`: the store of decided positions shared by all jobs (recording, looking up, forgetting);
-//! - `tree`: the job trees: values flowing up, pruning;
+//! - `tree`: the job trees: values flowing up, pruning, queueing decided wins for `trim`;
 //! - `progress`: each job's progress over time;
 //! - `workers`: registering, listing and draining workers;
 //! - `job_row`: reading a job's spec and its row;
@@ -42,7 +42,8 @@
 //! - `metrics`: the totals and gauges of `/metrics`;
 //! - `export`: every decided node of a job, for `golomb export`;
 //! - `problems`: a job's failed units and conflicts, for its web page;
-//! - `size`: how big a job's tree is in the tables (nodes stored, children not stored yet).
+//! - `size`: how big a job's tree is in the tables (nodes stored, children not stored yet);
+//! - `trim`: decided subtrees leaving the tables (below a decided win, only its winning child stays).
 //!
 //! Tables: `jobs` (the spec, state and answer), `nodes` (the top of each
 //! job's tree: position, value, whether it is still needed, and how many of
@@ -88,6 +89,7 @@ mod split;
 mod state;
 mod storage;
 mod tree;
+mod trim;
 mod units;
 mod workers;
 
@@ -116,6 +118,7 @@ pub use schema::SCHEMA_VERSION;
 pub use size::TreeSize;
 pub use split::{DecidedAt, Growth, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
+pub use trim::Trimmed;
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};
 
 /// A unit that failed or lost its lease this many times, by enough

@@ -59,14 +59,16 @@ fn load_tree(conn: &Connection, job: JobId, root: NodeId, classify: bool) -> Res
     for (node, count, replies) in unborn {
         tree.set_unborn(node, count, replies);
     }
-    // The totals the tree's stats count, check units' nodes aside (see `check`).
+    // The totals the tree's stats count, check units' nodes aside (see
+    // `check`), and the nodes that left the tables (see `trim`).
     let (nodes, proved, disproved): (i64, i64, i64) = conn
         .prepare_cached(
-            "SELECT count(*),
-                    coalesce(sum((n.value = :win) = (n.depth % 2 = 0)), 0),
-                    coalesce(sum((n.value = :win) != (n.depth % 2 = 0)), 0)
-             FROM nodes n
-             WHERE n.job = :job AND NOT EXISTS (SELECT 1 FROM units u WHERE u.node = n.id AND u.checking IS NOT NULL)",
+            "SELECT count(n.id) + j.trimmed_nodes,
+                    coalesce(sum((n.value = :win) = (n.depth % 2 = 0)), 0) + j.trimmed_proved,
+                    coalesce(sum((n.value = :win) != (n.depth % 2 = 0)), 0) + j.trimmed_disproved
+             FROM jobs j LEFT JOIN nodes n ON n.job = j.id
+               AND NOT EXISTS (SELECT 1 FROM units u WHERE u.node = n.id AND u.checking IS NOT NULL)
+             WHERE j.id = :job",
         )?
         .query_row(named_params! { ":job": job, ":win": Value(Outcome::Win) }, |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))

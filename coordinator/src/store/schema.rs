@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 18;
+pub const SCHEMA_VERSION: i64 = 19;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -349,6 +349,27 @@ BEGIN
 END;
 ";
 
+/// Version 18 to 19: decided subtrees leave the tables (`store::trim`).
+/// Below a node decided as a win only its winning child is needed; a queue
+/// (`trim_queue`) holds the decided wins with other children stored, and
+/// each job's row counts the nodes and done units deleted (`jobs.trimmed_*`),
+/// and `trimmed_durations` the deleted done units' seconds by the bucket of
+/// `/metrics` they fall in (`le`, the bucket's bound; 1e308 past the last),
+/// so that the job's figures and the coordinator's counters stay what they
+/// were. A file from before queues its decided wins.
+const V18_TO_V19: &str = "
+ALTER TABLE jobs ADD COLUMN trimmed_nodes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN trimmed_proved INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN trimmed_disproved INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN trimmed_done INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE trimmed_durations (le REAL PRIMARY KEY, units INTEGER NOT NULL, seconds REAL NOT NULL);
+CREATE TABLE trim_queue (node INTEGER PRIMARY KEY, retry_at REAL NOT NULL DEFAULT 0);
+INSERT INTO trim_queue (node)
+    SELECT DISTINCT p.id FROM nodes p JOIN edges e ON e.parent = p.id
+    WHERE p.value = 'win' AND p.best IS NOT NULL AND e.move != p.best
+      AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.root = p.id);
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -457,6 +478,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 18 {
         tx.execute_batch(V17_TO_V18)?;
+    }
+    if version < 19 {
+        tx.execute_batch(V18_TO_V19)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

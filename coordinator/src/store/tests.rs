@@ -16,6 +16,7 @@ mod lazy;
 mod scheduler;
 mod split;
 mod sums;
+mod trim;
 
 fn spec(goal: Goal) -> JobSpec {
     JobSpec {

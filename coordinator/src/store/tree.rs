@@ -33,6 +33,9 @@ pub(super) fn decide(tx: &Transaction<'_>, node: NodeId, value: Outcome, best: O
     }
     known::record(tx, node)?;
     record_cost(tx, node)?;
+    if value == Outcome::Win {
+        queue_trim(tx, node, best)?;
+    }
     stop_unit(tx, node)?;
     if value == Outcome::Win {
         // One fewer open child for each edge into this node.
@@ -328,4 +331,32 @@ pub(super) fn unit_totals(conn: &Connection, job: JobId) -> Result<UnitTotals, S
         )
         .optional()?
         .unwrap_or_default())
+}
+
+/// Queues `node`, just decided a win with winning move `best`, to have its
+/// other children deleted (`trim`), if it has some stored and is not its
+/// job's root (whose children a job's results list).
+pub(super) fn queue_trim(tx: &Transaction<'_>, node: NodeId, best: Option<&str>) -> Result<(), StoreError> {
+    let Some(best) = best else { return Ok(()) };
+    tx.cached_execute(
+        "INSERT OR IGNORE INTO trim_queue (node)
+         SELECT :node WHERE EXISTS (SELECT 1 FROM edges WHERE parent = :node AND move != :best)
+           AND NOT EXISTS (SELECT 1 FROM jobs WHERE root = :node)",
+        named_params! { ":node": node, ":best": best },
+    )?;
+    Ok(())
+}
+
+/// Queues every decided win of `job` that has other children stored, as
+/// [`queue_trim`] does (after an import, which records values without
+/// deciding them one by one).
+pub(super) fn queue_trims_of_job(tx: &Transaction<'_>, job: JobId) -> Result<(), StoreError> {
+    tx.cached_execute(
+        "INSERT OR IGNORE INTO trim_queue (node)
+         SELECT DISTINCT p.id FROM nodes p JOIN edges e ON e.parent = p.id
+         WHERE p.job = :job AND p.value = :win AND p.best IS NOT NULL AND e.move != p.best
+           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.root = p.id)",
+        named_params! { ":job": job, ":win": Value(Outcome::Win) },
+    )?;
+    Ok(())
 }

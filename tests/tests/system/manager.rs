@@ -52,6 +52,26 @@ fn an_expanded_solve_agrees_with_a_local_solve_through_a_kill_and_a_restart() {
 
     // Its proof, built from the expanded tree, passes the independent checker.
     assert!(cluster.verify_proof(job).contains("verified"));
+
+    // Below an opening that was split and decided, only its winning reply
+    // stays: the others leave the tables while the coordinator runs, the
+    // job's figures stay, and the proof still verifies.
+    if count(&status, "units", "split") >= 2 {
+        let trimmed = wait_until(MINUTES, "nodes below decided wins to leave the tables", || {
+            trimmed_nodes(&cluster, job).filter(|&n| n > 0)
+        });
+        let after = cluster.status(job);
+        assert_eq!(after["nodes"], status["nodes"], "{trimmed} nodes left; the count stays: {after}");
+        assert_eq!(after["positions"], status["positions"], "{after}");
+        assert!(cluster.verify_proof(job).contains("verified"));
+    }
+}
+
+/// The nodes of `job` that left the coordinator's tables (`jobs.trimmed_nodes`), read from its file.
+fn trimmed_nodes(cluster: &Cluster, job: u64) -> Option<i64> {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+    let conn = rusqlite::Connection::open_with_flags(cluster.db(), flags).ok()?;
+    conn.query_row("SELECT trimmed_nodes FROM jobs WHERE id = ?1", [job as i64], |r| r.get(0)).ok()
 }
 
 #[test]

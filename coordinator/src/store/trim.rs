@@ -1,0 +1,338 @@
+//! Decided subtrees leave the tables ([`Store::trim`]). Below a node
+//! decided as a win, only its winning child is needed: for its proof, its
+//! export, `golomb verify` and `golomb prove`. Every other child, and what
+//! is below it that no other node reaches, is deleted with its units,
+//! edges and proof trees, so that a long job's database follows what its
+//! answer rests on and its open frontier, not every move it tried. On the
+//! 9x8 hexomino job's database (2026-12-06) that was 43% of the nodes: the
+//! replies tried and refuted before a winning one was found.
+//!
+//! When a node is decided a win (`tree::decide`) it joins a queue
+//! (`trim_queue`); the coordinator's upkeep takes a little of the queue at
+//! a time. What stays true:
+//! - the job's figures: the nodes deleted, proved and disproved are counted
+//!   on the job's row (`jobs.trimmed_*`), and the manager's tree, which had
+//!   let go of them when their parent was decided, counts them as before;
+//! - the work: the positions and seconds of the deleted units go onto the
+//!   decided node's own unit, so the job's totals and an export's figures
+//!   at or below each node stay what they were;
+//! - the shape: the deleted children count as the node's children not
+//!   stored yet (`nodes.unborn`), so that a node whose value is voided
+//!   (`golomb distrust`) is open again, and its children are born again when
+//!   a descent reaches them.
+//!
+//! A node waits in the queue while a unit below it is in a worker's hands,
+//! and leaves it untrimmed when a unit below it is in a check, a dispute or
+//! a failure record (those rows name the unit). A node decided by its own
+//! unit, with no winning child stored, or a hands game's node, keeps its
+//! children.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use golomb_engine::solve::Outcome;
+use golomb_proto::{JobId, UnitId};
+use rusqlite::{OptionalExtension, Transaction, named_params};
+
+use super::Store;
+use super::cached::Cached;
+use super::db::now;
+use super::error::StoreError;
+use super::metrics::DURATION_BUCKETS;
+use super::state::{NodeId, UnitState, Value};
+
+/// How long a node whose subtree holds a leased unit waits before it is tried again.
+const RETRY_SECONDS: f64 = 60.0;
+
+/// The bound `trimmed_durations` files a unit under when it is past every bucket's.
+const PAST_THE_LAST_BUCKET: f64 = 1e308;
+
+/// Queue entries read at a time.
+const QUEUE_BATCH: i64 = 64;
+
+/// What one call of [`Store::trim`] deleted, by job.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trimmed {
+    /// Decided nodes whose other children were deleted.
+    pub parents: u64,
+    /// Nodes deleted (with their units and edges), by job.
+    pub nodes: HashMap<JobId, Vec<NodeId>>,
+}
+
+impl Trimmed {
+    /// Nodes deleted in all.
+    pub fn node_count(&self) -> usize {
+        self.nodes.values().map(Vec::len).sum()
+    }
+}
+
+/// What became of one queued node.
+enum Queued {
+    /// Done with (trimmed, or nothing to trim): it leaves the queue.
+    Done(Option<(JobId, Vec<NodeId>)>),
+    /// A unit below it is in a worker's hands: tried again later.
+    Later,
+}
+
+impl Store {
+    /// Deletes the subtrees that the queued decided nodes no longer need,
+    /// for about `budget` (at least one queued node, if any is due).
+    pub fn trim(&mut self, budget: Duration) -> Result<Trimmed, StoreError> {
+        let started = Instant::now();
+        let tx = self.write()?;
+        let mut trimmed = Trimmed::default();
+        let queued: Vec<NodeId> = tx
+            .prepare_cached("SELECT node FROM trim_queue WHERE retry_at <= ?1 ORDER BY node LIMIT ?2")?
+            .query_map(rusqlite::params![now(), QUEUE_BATCH], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for (i, node) in queued.into_iter().enumerate() {
+            if i > 0 && started.elapsed() >= budget {
+                break;
+            }
+            match trim_node(&tx, node)? {
+                Queued::Done(deleted) => {
+                    tx.cached_execute("DELETE FROM trim_queue WHERE node = ?1", [node])?;
+                    if let Some((job, nodes)) = deleted {
+                        trimmed.parents += 1;
+                        trimmed.nodes.entry(job).or_default().extend(nodes);
+                    }
+                }
+                Queued::Later => {
+                    tx.cached_execute(
+                        "UPDATE trim_queue SET retry_at = ?2 WHERE node = ?1",
+                        rusqlite::params![node, now() + RETRY_SECONDS],
+                    )?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(trimmed)
+    }
+
+    /// How many decided nodes wait to be trimmed (for tests and `/metrics`).
+    pub fn trim_queue_len(&self) -> Result<u64, StoreError> {
+        let n: i64 = self.conn.cached_query_row("SELECT COUNT(*) FROM trim_queue", [], |r| r.get(0))?;
+        Ok(n as u64)
+    }
+}
+
+/// Trims below one queued node.
+fn trim_node(tx: &Transaction<'_>, node: NodeId) -> Result<Queued, StoreError> {
+    // A decided win with a winning move, in a game job, not its root.
+    let found: Option<(JobId, String)> = tx
+        .cached_query_row(
+            "SELECT n.job, n.best FROM nodes n JOIN jobs j ON j.id = n.job
+             WHERE n.id = :node AND n.value = :win AND n.best IS NOT NULL AND j.hands IS NULL AND j.root != n.id",
+            named_params! { ":node": node, ":win": Value(Outcome::Win) },
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((job, best)) = found else {
+        return Ok(Queued::Done(None));
+    };
+    // Its proof is its winning child's: it must be stored, and lost for the side to move there.
+    let proved_by_child: bool = tx.cached_query_row(
+        "SELECT EXISTS (SELECT 1 FROM edges e JOIN nodes c ON c.id = e.child
+                        WHERE e.parent = :node AND e.move = :best AND c.value = :loss)",
+        named_params! { ":node": node, ":best": best, ":loss": Value(Outcome::Loss) },
+        |r| r.get(0),
+    )?;
+    let own_unit: Option<UnitId> =
+        tx.cached_query_row("SELECT id FROM units WHERE node = ?1", [node], |r| r.get(0)).optional()?;
+    let (true, Some(own_unit)) = (proved_by_child, own_unit) else {
+        return Ok(Queued::Done(None));
+    };
+    let others: Vec<(NodeId, u32)> = tx
+        .prepare_cached(
+            "SELECT e.child, c.replies FROM edges e JOIN nodes c ON c.id = e.child
+             WHERE e.parent = ?1 AND e.move != ?2",
+        )?
+        .query_map(rusqlite::params![node, best], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    if others.is_empty() {
+        return Ok(Queued::Done(None));
+    }
+    let doomed = below_only(tx, node, &best, &others)?;
+    // Rows that name a unit, and units in workers' hands, keep their subtree.
+    for &id in &doomed {
+        let unit: Option<(bool, bool)> = tx
+            .cached_query_row(
+                "SELECT u.state = :leased, u.checking IS NOT NULL
+                        OR EXISTS (SELECT 1 FROM units k WHERE k.checking = u.id)
+                        OR EXISTS (SELECT 1 FROM units k WHERE k.arbitrating = u.id)
+                        OR EXISTS (SELECT 1 FROM conflicts c WHERE c.unit = u.id)
+                        OR EXISTS (SELECT 1 FROM failures f WHERE f.unit = u.id)
+                 FROM units u WHERE u.node = :node",
+                named_params! { ":node": id, ":leased": UnitState::Leased },
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let (leased, named) = unit.unwrap_or((false, false));
+        if leased {
+            return Ok(Queued::Later);
+        }
+        if named {
+            return Ok(Queued::Done(None));
+        }
+    }
+    delete(tx, job, node, own_unit, &best, &others, &doomed)?;
+    Ok(Queued::Done(Some((job, doomed))))
+}
+
+/// The nodes below `node`'s children `others` (its children other than the
+/// winning one, `best`) that no node outside them reaches: every parent
+/// edge of each is from `node` by another move than `best`, or from one of them.
+fn below_only(
+    tx: &Transaction<'_>,
+    node: NodeId,
+    best: &str,
+    others: &[(NodeId, u32)],
+) -> Result<Vec<NodeId>, StoreError> {
+    // Everything reached from them, parents first.
+    let mut reached: Vec<NodeId> = Vec::new();
+    let mut seen: HashSet<NodeId> = HashSet::new();
+    let mut stack: Vec<NodeId> = others.iter().map(|&(c, _)| c).collect();
+    while let Some(id) = stack.pop() {
+        if id == node || !seen.insert(id) {
+            continue;
+        }
+        reached.push(id);
+        let children: Vec<NodeId> = tx
+            .prepare_cached("SELECT child FROM edges WHERE parent = ?1")?
+            .query_map([id], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        stack.extend(children);
+    }
+    // Drop, until none is left to drop, every node with a parent edge from outside.
+    let mut keep: HashSet<NodeId> = seen;
+    loop {
+        let mut dropped = false;
+        for &id in &reached {
+            if !keep.contains(&id) {
+                continue;
+            }
+            let parents: Vec<(NodeId, String)> = tx
+                .prepare_cached("SELECT parent, move FROM edges WHERE child = ?1")?
+                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let outside = parents.iter().any(|(p, mv)| if *p == node { mv == best } else { !keep.contains(p) });
+            if outside {
+                keep.remove(&id);
+                dropped = true;
+            }
+        }
+        if !dropped {
+            break;
+        }
+    }
+    Ok(reached.into_iter().filter(|id| keep.contains(id)).collect())
+}
+
+/// Deletes `doomed` (below `node`, decided a win by `best`) and the edges
+/// into and out of them, counts them on the job's row, moves their units'
+/// work onto `node`'s unit and counts `node`'s lost children as unborn.
+fn delete(
+    tx: &Transaction<'_>,
+    job: JobId,
+    node: NodeId,
+    own_unit: UnitId,
+    best: &str,
+    others: &[(NodeId, u32)],
+    doomed: &[NodeId],
+) -> Result<(), StoreError> {
+    tx.cached_execute("CREATE TEMP TABLE IF NOT EXISTS trim_set (id INTEGER PRIMARY KEY)", [])?;
+    tx.cached_execute("DELETE FROM trim_set", [])?;
+    for &id in doomed {
+        tx.cached_execute("INSERT INTO trim_set (id) VALUES (?1)", [id])?;
+    }
+    let (nodes, proved, disproved): (i64, i64, i64) = tx.cached_query_row(
+        "SELECT COUNT(*), COALESCE(SUM((value = :win) = (depth % 2 = 0)), 0),
+                COALESCE(SUM((value = :win) != (depth % 2 = 0)), 0)
+         FROM nodes WHERE id IN (SELECT id FROM trim_set)",
+        named_params! { ":win": Value(Outcome::Win) },
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    let (positions, seconds): (i64, f64) = tx.cached_query_row(
+        "SELECT CAST(TOTAL(positions + progress) AS INTEGER), TOTAL(seconds) FROM units
+         WHERE node IN (SELECT id FROM trim_set) AND state != :pending",
+        named_params! { ":pending": UnitState::Pending },
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    // The job's totals stay what they are: triggers follow the deletes and the update below.
+    let totals: Option<(i64, i64)> = tx
+        .cached_query_row("SELECT positions, worked FROM unit_totals WHERE job = ?1", [job], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    let edges_from_node: i64 = tx.cached_query_row(
+        "SELECT COUNT(*) FROM edges WHERE parent = ?1 AND move != ?2",
+        rusqlite::params![node, best],
+        |r| r.get(0),
+    )?;
+    count_done_units(tx, job)?;
+    tx.cached_execute("DELETE FROM proofs WHERE node IN (SELECT id FROM trim_set)", [])?;
+    tx.cached_execute("DELETE FROM units WHERE node IN (SELECT id FROM trim_set)", [])?;
+    // The node's other children that stay (reached from elsewhere too) lose their edge from it as well.
+    tx.cached_execute("DELETE FROM edges WHERE parent = ?1 AND move != ?2", rusqlite::params![node, best])?;
+    tx.cached_execute(
+        "DELETE FROM edges WHERE child IN (SELECT id FROM trim_set) OR parent IN (SELECT id FROM trim_set)",
+        [],
+    )?;
+    tx.cached_execute("DELETE FROM nodes WHERE id IN (SELECT id FROM trim_set)", [])?;
+    let fewest = others.iter().map(|&(_, r)| r).min().unwrap_or(0);
+    tx.cached_execute(
+        "UPDATE nodes SET unborn = unborn + :count,
+                unborn_replies = CASE WHEN unborn > 0 THEN MIN(unborn_replies, :fewest) ELSE :fewest END
+         WHERE id = :node",
+        named_params! { ":node": node, ":count": edges_from_node, ":fewest": fewest },
+    )?;
+    tx.cached_execute(
+        "UPDATE units SET positions = positions + ?2, seconds = seconds + ?3 WHERE id = ?1",
+        rusqlite::params![own_unit, positions, seconds],
+    )?;
+    if let Some((positions, worked)) = totals {
+        tx.cached_execute(
+            "UPDATE unit_totals SET positions = ?2, worked = ?3 WHERE job = ?1",
+            rusqlite::params![job, positions, worked],
+        )?;
+    }
+    tx.cached_execute(
+        "UPDATE jobs SET trimmed_nodes = trimmed_nodes + ?2, trimmed_proved = trimmed_proved + ?3,
+                trimmed_disproved = trimmed_disproved + ?4 WHERE id = ?1",
+        rusqlite::params![job, nodes, proved, disproved],
+    )?;
+    Ok(())
+}
+
+/// Counts the done units of `trim_set` on their job's row and their seconds
+/// by the bucket of `/metrics` they fall in, so that its counters of units
+/// done and their durations never go down.
+fn count_done_units(tx: &Transaction<'_>, job: JobId) -> Result<(), StoreError> {
+    let seconds: Vec<f64> = tx
+        .prepare_cached("SELECT seconds FROM units WHERE node IN (SELECT id FROM trim_set) AND state = ?1")?
+        .query_map([UnitState::Done], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    if seconds.is_empty() {
+        return Ok(());
+    }
+    let mut buckets: Vec<(f64, i64, f64)> = Vec::new();
+    for s in &seconds {
+        let le = DURATION_BUCKETS.iter().copied().find(|&le| *s <= le).unwrap_or(PAST_THE_LAST_BUCKET);
+        match buckets.iter_mut().find(|b| b.0 == le) {
+            Some(b) => (b.1, b.2) = (b.1 + 1, b.2 + s),
+            None => buckets.push((le, 1, *s)),
+        }
+    }
+    for (le, units, total) in buckets {
+        tx.cached_execute(
+            "INSERT INTO trimmed_durations (le, units, seconds) VALUES (?1, ?2, ?3)
+             ON CONFLICT (le) DO UPDATE SET units = units + excluded.units, seconds = seconds + excluded.seconds",
+            rusqlite::params![le, units, total],
+        )?;
+    }
+    tx.cached_execute(
+        "UPDATE jobs SET trimmed_done = trimmed_done + ?2 WHERE id = ?1",
+        rusqlite::params![job, seconds.len() as i64],
+    )?;
+    Ok(())
+}
