@@ -50,6 +50,8 @@ pub struct MetricsSnapshot {
     /// not ended) has waited, counted from its job's submission (units carry
     /// no queue time of their own), or 0 when none waits.
     pub oldest_pending_age: f64,
+    /// Decided wins whose other children wait to leave the tables (`trim`).
+    pub trim_queue: u64,
     /// Done units' solver seconds: cumulative counts per bucket of
     /// [`DURATION_BUCKETS`], then the count and the sum of all.
     pub duration_buckets: Vec<u64>,
@@ -94,6 +96,7 @@ impl Store {
             }
         }
         m.conflicts = tx.cached_query_row("SELECT COUNT(*) FROM conflicts", [], |r| r.get::<_, i64>(0))? as u64;
+        m.trim_queue = tx.cached_query_row("SELECT COUNT(*) FROM trim_queue", [], |r| r.get::<_, i64>(0))? as u64;
         let t = now();
         let (working, idle, draining, drained, gone): (i64, i64, i64, i64, i64) = tx.cached_query_row(
             "SELECT COALESCE(SUM(last_seen >= :online AND draining = 0 AND held > 0), 0),

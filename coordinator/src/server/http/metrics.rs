@@ -112,6 +112,13 @@ pub fn render(m: &MetricsSnapshot, process: &ProcessCounts) -> String {
         "Seconds the oldest pending unit of a runnable job has waited, counted from its job's submission (0: none).",
     );
     let _ = writeln!(out, "golomb_oldest_pending_age_seconds {}", number(m.oldest_pending_age));
+    head(
+        &mut out,
+        "golomb_trim_queue",
+        "gauge",
+        "Decided wins whose other children wait to leave the database (deleted a little at a time).",
+    );
+    let _ = writeln!(out, "golomb_trim_queue {}", m.trim_queue);
     head(&mut out, "golomb_unit_duration_seconds", "histogram", "Solver seconds of the units done.");
     for (le, n) in DURATION_BUCKETS.iter().zip(&m.duration_buckets) {
         let _ = writeln!(out, "golomb_unit_duration_seconds_bucket{{le=\"{}\"}} {n}", number(*le));

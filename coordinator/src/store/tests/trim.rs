@@ -92,6 +92,7 @@ fn a_decided_win_keeps_only_its_winning_child_and_every_figure() {
         (metrics.duration_buckets, metrics.duration_count, metrics.positions_recorded)
     );
     assert!((counters.duration_sum - metrics.duration_sum).abs() < 1e-9);
+    assert_eq!((metrics.trim_queue, counters.trim_queue), (1, 0), "the queue /metrics shows");
     let nothing = store.trim(Duration::from_secs(5)).unwrap();
     assert_eq!(nothing.node_count(), 0, "nothing is trimmed twice");
 }
