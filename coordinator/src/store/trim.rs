@@ -137,11 +137,16 @@ fn trim_node(tx: &Transaction<'_>, node: NodeId) -> Result<Queued, StoreError> {
         named_params! { ":node": node, ":best": best, ":loss": Value(Outcome::Loss) },
         |r| r.get(0),
     )?;
-    let own_unit: Option<UnitId> =
-        tx.cached_query_row("SELECT id FROM units WHERE node = ?1", [node], |r| r.get(0)).optional()?;
-    let (true, Some(own_unit)) = (proved_by_child, own_unit) else {
+    // Its own unit takes the deleted units' work (a report would overwrite it while it is leased).
+    let own_unit: Option<(UnitId, UnitState)> = tx
+        .cached_query_row("SELECT id, state FROM units WHERE node = ?1", [node], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let (true, Some((own_unit, own_state))) = (proved_by_child, own_unit) else {
         return Ok(Queued::Done(None));
     };
+    if own_state == UnitState::Leased {
+        return Ok(Queued::Later);
+    }
     let others: Vec<(NodeId, u32)> = tx
         .prepare_cached(
             "SELECT e.child, c.replies FROM edges e JOIN nodes c ON c.id = e.child
