@@ -78,7 +78,9 @@ sample() {
   positions=$(grep -oE '"positions": *[0-9]+' <<< "$status" | head -1 | grep -oE '[0-9]+$' || echo "")
   grep -qE '"state": *"done"' <<< "$status" && finished=1
   nodes=$(sqlite3 "$db" "SELECT count(*) FROM nodes WHERE job = $job" 2> /dev/null || echo "")
-  decided=$(sqlite3 "$db" "SELECT count(*) FROM nodes WHERE job = $job AND value IS NOT NULL" 2> /dev/null || echo "")
+  # Decided nodes, those that left the tables below decided wins included (schema 19).
+  decided=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM nodes WHERE job = $job AND value IS NOT NULL)
+    + (SELECT trimmed_proved + trimmed_disproved FROM jobs WHERE id = $job)" 2> /dev/null || echo "")
   bytes=$(( $(stat -c %s "$db") + $(stat -c %s "$db-wal" 2> /dev/null || echo 0) ))
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$serve/status" 2> /dev/null || echo "")
   printf '%s\t%d\t%s\t%s\t%s\t%d\t%s\n' "$(date -u +%FT%TZ)" $(( ($(date +%s) - started) / 60 )) \
