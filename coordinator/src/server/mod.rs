@@ -247,7 +247,6 @@ async fn upkeep(shared: Shared, shutdown: CancellationToken) {
                 let expired = s.expire_leases(absent)?;
                 *last = LastUpkeep::now();
                 s.record_progress(PROGRESS_EVERY_SECONDS)?;
-                s.trim(TRIM_TIME)?;
                 Ok((absent, expired))
             })
             .await;
@@ -265,6 +264,10 @@ async fn upkeep(shared: Shared, shutdown: CancellationToken) {
                 }
             }
             Err(err) => tracing::error!("expiring leases failed: {}", err.message()),
+        }
+        // Decided subtrees leave the tables a little at a time, in a call of their own.
+        if let Err(err) = shared.store(|s| s.trim(TRIM_TIME)).await {
+            tracing::error!("deleting decided subtrees failed (they stay, and are tried again): {}", err.message());
         }
         if last_checkpoint.elapsed() >= Duration::from_secs(60) {
             last_checkpoint = Instant::now();

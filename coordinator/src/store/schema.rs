@@ -356,13 +356,15 @@ END;
 /// and `trimmed_durations` the deleted done units' seconds by the bucket of
 /// `/metrics` they fall in (`le`, the bucket's bound; 1e308 past the last),
 /// so that the job's figures and the coordinator's counters stay what they
-/// were. A file from before queues its decided wins.
+/// were. Conflicts get an index by unit (each deleted unit is looked up
+/// there). A file from before queues its decided wins.
 const V18_TO_V19: &str = "
 ALTER TABLE jobs ADD COLUMN trimmed_nodes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN trimmed_proved INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN trimmed_disproved INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN trimmed_done INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE trimmed_durations (le REAL PRIMARY KEY, units INTEGER NOT NULL, seconds REAL NOT NULL);
+CREATE INDEX conflicts_by_unit ON conflicts(unit);
 CREATE TABLE trim_queue (node INTEGER PRIMARY KEY, retry_at REAL NOT NULL DEFAULT 0);
 INSERT INTO trim_queue (node)
     SELECT DISTINCT p.id FROM nodes p JOIN edges e ON e.parent = p.id

@@ -21,11 +21,16 @@
 //!   (`golomb distrust`) is open again, and its children are born again when
 //!   a descent reaches them.
 //!
-//! A node waits in the queue while a unit below it is in a worker's hands,
-//! and leaves it untrimmed when a unit below it is in a check, a dispute or
-//! a failure record (those rows name the unit). A node decided by its own
-//! unit, with no winning child stored, or a hands game's node, keeps its
-//! children.
+//! A node waits in the queue while its own unit or one below it is leased
+//! (rare: deciding a node cancels the units below it) or checked by a check
+//! still to come back, and leaves it untrimmed when a unit below it is named
+//! by a check that came back, a dispute or a failure record (those rows stay,
+//! and with them what they name: with checks on, many subtrees stay). A node
+//! decided by its own unit, with no winning child stored, or a hands game's
+//! node, keeps its children. A worker still running a unit that left is
+//! told to stop at its next heartbeat; a report of it before then is
+//! refused as a unit unknown, and dropped. Per-worker figures (units done)
+//! count the rows that remain.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -70,7 +75,7 @@ impl Trimmed {
 enum Queued {
     /// Done with (trimmed, or nothing to trim): it leaves the queue.
     Done(Option<(JobId, Vec<NodeId>)>),
-    /// A unit below it is in a worker's hands: tried again later.
+    /// A unit below it (or its own) is in a worker's hands, or waits for a check: tried again later.
     Later,
 }
 
@@ -160,15 +165,18 @@ fn trim_node(tx: &Transaction<'_>, node: NodeId) -> Result<Queued, StoreError> {
     let doomed = below_only(tx, node, &best, &others)?;
     // Rows that name a unit, and units in workers' hands, keep their subtree.
     for &id in &doomed {
+        // Waiting: leased, or checked by a check still to come back.
         let unit: Option<(bool, bool)> = tx
             .cached_query_row(
-                "SELECT u.state = :leased, u.checking IS NOT NULL
+                "SELECT u.state = :leased
+                        OR EXISTS (SELECT 1 FROM units k WHERE k.checking = u.id AND k.state IN (:pending, :leased)),
+                        u.checking IS NOT NULL
                         OR EXISTS (SELECT 1 FROM units k WHERE k.checking = u.id)
                         OR EXISTS (SELECT 1 FROM units k WHERE k.arbitrating = u.id)
                         OR EXISTS (SELECT 1 FROM conflicts c WHERE c.unit = u.id)
                         OR EXISTS (SELECT 1 FROM failures f WHERE f.unit = u.id)
                  FROM units u WHERE u.node = :node",
-                named_params! { ":node": id, ":leased": UnitState::Leased },
+                named_params! { ":node": id, ":leased": UnitState::Leased, ":pending": UnitState::Pending },
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
@@ -257,11 +265,12 @@ fn delete(
         named_params! { ":win": Value(Outcome::Win) },
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )?;
-    let (positions, seconds): (i64, f64) = tx.cached_query_row(
-        "SELECT CAST(TOTAL(positions + progress) AS INTEGER), TOTAL(seconds) FROM units
-         WHERE node IN (SELECT id FROM trim_set) AND state != :pending",
-        named_params! { ":pending": UnitState::Pending },
-        |r| Ok((r.get(0)?, r.get(1)?)),
+    // Every unit's work, whatever its state, as an export and a classify's costs sum it.
+    let (positions, progress, seconds): (i64, i64, f64) = tx.cached_query_row(
+        "SELECT CAST(TOTAL(positions) AS INTEGER), CAST(TOTAL(progress) AS INTEGER), TOTAL(seconds) FROM units
+         WHERE node IN (SELECT id FROM trim_set)",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )?;
     // The job's totals stay what they are: triggers follow the deletes and the update below.
     let totals: Option<(i64, i64)> = tx
@@ -292,8 +301,8 @@ fn delete(
         named_params! { ":node": node, ":count": edges_from_node, ":fewest": fewest },
     )?;
     tx.cached_execute(
-        "UPDATE units SET positions = positions + ?2, seconds = seconds + ?3 WHERE id = ?1",
-        rusqlite::params![own_unit, positions, seconds],
+        "UPDATE units SET positions = positions + ?2, progress = progress + ?3, seconds = seconds + ?4 WHERE id = ?1",
+        rusqlite::params![own_unit, positions, progress, seconds],
     )?;
     if let Some((positions, worked)) = totals {
         tx.cached_execute(
