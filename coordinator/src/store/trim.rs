@@ -278,11 +278,6 @@ fn delete(
             Ok((r.get(0)?, r.get(1)?))
         })
         .optional()?;
-    let edges_from_node: i64 = tx.cached_query_row(
-        "SELECT COUNT(*) FROM edges WHERE parent = ?1 AND move != ?2",
-        rusqlite::params![node, best],
-        |r| r.get(0),
-    )?;
     count_done_units(tx, job)?;
     tx.cached_execute("DELETE FROM proofs WHERE node IN (SELECT id FROM trim_set)", [])?;
     tx.cached_execute("DELETE FROM units WHERE node IN (SELECT id FROM trim_set)", [])?;
@@ -293,12 +288,13 @@ fn delete(
         [],
     )?;
     tx.cached_execute("DELETE FROM nodes WHERE id IN (SELECT id FROM trim_set)", [])?;
+    // `others` holds one row per edge from the node by another move than `best`: each a child lost.
     let fewest = others.iter().map(|&(_, r)| r).min().unwrap_or(0);
     tx.cached_execute(
         "UPDATE nodes SET unborn = unborn + :count,
                 unborn_replies = CASE WHEN unborn > 0 THEN MIN(unborn_replies, :fewest) ELSE :fewest END
          WHERE id = :node",
-        named_params! { ":node": node, ":count": edges_from_node, ":fewest": fewest },
+        named_params! { ":node": node, ":count": others.len() as i64, ":fewest": fewest },
     )?;
     tx.cached_execute(
         "UPDATE units SET positions = positions + ?2, progress = progress + ?3, seconds = seconds + ?4 WHERE id = ?1",
