@@ -48,6 +48,8 @@ struct Imported {
     already_known: u64,
     not_needed: u64,
     expanded: u64,
+    /// Positions of the file's job that its decided nodes do not hold, kept counted.
+    carried_positions: u64,
 }
 
 impl Report for Imported {
@@ -60,6 +62,13 @@ impl Report for Imported {
              {} nodes expanded on the way",
             self.nodes_in_file, self.decided, self.already_known, self.not_needed, self.expanded
         )?;
+        if self.carried_positions > 0 {
+            writeln!(
+                out,
+                "{} positions of earlier search on nodes still undecided carried into the job's count",
+                self.carried_positions
+            )?;
+        }
         Ok(())
     }
 }
@@ -97,6 +106,7 @@ fn imported(summary: &ImportSummary, file: &Path, db: &Path) -> Imported {
         already_known: summary.counts.known,
         not_needed: summary.counts.skipped,
         expanded: summary.counts.expanded,
+        carried_positions: summary.counts.carried,
     }
 }
 

@@ -154,7 +154,8 @@ pub struct ExportJob {
     pub value: Outcome,
     /// The root's winning move, when it is a win.
     pub winning_move: Option<String>,
-    /// Positions searched by all its units.
+    /// Positions searched by all its units, and in earlier sittings (an
+    /// import carries what the file's nodes do not hold).
     pub positions: u64,
     /// Seconds from submission to the end (or to the export).
     pub elapsed_seconds: f64,
@@ -209,6 +210,7 @@ fn fields() -> BTreeMap<String, String> {
     [
         ("job", "the job's spec (board, blocked, pieces, moves = its root, goal, split) and its state when exported"),
         ("job.value", "the root's value for the side to move: win, loss, or unknown while undecided"),
+        ("job.positions", "positions the job searched in all, earlier sittings included (more than its nodes' positions hold: the search of nodes still undecided is counted here only)"),
         ("nodes[].line", "a position: moves from the empty board in the job's notation, ';'-separated"),
         ("nodes[].depth", "plies below the job's root"),
         ("nodes[].value", "the position's value for the side to move there"),

@@ -139,7 +139,7 @@ pub fn import(store: &mut Store, file: &ExportFile, into: Option<JobId>) -> Resu
             }
         },
     };
-    let counts = store.import_nodes(job, &entries, &plan::Engine)?;
+    let counts = store.import_nodes(job, &entries, &plan::Engine, file.job.positions)?;
     let history: Vec<ProgressRow> = file.history.iter().map(ProgressRow::from).collect();
     store.import_history(job, &history)?;
     Ok(ImportSummary { job, created, in_file: file.nodes.len() as u64, counts })

@@ -24,7 +24,7 @@ use super::finish::finish_if_answered;
 use super::job_row::job_spec;
 use super::split::{SplitTarget, TreeGame, insert_children};
 use super::state::{NodeId, UnitState, Value};
-use super::tree::{decide, settle};
+use super::tree::{decide, settle, unit_totals};
 use super::{Store, StoreError, now, proofs};
 
 /// One decided node of an export file, checked against the game.
@@ -64,6 +64,10 @@ pub struct ImportCounts {
     pub skipped: u64,
     /// Nodes expanded into their children (or given more of them) on the way.
     pub expanded: u64,
+    /// Positions of the file's job that none of its decided nodes holds
+    /// (the search of nodes it left undecided), carried into a job that
+    /// had searched nothing before the import.
+    pub carried: u64,
 }
 
 /// A node of the job's tree as the import walks it.
@@ -80,13 +84,19 @@ struct Found {
 impl Store {
     /// Records `entries` (sorted by depth, parents first) as decided nodes of
     /// `job`, in one transaction: all of them or, on a conflict, none.
+    /// `earlier` is the positions the file's job had searched in all: when
+    /// `job` had searched nothing before, what the entries do not hold of it
+    /// stays counted (`jobs.carried_positions`); into a job with its own
+    /// search the two would overlap, and only the entries count.
     pub fn import_nodes(
         &mut self,
         job: JobId,
         entries: &[ImportEntry],
         game: &dyn TreeGame,
+        earlier: u64,
     ) -> Result<ImportCounts, StoreError> {
         let tx = self.write()?;
+        let before = unit_totals(&tx, job)?.positions;
         let spec = job_spec(&tx, job)?;
         let root: Option<NodeId> =
             tx.cached_query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional()?.flatten();
@@ -113,6 +123,9 @@ impl Store {
         }
         counts.skipped = left.len() as u64;
         walk.carry_work(entries)?;
+        if before == 0 {
+            counts.carried = carry_earlier(&tx, job, earlier)?;
+        }
         // Its decided wins keep only their winning children, a little at a time.
         super::tree::queue_trims_of_job(&tx, job)?;
         finish_if_answered(&tx, job)?;
@@ -122,6 +135,20 @@ impl Store {
         self.after_change(job);
         Ok(counts)
     }
+}
+
+/// Keeps counted the positions of `earlier` that `job`'s rows do not hold
+/// after an import into it; returns them.
+fn carry_earlier(tx: &Transaction<'_>, job: JobId, earlier: u64) -> Result<u64, StoreError> {
+    let held = unit_totals(tx, job)?.positions.max(0) as u64;
+    let carried = earlier.saturating_sub(held).min(i64::MAX as u64);
+    if carried > 0 {
+        tx.cached_execute(
+            "UPDATE jobs SET carried_positions = ?2 WHERE id = ?1",
+            rusqlite::params![job, carried as i64],
+        )?;
+    }
+    Ok(carried)
 }
 
 /// Walking one import's entries down the job's tree.

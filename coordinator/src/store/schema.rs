@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use super::error::StoreError;
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 19;
+pub const SCHEMA_VERSION: i64 = 20;
 /// Prepared statements kept per connection (see [`open`]).
 const STATEMENT_CACHE: usize = 256;
 /// Marks a database file as Golomb's (`PRAGMA application_id`, "GOLM").
@@ -372,6 +372,15 @@ INSERT INTO trim_queue (node)
       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.root = p.id);
 ";
 
+/// Schema 20: the positions a job searched in earlier sittings that no row
+/// of this file holds (`jobs.carried_positions`). An export keeps decided
+/// nodes only, so the search spent on nodes still undecided (a split node's
+/// own budget, the line it followed) left the job's count at each resume;
+/// an import that starts a job now carries the file's total (`golomb import`).
+const V19_TO_V20: &str = "
+ALTER TABLE jobs ADD COLUMN carried_positions INTEGER NOT NULL DEFAULT 0;
+";
+
 /// Random bytes as hex (identities and lease tokens).
 pub(super) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
@@ -483,6 +492,9 @@ fn migrate(conn: &Connection, version: i64) -> Result<(), StoreError> {
     }
     if version < 19 {
         tx.execute_batch(V18_TO_V19)?;
+    }
+    if version < 20 {
+        tx.execute_batch(V19_TO_V20)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;

@@ -307,7 +307,8 @@ pub(super) fn root_children_decided(tx: &Transaction<'_>, job: JobId) -> Result<
 /// and its progress samples show, read without going over every unit.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct UnitTotals {
-    /// Positions searched, a running lease's progress included.
+    /// Positions searched, a running lease's progress included, and those
+    /// of earlier sittings that no row holds (`jobs.carried_positions`).
     pub positions: i64,
     /// Of those, the ones this coordinator's workers searched (not imported units').
     pub worked: i64,
@@ -323,9 +324,11 @@ pub(super) fn unit_totals(conn: &Connection, job: JobId) -> Result<UnitTotals, S
         .cached_query_row(
             // A sum past SQLite's integers turned into a real number: read
             // back, it saturates.
-            "SELECT CAST(positions AS INTEGER), CAST(worked AS INTEGER), CAST(solutions AS INTEGER),
-                    CAST(fixed AS INTEGER)
-             FROM unit_totals WHERE job = ?1",
+            // Positions: with those of earlier sittings that no row holds (schema 20).
+            "SELECT CAST(COALESCE(t.positions, 0) + j.carried_positions AS INTEGER),
+                    CAST(COALESCE(t.worked, 0) AS INTEGER), CAST(COALESCE(t.solutions, 0) AS INTEGER),
+                    CAST(COALESCE(t.fixed, 0) AS INTEGER)
+             FROM jobs j LEFT JOIN unit_totals t ON t.job = j.id WHERE j.id = ?1",
             [job],
             |r| Ok(UnitTotals { positions: r.get(0)?, worked: r.get(1)?, solutions: r.get(2)?, fixed: r.get(3)? }),
         )

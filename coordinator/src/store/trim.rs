@@ -74,14 +74,20 @@ impl Trimmed {
 /// What became of one queued node.
 enum Queued {
     /// Done with (trimmed, or nothing to trim): it leaves the queue.
-    Done(Option<(JobId, Vec<NodeId>)>),
+    Done,
+    /// Some of its lost children left, the rest leave in a later round: the budget ran out.
+    More,
     /// A unit below it (or its own) is in a worker's hands, or waits for a check: tried again later.
     Later,
 }
 
 impl Store {
     /// Deletes the subtrees that the queued decided nodes no longer need,
-    /// for about `budget` (at least one queued node, if any is due).
+    /// for about `budget`: at least one lost child's subtree, if any is due.
+    /// A node with many lost children loses them over several calls, one
+    /// child's subtree at a time, so that no call holds the store long (the
+    /// 9x8 hexomino job's most-worked opening took 480,000 nodes with it,
+    /// 9.8 s in one call when it went whole).
     pub fn trim(&mut self, budget: Duration) -> Result<Trimmed, StoreError> {
         let started = Instant::now();
         let tx = self.write()?;
@@ -90,18 +96,16 @@ impl Store {
             .prepare_cached("SELECT node FROM trim_queue WHERE retry_at <= ?1 ORDER BY node LIMIT ?2")?
             .query_map(rusqlite::params![now(), QUEUE_BATCH], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
+        let over = || started.elapsed() >= budget;
         for (i, node) in queued.into_iter().enumerate() {
-            if i > 0 && started.elapsed() >= budget {
+            if i > 0 && over() {
                 break;
             }
-            match trim_node(&tx, node)? {
-                Queued::Done(deleted) => {
+            match trim_node(&tx, node, &over, &mut trimmed)? {
+                Queued::Done => {
                     tx.cached_execute("DELETE FROM trim_queue WHERE node = ?1", [node])?;
-                    if let Some((job, nodes)) = deleted {
-                        trimmed.parents += 1;
-                        trimmed.nodes.entry(job).or_default().extend(nodes);
-                    }
                 }
+                Queued::More => break,
                 Queued::Later => {
                     tx.cached_execute(
                         "UPDATE trim_queue SET retry_at = ?2 WHERE node = ?1",
@@ -121,8 +125,24 @@ impl Store {
     }
 }
 
-/// Trims below one queued node.
-fn trim_node(tx: &Transaction<'_>, node: NodeId) -> Result<Queued, StoreError> {
+/// A decided node being trimmed: what every slice of it needs.
+struct Parent {
+    job: JobId,
+    node: NodeId,
+    /// Its winning move: the edge that stays.
+    best: String,
+    /// Its own unit, which takes the deleted units' work.
+    unit: UnitId,
+}
+
+/// Trims below one queued node, one lost child's subtree at a time, until
+/// `over` says the round's budget is spent (after the first child).
+fn trim_node(
+    tx: &Transaction<'_>,
+    node: NodeId,
+    over: &dyn Fn() -> bool,
+    trimmed: &mut Trimmed,
+) -> Result<Queued, StoreError> {
     // A decided win with a winning move, in a game job, not its root.
     let found: Option<(JobId, String)> = tx
         .cached_query_row(
@@ -133,7 +153,7 @@ fn trim_node(tx: &Transaction<'_>, node: NodeId) -> Result<Queued, StoreError> {
         )
         .optional()?;
     let Some((job, best)) = found else {
-        return Ok(Queued::Done(None));
+        return Ok(Queued::Done);
     };
     // Its proof is its winning child's: it must be stored, and lost for the side to move there.
     let proved_by_child: bool = tx.cached_query_row(
@@ -146,26 +166,57 @@ fn trim_node(tx: &Transaction<'_>, node: NodeId) -> Result<Queued, StoreError> {
     let own_unit: Option<(UnitId, UnitState)> = tx
         .cached_query_row("SELECT id, state FROM units WHERE node = ?1", [node], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    let (true, Some((own_unit, own_state))) = (proved_by_child, own_unit) else {
-        return Ok(Queued::Done(None));
+    let (true, Some((unit, own_state))) = (proved_by_child, own_unit) else {
+        return Ok(Queued::Done);
     };
     if own_state == UnitState::Leased {
         return Ok(Queued::Later);
     }
+    let parent = Parent { job, node, best, unit };
+    // Its lost children, one row per edge (a child can be reached by several moves).
     let others: Vec<(NodeId, u32)> = tx
         .prepare_cached(
             "SELECT e.child, c.replies FROM edges e JOIN nodes c ON c.id = e.child
-             WHERE e.parent = ?1 AND e.move != ?2",
+             WHERE e.parent = ?1 AND e.move != ?2 ORDER BY e.child",
         )?
-        .query_map(rusqlite::params![node, best], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map(rusqlite::params![node, parent.best], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    if others.is_empty() {
-        return Ok(Queued::Done(None));
+    let mut children: Vec<NodeId> = others.iter().map(|&(c, _)| c).collect();
+    children.dedup();
+    for (i, &child) in children.iter().enumerate() {
+        if i > 0 && over() {
+            return Ok(Queued::More);
+        }
+        let edges: Vec<u32> = others.iter().filter(|&&(c, _)| c == child).map(|&(_, r)| r).collect();
+        let doomed = below_only(tx, &parent, child)?;
+        // Rows that name a unit, and units in workers' hands, keep their subtree.
+        match holds(tx, &doomed)? {
+            Hold::Nothing => {}
+            Hold::Leased => return Ok(Queued::Later),
+            Hold::Named => return Ok(Queued::Done),
+        }
+        delete(tx, &parent, child, &edges, &doomed)?;
+        trimmed.nodes.entry(job).or_default().extend(doomed);
     }
-    let doomed = below_only(tx, node, &best, &others)?;
-    // Rows that name a unit, and units in workers' hands, keep their subtree.
-    for &id in &doomed {
-        // Waiting: leased, or checked by a check still to come back.
+    if !children.is_empty() {
+        trimmed.parents += 1;
+    }
+    Ok(Queued::Done)
+}
+
+/// What keeps a subtree in the tables.
+enum Hold {
+    /// Nothing: it may go.
+    Nothing,
+    /// A unit in it is leased, or checked by a check still to come back: later.
+    Leased,
+    /// A unit in it is named by a check that came back, a dispute or a failure record: it stays.
+    Named,
+}
+
+/// Whether a unit of the nodes `doomed` keeps them.
+fn holds(tx: &Transaction<'_>, doomed: &[NodeId]) -> Result<Hold, StoreError> {
+    for &id in doomed {
         let unit: Option<(bool, bool)> = tx
             .cached_query_row(
                 "SELECT u.state = :leased
@@ -180,36 +231,33 @@ fn trim_node(tx: &Transaction<'_>, node: NodeId) -> Result<Queued, StoreError> {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        let (leased, named) = unit.unwrap_or((false, false));
-        if leased {
-            return Ok(Queued::Later);
-        }
-        if named {
-            return Ok(Queued::Done(None));
+        match unit {
+            Some((true, _)) => return Ok(Hold::Leased),
+            Some((false, true)) => return Ok(Hold::Named),
+            _ => {}
         }
     }
-    delete(tx, job, node, own_unit, &best, &others, &doomed)?;
-    Ok(Queued::Done(Some((job, doomed))))
+    Ok(Hold::Nothing)
 }
 
-/// The nodes below `node`'s children `others` (its children other than the
-/// winning one, `best`) that no node outside them reaches: every parent
-/// edge of each is from `node` by another move than `best`, or from one of them.
-fn below_only(
-    tx: &Transaction<'_>,
-    node: NodeId,
-    best: &str,
-    others: &[(NodeId, u32)],
-) -> Result<Vec<NodeId>, StoreError> {
-    // Everything reached from them, parents first.
-    let mut reached: Vec<NodeId> = Vec::new();
+/// `child` (a lost child of `parent`) and the nodes below it that no node
+/// outside them reaches: every parent edge of each is from one of them, or
+/// is `parent`'s edge to `child` by another move than its winning one. A
+/// node also below another lost child stays until that child's turn.
+fn below_only(tx: &Transaction<'_>, parent: &Parent, child: NodeId) -> Result<Vec<NodeId>, StoreError> {
+    // Everything reached from it, parents first, with each one's parent edges.
+    let mut reached: Vec<(NodeId, Vec<(NodeId, String)>)> = Vec::new();
     let mut seen: HashSet<NodeId> = HashSet::new();
-    let mut stack: Vec<NodeId> = others.iter().map(|&(c, _)| c).collect();
+    let mut stack = vec![child];
     while let Some(id) = stack.pop() {
-        if id == node || !seen.insert(id) {
+        if id == parent.node || !seen.insert(id) {
             continue;
         }
-        reached.push(id);
+        let parents: Vec<(NodeId, String)> = tx
+            .prepare_cached("SELECT parent, move FROM edges WHERE child = ?1")?
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        reached.push((id, parents));
         let children: Vec<NodeId> = tx
             .prepare_cached("SELECT child FROM edges WHERE parent = ?1")?
             .query_map([id], |r| r.get(0))?
@@ -220,17 +268,16 @@ fn below_only(
     let mut keep: HashSet<NodeId> = seen;
     loop {
         let mut dropped = false;
-        for &id in &reached {
-            if !keep.contains(&id) {
+        for (id, parents) in &reached {
+            if !keep.contains(id) {
                 continue;
             }
-            let parents: Vec<(NodeId, String)> = tx
-                .prepare_cached("SELECT parent, move FROM edges WHERE child = ?1")?
-                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?;
-            let outside = parents.iter().any(|(p, mv)| if *p == node { mv == best } else { !keep.contains(p) });
+            // From the parent: by its winning move, or to another lost child (whose turn is later).
+            let outside = parents
+                .iter()
+                .any(|(p, mv)| if *p == parent.node { *mv == parent.best || *id != child } else { !keep.contains(p) });
             if outside {
-                keep.remove(&id);
+                keep.remove(id);
                 dropped = true;
             }
         }
@@ -238,21 +285,21 @@ fn below_only(
             break;
         }
     }
-    Ok(reached.into_iter().filter(|id| keep.contains(id)).collect())
+    Ok(reached.into_iter().map(|(id, _)| id).filter(|id| keep.contains(id)).collect())
 }
 
-/// Deletes `doomed` (below `node`, decided a win by `best`) and the edges
-/// into and out of them, counts them on the job's row, moves their units'
-/// work onto `node`'s unit and counts `node`'s lost children as unborn.
+/// Deletes `doomed` (`child` of `parent` and what only it reaches) and
+/// the edges into and out of them, counts them on the job's row, moves
+/// their units' work onto `parent`'s unit and counts `child` as a child of
+/// `parent` not stored (once per edge to it, of `edges`, its replies).
 fn delete(
     tx: &Transaction<'_>,
-    job: JobId,
-    node: NodeId,
-    own_unit: UnitId,
-    best: &str,
-    others: &[(NodeId, u32)],
+    parent: &Parent,
+    child: NodeId,
+    edges: &[u32],
     doomed: &[NodeId],
 ) -> Result<(), StoreError> {
+    let Parent { job, node, ref best, unit: own_unit } = *parent;
     tx.cached_execute("CREATE TEMP TABLE IF NOT EXISTS trim_set (id INTEGER PRIMARY KEY)", [])?;
     tx.cached_execute("DELETE FROM trim_set", [])?;
     for &id in doomed {
@@ -281,20 +328,23 @@ fn delete(
     count_done_units(tx, job)?;
     tx.cached_execute("DELETE FROM proofs WHERE node IN (SELECT id FROM trim_set)", [])?;
     tx.cached_execute("DELETE FROM units WHERE node IN (SELECT id FROM trim_set)", [])?;
-    // The node's other children that stay (reached from elsewhere too) lose their edge from it as well.
-    tx.cached_execute("DELETE FROM edges WHERE parent = ?1 AND move != ?2", rusqlite::params![node, best])?;
+    // A lost child that stays (reached from elsewhere too) loses its edges from the node as well.
+    tx.cached_execute(
+        "DELETE FROM edges WHERE parent = ?1 AND child = ?2 AND move != ?3",
+        rusqlite::params![node, child, best],
+    )?;
     tx.cached_execute(
         "DELETE FROM edges WHERE child IN (SELECT id FROM trim_set) OR parent IN (SELECT id FROM trim_set)",
         [],
     )?;
     tx.cached_execute("DELETE FROM nodes WHERE id IN (SELECT id FROM trim_set)", [])?;
-    // `others` holds one row per edge from the node by another move than `best`: each a child lost.
-    let fewest = others.iter().map(|&(_, r)| r).min().unwrap_or(0);
+    // `edges` holds one entry per edge from the node to the child: each a child lost.
+    let fewest = edges.iter().copied().min().unwrap_or(0);
     tx.cached_execute(
         "UPDATE nodes SET unborn = unborn + :count,
                 unborn_replies = CASE WHEN unborn > 0 THEN MIN(unborn_replies, :fewest) ELSE :fewest END
          WHERE id = :node",
-        named_params! { ":node": node, ":count": others.len() as i64, ":fewest": fewest },
+        named_params! { ":node": node, ":count": edges.len() as i64, ":fewest": fewest },
     )?;
     tx.cached_execute(
         "UPDATE units SET positions = positions + ?2, progress = progress + ?3, seconds = seconds + ?4 WHERE id = ?1",

@@ -65,7 +65,7 @@ fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
         entry(3, &["a", "y"], Win, true),
         entry(4, &["b", "z"], Win, true),
     ];
-    let counts = store.import_nodes(job, &file, &TwoOpenings).unwrap();
+    let counts = store.import_nodes(job, &file, &TwoOpenings, 0).unwrap();
     assert_eq!((counts.decided, counts.skipped, counts.expanded), (3, 0, 2), "{counts:?}");
     let (_, children) = store.results(job).unwrap();
     let mut values: Vec<_> = children.iter().map(|c| (c.mv.as_str(), c.value, c.positions, c.seconds)).collect();
@@ -77,7 +77,7 @@ fn a_reply_to_two_openings_listed_under_a_decided_one_decides_the_other() {
     assert_eq!((row.state, row.units.pending, row.positions), (JobState::Done, 0, 2000), "nothing is left to search");
     assert_eq!(row.local_positions, 0, "no worker of this coordinator searched them");
     // The same file again: known, and its work is not counted twice.
-    let counts = store.import_nodes(job, &file, &TwoOpenings).unwrap();
+    let counts = store.import_nodes(job, &file, &TwoOpenings, 0).unwrap();
     assert_eq!((counts.known, counts.decided), (5, 0), "{counts:?}");
     assert_eq!(store.job(job).unwrap().positions, 2000);
 }
@@ -87,8 +87,23 @@ fn a_node_nothing_needs_any_more_is_left_out_and_not_expanded() {
     // A solve: the root is decided by a's loss, so b's subtree is needed by nothing.
     let (mut store, job, _dir) = two_openings(Goal::Solve);
     let file = [entry(0, &["a"], Loss, true), entry(1, &["b", "w"], Win, true)];
-    let counts = store.import_nodes(job, &file, &NoGame).unwrap();
+    let counts = store.import_nodes(job, &file, &NoGame, 0).unwrap();
     assert_eq!((counts.decided, counts.skipped, counts.expanded), (1, 1, 0), "{counts:?}");
     let row = store.job(job).unwrap();
     assert_eq!((row.state, row.value, row.units.pending), (JobState::Done, Win, 0));
+}
+
+#[test]
+fn the_search_of_undecided_nodes_stays_counted_once_through_an_import() {
+    // The file's job searched 5000 positions; its one decided node holds 100
+    // (a's unit), the rest went into b, still undecided, which it does not list.
+    let (mut store, job, _dir) = two_openings(Goal::Classify);
+    let file = [entry(0, &["a"], Loss, true)];
+    let counts = store.import_nodes(job, &file, &TwoOpenings, 5000).unwrap();
+    assert_eq!((counts.decided, counts.carried), (1, 4900), "{counts:?}");
+    assert_eq!(store.job(job).unwrap().positions, 5000, "the job counts what the file's job searched");
+    // Into a job that has searched since, the file's total overlaps its own: nothing more.
+    let counts = store.import_nodes(job, &file, &TwoOpenings, 5000).unwrap();
+    assert_eq!((counts.known, counts.carried), (1, 0), "{counts:?}");
+    assert_eq!(store.job(job).unwrap().positions, 5000);
 }

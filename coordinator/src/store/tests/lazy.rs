@@ -191,7 +191,7 @@ fn an_import_stores_the_children_its_file_names_and_a_batch_and_bears_them_in_a_
     late.sort_by_key(|&i| std::cmp::Reverse((children[i].1.replies, i)));
     let (k1, k2) = (children[late[0]].1.key.clone(), children[late[1]].1.key.clone());
     let file = [imported(0, &["a", &k1], Win), imported(1, &["a", &k2], Win)];
-    let counts_in = store.import_nodes(JobId(1), &file, &Wide).unwrap();
+    let counts_in = store.import_nodes(JobId(1), &file, &Wide, 0).unwrap();
     assert_eq!((counts_in.decided, counts_in.expanded), (2, 1), "{counts_in:?}");
     let stored = BIRTH_BATCH as i64 + 2;
     assert_eq!(counts(&store, "a"), (stored, WIDE as i64 - stored, WIDE as i64 - 2), "the file's two and a batch");
@@ -200,7 +200,7 @@ fn an_import_stores_the_children_its_file_names_and_a_batch_and_bears_them_in_a_
     let (mut store, _job, worker, _dir) = flat(Goal::Solve);
     split_a(&mut store, worker, &[]);
     let before = counts(&store, "a");
-    let counts_in = store.import_nodes(JobId(1), &file, &Wide).unwrap();
+    let counts_in = store.import_nodes(JobId(1), &file, &Wide, 0).unwrap();
     assert_eq!(counts_in.decided, 2, "{counts_in:?}");
     let after = counts(&store, "a");
     assert!(after.0 >= before.0 + 2 && after.0 + after.1 == WIDE as i64, "{before:?} then {after:?}");

@@ -66,7 +66,7 @@ fn a_version_17_file_gets_its_jobs_totals_from_its_units() {
             60.0,
         )
         .unwrap();
-    // The file as version 17 left it: no totals, no triggers (nor what version 19 added).
+    // The file as version 17 left it: no totals, no triggers (nor what versions 19 and 20 added).
     store
         .conn
         .execute_batch(
@@ -74,7 +74,8 @@ fn a_version_17_file_gets_its_jobs_totals_from_its_units() {
              DROP TABLE unit_totals; DROP INDEX nodes_open_by_depth; DROP TABLE trim_queue;
              ALTER TABLE jobs DROP COLUMN trimmed_nodes; ALTER TABLE jobs DROP COLUMN trimmed_proved;
              ALTER TABLE jobs DROP COLUMN trimmed_disproved; ALTER TABLE jobs DROP COLUMN trimmed_done;
-             DROP TABLE trimmed_durations; DROP INDEX conflicts_by_unit; PRAGMA user_version = 17;",
+             DROP TABLE trimmed_durations; DROP INDEX conflicts_by_unit;
+             ALTER TABLE jobs DROP COLUMN carried_positions; PRAGMA user_version = 17;",
         )
         .unwrap();
     drop(store);

@@ -113,7 +113,8 @@ fn a_trimmed_node_whose_value_is_voided_is_open_again() {
     assert_eq!(store.job(job).unwrap().state, JobState::Running);
 }
 
-/// A unit in a worker's hands below the node keeps it queued, untouched.
+/// A unit in a worker's hands below the node keeps its subtree and the node
+/// queued; a lost child before it has left.
 #[test]
 fn a_subtree_with_a_leased_unit_waits() {
     let (mut store, _job, _worker, _dir) = decided_a(100);
@@ -124,6 +125,32 @@ fn a_subtree_with_a_leased_unit_waits() {
         .unwrap();
     let nodes = rows(&store, "nodes");
     let trimmed = store.trim(Duration::from_secs(5)).unwrap();
-    assert_eq!(trimmed.node_count(), 0);
-    assert_eq!((rows(&store, "nodes"), store.trim_queue_len().unwrap()), (nodes, 1), "tried again later");
+    assert_eq!((trimmed.parents, trimmed.node_count()), (0, 1), "a1 left; a3 stays");
+    assert_eq!((rows(&store, "nodes"), store.trim_queue_len().unwrap()), (nodes - 1, 1), "tried again later");
+}
+
+/// With no time to spare, each call deletes one lost child's subtree: the
+/// node stays queued until the last is gone, and the figures come out as
+/// when it goes whole.
+#[test]
+fn a_node_loses_its_children_one_at_a_time_when_time_is_short() {
+    let (mut whole, whole_job, _, _whole_dir) = decided_a(5_000);
+    whole.trim(Duration::from_secs(5)).unwrap();
+    let (mut store, job, _worker, _dir) = decided_a(5_000);
+    let nodes = rows(&store, "nodes");
+    let first = store.trim(Duration::ZERO).unwrap();
+    assert_eq!((first.parents, first.node_count()), (0, 1), "one child's subtree, the node not done");
+    assert_eq!((rows(&store, "nodes"), store.trim_queue_len().unwrap()), (nodes - 1, 1));
+    let unborn: i64 = store.conn.query_row("SELECT unborn FROM nodes WHERE key = 'a'", [], |r| r.get(0)).unwrap();
+    assert_eq!(unborn, 1, "the child that left counts as unborn");
+    let second = store.trim(Duration::ZERO).unwrap();
+    assert_eq!((second.parents, second.node_count()), (1, 1));
+    assert_eq!(store.trim_queue_len().unwrap(), 0);
+    let figures = |s: &Scheduler, job| {
+        let (_, children) = s.results(job).unwrap();
+        let a = children.iter().find(|c| c.node_line == "a").unwrap();
+        let unborn: i64 = s.conn.query_row("SELECT unborn FROM nodes WHERE key = 'a'", [], |r| r.get(0)).unwrap();
+        (a.value, a.positions, s.job(job).unwrap().positions, unborn, rows(s, "nodes"), rows(s, "edges"))
+    };
+    assert_eq!(figures(&store, job), figures(&whole, whole_job));
 }
