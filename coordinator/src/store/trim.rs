@@ -369,7 +369,8 @@ fn delete(
 /// done and their durations never go down.
 fn count_done_units(tx: &Transaction<'_>, job: JobId) -> Result<(), StoreError> {
     let seconds: Vec<f64> = tx
-        .prepare_cached("SELECT seconds FROM units WHERE node IN (SELECT id FROM trim_set) AND state = ?1")?
+        // `+state`: by node, not by the state index, which holds every done unit of every job.
+        .prepare_cached("SELECT seconds FROM units WHERE node IN (SELECT id FROM trim_set) AND +state = ?1")?
         .query_map([UnitState::Done], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     if seconds.is_empty() {
