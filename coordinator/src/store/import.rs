@@ -84,10 +84,12 @@ struct Found {
 impl Store {
     /// Records `entries` (sorted by depth, parents first) as decided nodes of
     /// `job`, in one transaction: all of them or, on a conflict, none.
-    /// `earlier` is the positions the file's job had searched in all: when
-    /// `job` had searched nothing before, what the entries do not hold of it
-    /// stays counted (`jobs.carried_positions`); into a job with its own
-    /// search the two would overlap, and only the entries count.
+    /// `earlier` is the positions the file's job had searched in all: while
+    /// no worker of this database has searched for `job`, what the rows do
+    /// not hold of it stays counted (`jobs.carried_positions`, the most any
+    /// import carried); into a job with its own search the two totals
+    /// would overlap (an export of this job imported back), and only the
+    /// entries count.
     pub fn import_nodes(
         &mut self,
         job: JobId,
@@ -96,7 +98,7 @@ impl Store {
         earlier: u64,
     ) -> Result<ImportCounts, StoreError> {
         let tx = self.write()?;
-        let before = unit_totals(&tx, job)?.positions;
+        let searched_here = unit_totals(&tx, job)?.worked > 0;
         let spec = job_spec(&tx, job)?;
         let root: Option<NodeId> =
             tx.cached_query_row("SELECT root FROM jobs WHERE id = ?1", [job], |r| r.get(0)).optional()?.flatten();
@@ -123,7 +125,7 @@ impl Store {
         }
         counts.skipped = left.len() as u64;
         walk.carry_work(entries)?;
-        if before == 0 {
+        if !searched_here {
             counts.carried = carry_earlier(&tx, job, earlier)?;
         }
         // Its decided wins keep only their winning children, a little at a time.
@@ -138,17 +140,17 @@ impl Store {
 }
 
 /// Keeps counted the positions of `earlier` that `job`'s rows do not hold
-/// after an import into it; returns them.
+/// after an import into it (or what an earlier import carried, if more);
+/// returns what this import added.
 fn carry_earlier(tx: &Transaction<'_>, job: JobId, earlier: u64) -> Result<u64, StoreError> {
-    let held = unit_totals(tx, job)?.positions.max(0) as u64;
-    let carried = earlier.saturating_sub(held).min(i64::MAX as u64);
-    if carried > 0 {
-        tx.cached_execute(
-            "UPDATE jobs SET carried_positions = ?2 WHERE id = ?1",
-            rusqlite::params![job, carried as i64],
-        )?;
+    let before: i64 = tx.cached_query_row("SELECT carried_positions FROM jobs WHERE id = ?1", [job], |r| r.get(0))?;
+    let rows = (unit_totals(tx, job)?.positions - before).max(0) as u64;
+    let carried = earlier.saturating_sub(rows).min(i64::MAX as u64) as i64;
+    if carried <= before {
+        return Ok(0);
     }
-    Ok(carried)
+    tx.cached_execute("UPDATE jobs SET carried_positions = ?2 WHERE id = ?1", rusqlite::params![job, carried])?;
+    Ok((carried - before) as u64)
 }
 
 /// Walking one import's entries down the job's tree.

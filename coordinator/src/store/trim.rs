@@ -23,9 +23,10 @@
 //!
 //! A node waits in the queue while its own unit or one below it is leased
 //! (rare: deciding a node cancels the units below it) or checked by a check
-//! still to come back, and leaves it untrimmed when a unit below it is named
-//! by a check that came back, a dispute or a failure record (those rows stay,
-//! and with them what they name: with checks on, many subtrees stay). A node
+//! still to come back. A lost child whose subtree holds a unit named by a
+//! check that came back, a dispute or a failure record stays with it (those
+//! rows stay, and with them what they name: with checks on, many subtrees
+//! stay); the node's other lost children still go. A node
 //! decided by its own unit, with no winning child stored, or a hands game's
 //! node, keeps its children. A worker still running a unit that left is
 //! told to stop at its next heartbeat; a report of it before then is
@@ -183,6 +184,7 @@ fn trim_node(
         .collect::<Result<_, _>>()?;
     let mut children: Vec<NodeId> = others.iter().map(|&(c, _)| c).collect();
     children.dedup();
+    let mut deleted = false;
     for (i, &child) in children.iter().enumerate() {
         if i > 0 && over() {
             return Ok(Queued::More);
@@ -193,12 +195,14 @@ fn trim_node(
         match holds(tx, &doomed)? {
             Hold::Nothing => {}
             Hold::Leased => return Ok(Queued::Later),
-            Hold::Named => return Ok(Queued::Done),
+            // That child's subtree stays for good; the other children may still go.
+            Hold::Named => continue,
         }
         delete(tx, &parent, child, &edges, &doomed)?;
         trimmed.nodes.entry(job).or_default().extend(doomed);
+        deleted = true;
     }
-    if !children.is_empty() {
+    if deleted {
         trimmed.parents += 1;
     }
     Ok(Queued::Done)

@@ -102,8 +102,26 @@ fn the_search_of_undecided_nodes_stays_counted_once_through_an_import() {
     let counts = store.import_nodes(job, &file, &TwoOpenings, 5000).unwrap();
     assert_eq!((counts.decided, counts.carried), (1, 4900), "{counts:?}");
     assert_eq!(store.job(job).unwrap().positions, 5000, "the job counts what the file's job searched");
-    // Into a job that has searched since, the file's total overlaps its own: nothing more.
+    // The same file again: nothing more.
     let counts = store.import_nodes(job, &file, &TwoOpenings, 5000).unwrap();
     assert_eq!((counts.known, counts.carried), (1, 0), "{counts:?}");
     assert_eq!(store.job(job).unwrap().positions, 5000);
+    // A later export of the same job, before any worker here: what it adds.
+    let counts = store.import_nodes(job, &file, &TwoOpenings, 7000).unwrap();
+    assert_eq!(counts.carried, 2000, "{counts:?}");
+    assert_eq!(store.job(job).unwrap().positions, 7000);
+}
+
+#[test]
+fn a_job_a_worker_searched_here_takes_only_the_files_nodes() {
+    // b searched here (300 positions), then an export of this job comes back:
+    // its total holds b's search already, and nothing is carried.
+    let (mut store, job, _dir) = two_openings(Goal::Classify);
+    let worker = store.register_worker("w", "h", 1).unwrap();
+    let leased = store.lease(worker, 2, 60.0).unwrap();
+    let b = leased.iter().find(|u| u.line == "b").unwrap().unit;
+    done_at(&mut store, worker, b, Win, 300);
+    let counts = store.import_nodes(job, &[entry(0, &["a"], Loss, true)], &TwoOpenings, 5000).unwrap();
+    assert_eq!((counts.decided, counts.carried), (1, 0), "{counts:?}");
+    assert_eq!(store.job(job).unwrap().positions, 400, "b's search here and a's unit from the file");
 }

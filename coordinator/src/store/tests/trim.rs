@@ -154,3 +154,37 @@ fn a_node_loses_its_children_one_at_a_time_when_time_is_short() {
     };
     assert_eq!(figures(&store, job), figures(&whole, whole_job));
 }
+
+/// A lost child also reached below another lost child (a transposition)
+/// leaves on its own turn, so that the node counts it as a child not stored
+/// whether the rounds are short or long.
+#[test]
+fn a_lost_child_below_another_lost_child_is_counted_on_its_own_turn() {
+    let unborn_after = |budget: Duration| {
+        let (mut store, _job, _worker, _dir) = decided_a(100);
+        // a1 (a lost child of a) also reaches a3 (another one).
+        store
+            .conn
+            .execute(
+                "INSERT INTO edges (parent, ord, child, move)
+                 SELECT p.id, 0, c.id, 'x' FROM nodes p, nodes c WHERE p.key = 'a1' AND c.key = 'a3'",
+                [],
+            )
+            .unwrap();
+        while store.trim_queue_len().unwrap() > 0 {
+            store.trim(budget).unwrap();
+        }
+        let (unborn, edges): (i64, i64) = store
+            .conn
+            .query_row(
+                "SELECT n.unborn, (SELECT COUNT(*) FROM edges e WHERE e.parent = n.id) FROM nodes n WHERE n.key = 'a'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        (unborn, edges, rows(&store, "nodes"))
+    };
+    let whole = unborn_after(Duration::from_secs(5));
+    assert_eq!((whole.0, whole.1), (2, 1), "a1 and a3 count as unborn; the winning edge stays");
+    assert_eq!(unborn_after(Duration::ZERO), whole, "one child a round counts the same");
+}
