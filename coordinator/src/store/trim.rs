@@ -248,48 +248,47 @@ fn holds(tx: &Transaction<'_>, doomed: &[NodeId]) -> Result<Hold, StoreError> {
 /// outside them reaches: every parent edge of each is from one of them, or
 /// is `parent`'s edge to `child` by another move than its winning one. A
 /// node also below another lost child stays until that child's turn.
+///
+/// Found ply by ply: a game's edges go one ply down, so when a ply's
+/// candidates (the children of the last ply's nodes that go) are looked at,
+/// every node that goes above them is known, and only the nodes that go are
+/// walked further (a transposition into a subtree that stays is looked at
+/// once, not walked). An edge that does not go one ply down only keeps
+/// nodes (its parent is not known to go when its child is looked at).
 fn below_only(tx: &Transaction<'_>, parent: &Parent, child: NodeId) -> Result<Vec<NodeId>, StoreError> {
-    // Everything reached from it, parents first, with each one's parent edges.
-    let mut reached: Vec<(NodeId, Vec<(NodeId, String)>)> = Vec::new();
-    let mut seen: HashSet<NodeId> = HashSet::new();
-    let mut stack = vec![child];
-    while let Some(id) = stack.pop() {
-        if id == parent.node || !seen.insert(id) {
-            continue;
-        }
-        let parents: Vec<(NodeId, String)> = tx
-            .prepare_cached("SELECT parent, move FROM edges WHERE child = ?1")?
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        reached.push((id, parents));
-        let children: Vec<NodeId> = tx
-            .prepare_cached("SELECT child FROM edges WHERE parent = ?1")?
-            .query_map([id], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        stack.extend(children);
-    }
-    // Drop, until none is left to drop, every node with a parent edge from outside.
-    let mut keep: HashSet<NodeId> = seen;
-    loop {
-        let mut dropped = false;
-        for (id, parents) in &reached {
-            if !keep.contains(id) {
+    let mut going: HashSet<NodeId> = HashSet::new();
+    let mut doomed: Vec<NodeId> = Vec::new();
+    let mut candidates = vec![child];
+    while !candidates.is_empty() {
+        let mut next = Vec::new();
+        for id in candidates {
+            if id == parent.node || going.contains(&id) {
                 continue;
             }
-            // From the parent: by its winning move, or to another lost child (whose turn is later).
-            let outside = parents
+            let parents: Vec<(NodeId, String)> = tx
+                .prepare_cached("SELECT parent, move FROM edges WHERE child = ?1")?
+                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            // From the parent: only by a lost move into `child`; else from a node that goes.
+            let only_from_going = parents
                 .iter()
-                .any(|(p, mv)| if *p == parent.node { *mv == parent.best || *id != child } else { !keep.contains(p) });
-            if outside {
-                keep.remove(id);
-                dropped = true;
+                .all(|(p, mv)| if *p == parent.node { *mv != parent.best && id == child } else { going.contains(p) });
+            if !only_from_going {
+                continue;
             }
+            going.insert(id);
+            doomed.push(id);
+            let children = tx
+                .prepare_cached("SELECT child FROM edges WHERE parent = ?1")?
+                .query_map([id], |r| r.get::<_, NodeId>(0))?
+                .collect::<Result<Vec<_>, _>>()?;
+            next.extend(children);
         }
-        if !dropped {
-            break;
-        }
+        next.sort_unstable();
+        next.dedup();
+        candidates = next;
     }
-    Ok(reached.into_iter().map(|(id, _)| id).filter(|id| keep.contains(id)).collect())
+    Ok(doomed)
 }
 
 /// Deletes `doomed` (`child` of `parent` and what only it reaches) and
