@@ -117,6 +117,8 @@ struct Positions<'g> {
     depths: Vec<u32>,
     keys: HashMap<String, NodeId>,
     children: HashMap<NodeId, Vec<PnLeaf>>,
+    /// Each expanded node's first parent (for `siblings` leases).
+    parents: HashMap<NodeId, NodeId>,
     solved: HashMap<NodeId, Solved>,
     /// The real solves, shared by the runs of every worker count.
     cache: &'g Cache,
@@ -135,6 +137,7 @@ impl<'g> Positions<'g> {
             depths: vec![0],
             keys,
             children: HashMap::new(),
+            parents: HashMap::new(),
             solved: HashMap::new(),
             cache,
             solve_ahead,
@@ -166,6 +169,9 @@ impl<'g> Positions<'g> {
                 PnLeaf { id, depth: depth + 1, replies: c.replies as u32, kind, busy: false }
             })
             .collect();
+        for leaf in &leaves {
+            self.parents.entry(leaf.id).or_insert(node);
+        }
         self.children.insert(node, leaves.clone());
         if self.solve_ahead {
             // The manager tries the children with the fewest replies first:
@@ -273,7 +279,8 @@ fn main() {
         "together-busy" => Batching::TogetherBusy,
         "by-size" => Batching::BySize,
         "one" => Batching::One,
-        other => panic!("GOLOMB_SCALING_BATCH: together, together-busy, by-size or one, not {other}"),
+        "siblings" => Batching::Siblings,
+        other => panic!("GOLOMB_SCALING_BATCH: together, together-busy, siblings, by-size or one, not {other}"),
     };
     eprintln!("leases: {batching:?}");
     let first: Option<f64> =
@@ -363,6 +370,11 @@ enum Batching {
     /// As `Together`, and beyond 16 workers several a lease too while the
     /// coordinator is busy (measured on 2026-12-06 and dropped).
     TogetherBusy,
+    /// As `Together` whatever the number of workers, the units after the
+    /// first chosen below the first one's parent (its siblings and what is
+    /// below them, most-proving first): one worker takes a node's small
+    /// children together (tried on 2026-12-06).
+    Siblings,
 }
 
 /// The runs of every worker count (in `counts`' order), made side by side

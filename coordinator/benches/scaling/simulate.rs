@@ -60,13 +60,18 @@ pub(super) fn simulate(p: &mut Positions<'_>, classify: bool, workers: usize, ma
                 // Several only while few workers share the coordinator (or, measured and dropped, it is busy).
                 Batching::Together if workers > FEW_WORKERS => 1,
                 Batching::TogetherBusy if workers > FEW_WORKERS && busy.share(now) < busy_share => 1,
-                Batching::BySize | Batching::Together | Batching::TogetherBusy => {
+                Batching::Siblings if now < scarce_until => 1,
+                Batching::BySize | Batching::Together | Batching::TogetherBusy | Batching::Siblings => {
                     units_a_lease(budget, last_positions[worker], batching)
                 }
             };
             let mut leased = VecDeque::with_capacity(wanted);
             while leased.len() < wanted {
-                let Some(node) = next_leaf(&mut tree, p, &mut run) else { break };
+                let next = match (batching, leased.front()) {
+                    (Batching::Siblings, Some(first)) => sibling_leaf(&mut tree, p, *first),
+                    _ => next_leaf(&mut tree, p, &mut run),
+                };
+                let Some(node) = next else { break };
                 leased.push_back(node);
             }
             if leased.is_empty() {
@@ -262,7 +267,7 @@ fn units_a_lease(budget: u64, last_positions: u64, batching: Batching) -> usize 
 /// and record) once per unit. The split comes from the `manager` bench,
 /// which measures both (`GOLOMB_BENCH_BATCH`, `GOLOMB_BENCH_REPORTS`).
 fn round_trips_for(units: usize, batching: Batching) -> f64 {
-    let together = matches!(batching, Batching::Together | Batching::TogetherBusy);
+    let together = matches!(batching, Batching::Together | Batching::TogetherBusy | Batching::Siblings);
     let fixed = if together { FIXED_SHARE_TOGETHER } else { FIXED_SHARE };
     fixed + (1.0 - fixed) * units as f64
 }
@@ -307,6 +312,18 @@ fn peek_ahead(tree: &mut PnTree, p: &Positions<'_>) {
 
 /// How many of the next leaves [`peek_ahead`] queues after each event.
 const PEEK_AHEAD: usize = 16;
+
+/// For a `siblings` lease: the most-proving leaf below the parent of
+/// `first` (marked in flight), unless it is one a dive would expand.
+fn sibling_leaf(tree: &mut PnTree, p: &Positions<'_>, first: NodeId) -> Option<NodeId> {
+    let &parent = p.parents.get(&first)?;
+    let node = tree.select_below(parent)?;
+    if tree.dive_into(node).is_some() {
+        tree.set_busy(node, false);
+        return None;
+    }
+    Some(node)
+}
 
 /// The next leaf to hand out, leaves chosen on a dive expanded on the spot.
 fn next_leaf(tree: &mut PnTree, p: &mut Positions<'_>, run: &mut Run) -> Option<NodeId> {
