@@ -46,7 +46,9 @@
 //!   share; measured on 2026-12-06 and dropped). `one`: one unit a lease,
 //!   as before 2026-12-02. `by-size`: several a lease reported one by one,
 //!   skipping those no longer needed, the policy measured and dropped on
-//!   2026-12-01.
+//!   2026-12-01. `siblings`: several a lease whatever the number of
+//!   workers, those after the first chosen below the first one's parent
+//!   (measured on 2026-12-06 and dropped).
 //!
 //! `GOLOMB_SCALING_GAMES` picks the games (`BOARD:GOAL:BUDGET`, comma
 //! separated; default `8x5:solve:20000,7x7:classify:100000`) and
