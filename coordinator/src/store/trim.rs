@@ -182,14 +182,14 @@ fn trim_node(
         )?
         .query_map(rusqlite::params![node, parent.best], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    let mut children: Vec<NodeId> = others.iter().map(|&(c, _)| c).collect();
-    children.dedup();
     let mut deleted = false;
-    for (i, &child) in children.iter().enumerate() {
+    // One group of edges per child (sorted by child above).
+    for (i, group) in others.chunk_by(|a, b| a.0 == b.0).enumerate() {
         if i > 0 && over() {
             return Ok(Queued::More);
         }
-        let edges: Vec<u32> = others.iter().filter(|&&(c, _)| c == child).map(|&(_, r)| r).collect();
+        let child = group[0].0;
+        let edges: Vec<u32> = group.iter().map(|&(_, replies)| replies).collect();
         let doomed = below_only(tx, &parent, child)?;
         // Rows that name a unit, and units in workers' hands, keep their subtree.
         match holds(tx, &doomed)? {
@@ -257,7 +257,6 @@ fn holds(tx: &Transaction<'_>, doomed: &[NodeId]) -> Result<Hold, StoreError> {
 /// nodes (its parent is not known to go when its child is looked at).
 fn below_only(tx: &Transaction<'_>, parent: &Parent, child: NodeId) -> Result<Vec<NodeId>, StoreError> {
     let mut going: HashSet<NodeId> = HashSet::new();
-    let mut doomed: Vec<NodeId> = Vec::new();
     let mut candidates = vec![child];
     while !candidates.is_empty() {
         let mut next = Vec::new();
@@ -277,7 +276,6 @@ fn below_only(tx: &Transaction<'_>, parent: &Parent, child: NodeId) -> Result<Ve
                 continue;
             }
             going.insert(id);
-            doomed.push(id);
             let children = tx
                 .prepare_cached("SELECT child FROM edges WHERE parent = ?1")?
                 .query_map([id], |r| r.get::<_, NodeId>(0))?
@@ -288,7 +286,7 @@ fn below_only(tx: &Transaction<'_>, parent: &Parent, child: NodeId) -> Result<Ve
         next.dedup();
         candidates = next;
     }
-    Ok(doomed)
+    Ok(going.into_iter().collect())
 }
 
 /// Deletes `doomed` (`child` of `parent` and what only it reaches) and
