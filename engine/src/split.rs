@@ -138,20 +138,54 @@ pub struct Child<B> {
 }
 
 /// The children of `pos`, fewest replies first (ties in placement order).
-/// Each child's replies are counted in parallel on rayon's pool: on a big
-/// board a node has thousands of children, each a whole move generation.
+/// Their replies are counted on the parent's moves ([`replies_after`]), in
+/// parallel on rayon's pool: on a big board a node has thousands of children.
 pub fn children<B: Bits>(game: &Game<B>, pos: &Position<B>) -> Vec<Child<B>> {
-    use rayon::prelude::*;
-    let mut out: Vec<Child<B>> = game
-        .legal_moves(pos)
-        .into_par_iter()
-        .map(|placement| {
-            let position = pos.after(game.placement(placement));
-            Child { placement, position, replies: game.count_moves(&position) }
-        })
+    let moves = game.legal_moves(pos);
+    let replies = replies_after(game, &moves);
+    let mut out: Vec<Child<B>> = moves
+        .into_iter()
+        .zip(replies)
+        .map(|(placement, replies)| Child { placement, position: pos.after(game.placement(placement)), replies })
         .collect();
     out.sort_by_key(|c| c.replies);
     out
+}
+
+/// The replies each of `moves` (every legal move at a position) leaves: a
+/// move's child keeps the parent's moves that share neither a cell nor the
+/// piece with it (each piece is played once), and has no others.
+///
+/// A whole move generation per child costs every placement of every free
+/// piece (0.7 s for the 34,676 children of the empty 15x15 board with
+/// hexominoes on 2 threads); here each cell and each piece holds the set of
+/// the parent's moves on it, as bits, and a child's conflicts are the union
+/// of its cells' and its piece's sets: a few thousand word operations.
+pub fn replies_after<B: Bits>(game: &Game<B>, moves: &[PlacementId]) -> Vec<usize> {
+    use rayon::prelude::*;
+    let words = moves.len().div_ceil(64);
+    let mut on_cell = vec![0u64; B::CAPACITY * words];
+    let mut of_piece = vec![0u64; game.pieces().len() * words];
+    for (i, &id) in moves.iter().enumerate() {
+        let placement = game.placement(id);
+        let bit = 1u64 << (i % 64);
+        for cell in placement.mask.cells() {
+            on_cell[cell * words + i / 64] |= bit;
+        }
+        of_piece[placement.piece as usize * words + i / 64] |= bit;
+    }
+    let set = |at: usize| at * words..(at + 1) * words;
+    moves
+        .par_iter()
+        .map(|&id| {
+            let placement = game.placement(id);
+            let piece = &of_piece[set(placement.piece as usize)];
+            let cells: Vec<&[u64]> = placement.mask.cells().map(|cell| &on_cell[set(cell)]).collect();
+            let conflicts: u32 =
+                (0..words).map(|w| cells.iter().fold(piece[w], |union, cell| union | cell[w]).count_ones()).sum();
+            moves.len() - conflicts as usize
+        })
+        .collect()
 }
 
 /// A node of a split: a position some plies below the root.
@@ -256,7 +290,7 @@ pub fn rank_bytes(rank: &[u16]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::bitboard::Bitboard;
+    use crate::game::bitboard::{Bitboard, WideBitboard};
     use crate::game::board::Board;
     use crate::game::pieces::PieceSet;
 
@@ -290,6 +324,34 @@ mod tests {
         let ranks: Vec<_> = tree.nodes.iter().filter(|n| n.depth == 2).map(|n| rank_bytes(&n.rank)).collect();
         assert!(ranks.windows(2).all(|w| w[0] < w[1]), "nodes of a level come in rank order");
         assert!(matches!(split(&g, &Position::empty(), 2, 50), Err(SplitError::TooLarge { .. })));
+    }
+
+    #[test]
+    fn replies_counted_on_the_parent_s_moves_are_a_move_generation_s() {
+        for (w, h, order) in [(8, 8, 5), (6, 5, 4), (7, 7, 6), (3, 3, 5)] {
+            let g = Game::<Bitboard>::new(Board::new(w, h).unwrap(), PieceSet::of_order(order)).unwrap();
+            let mut pos = Position::empty();
+            // Down one line of play, the first move each time, to positions of fewer and fewer moves.
+            loop {
+                let kids = children(&g, &pos);
+                for kid in &kids {
+                    assert_eq!(kid.replies, g.count_moves(&kid.position), "{w}x{h}, order {order}");
+                }
+                assert!(kids.windows(2).all(|k| k[0].replies <= k[1].replies), "fewest replies first");
+                let Some(next) = kids.iter().find(|k| k.replies > 0) else { break };
+                pos = next.position;
+            }
+        }
+        // A board wider than one word, down the line of the most replies.
+        let g = Game::<WideBitboard>::new(Board::new(9, 8).unwrap(), PieceSet::of_order(6)).unwrap();
+        let mut pos = Position::empty();
+        while let Some(next) = children(&g, &pos).pop().filter(|k| k.replies > 0) {
+            assert_eq!(next.replies, g.count_moves(&next.position));
+            for kid in children(&g, &next.position) {
+                assert_eq!(kid.replies, g.count_moves(&kid.position));
+            }
+            pos = next.position;
+        }
     }
 
     #[test]
