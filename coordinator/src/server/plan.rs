@@ -207,15 +207,16 @@ pub fn unit_children(target: &SplitTarget) -> Result<Vec<(String, NewNode)>, Spe
     let game = built(&spec.game)?;
     with_game!(&*game, g => {
         let (pos, _) = g.play_line(Position::empty(), line)?;
+        let images = split::images(g, &pos);
         Ok(split::children(g, &pos)
             .into_iter()
             .enumerate()
-            .map(|(i, Child { placement, position, replies })| {
+            .map(|(i, Child { placement, replies, .. })| {
                 let name = g.move_name(placement);
                 let mut rank = rank.to_vec();
                 rank.extend(u16::try_from(i).unwrap_or(u16::MAX).to_be_bytes());
                 let node = NewNode {
-                    key: position_key(g, &position),
+                    key: split::child_key(g, &images, placement),
                     line: join_line(line, &name),
                     depth: depth + 1,
                     rank,
