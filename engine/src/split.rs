@@ -258,8 +258,9 @@ pub fn split<B: Bits>(
         let mut next = Vec::new();
         for &parent in &level {
             let mut edges = Vec::new();
+            let images = images(game, &nodes[parent].position);
             for (i, child) in children(game, &nodes[parent].position).into_iter().enumerate() {
-                let key = position_key(game, &child.position);
+                let key = child_key(game, &images, child.placement);
                 let id = match index.get(&key) {
                     Some(&id) => id,
                     None => {
