@@ -183,9 +183,15 @@ pub fn children<B: Bits>(game: &Game<B>, pos: &Position<B>) -> Vec<Child<B>> {
     // Pieces in id order: the list's order is `legal_moves`' order.
     let order: Vec<u8> = (0..game.pieces().len() as u8).collect();
     let (mut rows, mut replies) = (Vec::new(), Vec::new());
-    MoveList::at(game, pos, &order).reply_counts(&mut rows, &mut replies);
+    let list = MoveList::at(game, pos, &order);
+    list.reply_counts(&mut rows, &mut replies);
     let moves = game.legal_moves(pos);
-    assert_eq!(moves.len(), replies.len(), "a move list in legal-move order");
+    // Each count goes to its own move: the two lists hold the same placements in the same order.
+    let same = |(&id, (piece, mask)): (&PlacementId, (u8, B))| {
+        let placement = game.placement(id);
+        placement.piece == piece && placement.mask == mask
+    };
+    assert!(moves.len() == list.len() && moves.iter().zip(list.moves()).all(same), "a move list in legal-move order");
     let mut out: Vec<Child<B>> = moves
         .into_iter()
         .zip(replies)
@@ -303,7 +309,7 @@ pub fn rank_bytes(rank: &[u16]) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::game::bitboard::{Bitboard, WideBitboard};
-    use crate::game::board::Board;
+    use crate::game::board::{Board, BoardSpec};
     use crate::game::pieces::PieceSet;
 
     fn game(w: usize, h: usize) -> Game<Bitboard> {
@@ -340,8 +346,11 @@ mod tests {
 
     #[test]
     fn replies_counted_on_the_parent_s_moves_are_a_move_generation_s() {
-        for (w, h, order) in [(8, 8, 5), (6, 5, 4), (7, 7, 6), (3, 3, 5)] {
-            let g = Game::<Bitboard>::new(Board::new(w, h).unwrap(), PieceSet::of_order(order)).unwrap();
+        for (w, h, order) in [(8, 8, 5), (6, 5, 4), (7, 7, 6), (3, 3, 5), (7, 6, 5)] {
+            // The last board has blocked cells.
+            let blocked = if (w, h) == (7, 6) { "a1,d3,g6" } else { "" };
+            let board = Board::from_spec(&BoardSpec::parse(&format!("{w}x{h}"), blocked).unwrap()).unwrap();
+            let g = Game::<Bitboard>::new(board, PieceSet::of_order(order)).unwrap();
             let mut pos = Position::empty();
             // Down one line of play, the first move each time, to positions of fewer and fewer moves.
             loop {
@@ -368,29 +377,39 @@ mod tests {
 
     #[test]
     fn a_child_s_key_grown_from_its_parent_s_images_is_its_own() {
-        let blocked = Board::from_spec(&crate::game::board::BoardSpec::parse("6x6", "a1,c3").unwrap()).unwrap();
-        let boards = [Board::new(8, 8).unwrap(), Board::new(7, 5).unwrap(), blocked];
-        for board in boards {
-            let g = Game::<Bitboard>::new(board, PieceSet::of_order(5)).unwrap();
+        // The key's text, which databases store, as it was first written: cells in hex, most
+        // significant byte first, then the pieces.
+        fn written<B: Bits>(g: &Game<B>, pos: &Position<B>) -> String {
+            let canonical = g.canonical(pos);
+            let mut bytes = vec![0u8; g.board().cells().div_ceil(8)];
+            for cell in canonical.occupied().cells() {
+                bytes[cell / 8] |= 1 << (cell % 8);
+            }
+            let hex: String = bytes.iter().rev().map(|b| format!("{b:02x}")).collect();
+            format!("{hex}:{:x}", canonical.used())
+        }
+        fn walk<B: Bits>(g: &Game<B>) {
             let mut pos = Position::empty();
-            for _ in 0..4 {
-                let images = images(&g, &pos);
-                let kids = children(&g, &pos);
+            assert_eq!(position_key(g, &pos), written(g, &pos));
+            for _ in 0..6 {
+                let images = images(g, &pos);
+                let kids = children(g, &pos);
                 for kid in &kids {
-                    assert_eq!(child_key(&g, &images, kid.placement), position_key(&g, &kid.position));
+                    let key = child_key(g, &images, kid.placement);
+                    assert_eq!(key, position_key(g, &kid.position));
+                    assert_eq!(key, written(g, &kid.position));
                 }
                 let Some(next) = kids.iter().rev().find(|k| k.replies > 0) else { break };
                 pos = next.position;
             }
         }
-        // The key's text, which databases store: cells in hex, most significant byte first, then the pieces.
-        let g = game(3, 3);
-        let pos = Position::empty().after(g.placement(g.legal_moves(&Position::empty())[0]));
-        let canonical = g.canonical(&pos);
-        let mut bytes = [0u8; 2];
-        canonical.occupied().cells().for_each(|c| bytes[c / 8] |= 1 << (c % 8));
-        assert_eq!(position_key(&g, &pos), format!("{:02x}{:02x}:{:x}", bytes[1], bytes[0], canonical.used()));
-        assert!(position_key(&g, &Position::empty()).ends_with(":0"));
+        let blocked = Board::from_spec(&BoardSpec::parse("6x6", "a1,c3").unwrap()).unwrap();
+        // Square (8 symmetries), a rectangle (4), blocked cells (2), 9 cells (a part byte), 64 cells.
+        for board in [Board::new(8, 8).unwrap(), Board::new(7, 5).unwrap(), blocked, Board::new(3, 3).unwrap()] {
+            walk(&Game::<Bitboard>::new(board, PieceSet::of_order(5)).unwrap());
+        }
+        // A board wider than one word, with 35 pieces (keys of several hex digits of pieces).
+        walk(&Game::<WideBitboard>::new(Board::new(9, 9).unwrap(), PieceSet::of_order(6)).unwrap());
     }
 
     #[test]
