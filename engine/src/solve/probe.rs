@@ -58,8 +58,15 @@ pub const FIRST_SAMPLES: usize = 2;
 /// The moves priced again with all [`PROBE_SAMPLES`], cheapest first.
 pub const FINALISTS: usize = 8;
 
-/// Positions after which a sample stops; it then counts as costing this much.
-pub const PROBE_CAP: u64 = 1 << 23;
+/// Positions after which a sample stops; it then counts as costing this
+/// much. 2^20, not 2^23, since 2026-12-07 (docs/log/2026-12-07-children-and-the-probe-cap.md),
+/// one thread, the same winning move each time where a move is found:
+/// the whole 8x8 pentomino game 297.8 M positions against 338.4 M (the
+/// probe 52.7 M against 93.4 M); 8x7 hexominoes (16 MiB) 21.39 M against
+/// 21.54 M; 9x7 pentominoes 347.7 M against 344.9 M (another winning
+/// move); 8x7 pentominoes not probed either way. At 2^19 the first move's
+/// samples no longer pass [`PROBE_MIN_MEAN`] on 8x7 hexominoes (24.9 M).
+pub const PROBE_CAP: u64 = 1 << 20;
 
 /// Probing goes on past the first move only if its samples cost at least
 /// this many positions each on average.
