@@ -11,7 +11,7 @@
 //! [`children`].
 
 use std::collections::HashMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use crate::game::bitboard::Bits;
@@ -148,12 +148,8 @@ fn key_of<B: Bits>(game: &Game<B>, canonical: &Position<B>) -> String {
         key.push(HEX[usize::from(b >> 4)] as char);
         key.push(HEX[usize::from(b & 15)] as char);
     }
-    key.push(':');
-    let used = canonical.used();
-    let digits = (64 - used.leading_zeros()).div_ceil(4).max(1);
-    for d in (0..digits).rev() {
-        key.push(HEX[((used >> (4 * d)) & 15) as usize] as char);
-    }
+    // Writing to a String cannot fail.
+    let _ = write!(key, ":{:x}", canonical.used());
     key
 }
 
