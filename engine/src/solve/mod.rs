@@ -33,6 +33,7 @@ pub mod context;
 pub mod history;
 pub mod like_answers;
 pub mod movelist;
+pub mod numbers;
 pub mod moveset;
 pub mod order;
 pub mod outcome;

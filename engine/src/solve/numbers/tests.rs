@@ -1,0 +1,107 @@
+use super::*;
+use crate::solve::{Progress, SolveConfig, solve};
+use crate::{Bitboard, Board, PieceSet};
+
+fn game(width: usize, height: usize) -> Game<Bitboard> {
+    Game::<Bitboard>::new(Board::new(width, height).unwrap(), PieceSet::of_order(5)).unwrap()
+}
+
+fn truth(game: &Game<Bitboard>, pos: &Position<Bitboard>) -> Outcome {
+    solve(game, pos, &SolveConfig::default(), &TranspositionTable::new(16), &Progress::default()).outcome
+}
+
+fn budget(nodes: usize) -> NumbersBudget<'static> {
+    NumbersBudget { nodes, deadline: None, cancel: None }
+}
+
+/// Checks every decided child against a full solve, and a win's winning move.
+fn check_decided(game: &Game<Bitboard>, pos: &Position<Bitboard>, numbers: &Numbers) {
+    for d in &numbers.decided {
+        let child = pos.after(game.placement(d.placement));
+        assert_eq!(d.outcome, truth(game, &child), "child {}", game.move_name(d.placement));
+        if let Some(best) = d.best {
+            let grandchild = child.after(game.placement(best));
+            assert_eq!(truth(game, &grandchild), Outcome::Loss, "the winning move of {}", game.move_name(d.placement));
+        }
+    }
+}
+
+/// Given room, the search answers a small board as the solver does, and
+/// every child it reports decided has its true value.
+#[test]
+fn a_search_with_room_finds_the_true_values() {
+    for (w, h) in [(4, 4), (5, 4), (5, 5), (6, 4)] {
+        let game = game(w, h);
+        let pos = Position::empty();
+        let numbers = child_numbers(&game, &pos, None, budget(20_000_000));
+        let value = match numbers.root {
+            (0, _) => Outcome::Win,
+            (_, 0) => Outcome::Loss,
+            other => panic!("{w}x{h}: undecided with room: {other:?}"),
+        };
+        assert_eq!(value, truth(&game, &pos), "{w}x{h}");
+        check_decided(&game, &pos, &numbers);
+        if value == Outcome::Loss {
+            // Every child must have been shown won for its side to move.
+            assert!(numbers.children.is_empty(), "{w}x{h}: a lost root has no undecided child");
+        }
+    }
+}
+
+/// A short search on 7x7 reports numbers for the children it looked into,
+/// none of them a value, each on the manager's scale (a child's proof
+/// number at most its disproof number's worth of moves), and nothing about
+/// the others.
+#[test]
+fn a_short_search_reports_numbers_not_values() {
+    let game = game(7, 7);
+    let pos = Position::empty();
+    let numbers = child_numbers(&game, &pos, None, budget(200_000));
+    assert!(numbers.nodes <= 200_000);
+    assert!(numbers.expanded > 10, "expanded {}", numbers.expanded);
+    assert!(!numbers.children.is_empty());
+    let root_moves = MoveList::at(&game, &pos, &(0..12).collect::<Vec<u8>>()).len();
+    assert!(numbers.children.len() + numbers.decided.len() <= root_moves);
+    for c in &numbers.children {
+        assert!(c.phi > 0 && c.phi != INFINITE, "{c:?}");
+        assert!(c.delta > 0 && c.delta != INFINITE, "{c:?}");
+    }
+    check_decided(&game, &pos, &numbers);
+    // The root's φ is the least δ of its children.
+    let least = numbers.children.iter().map(|c| c.delta).min().unwrap();
+    assert!(numbers.root.0 <= least);
+}
+
+/// Leaves that the table holds take its values: after a solve of the 5x5
+/// board a search of a few nodes decides what the solve decided.
+#[test]
+fn leaves_take_the_tables_values() {
+    let game = game(5, 5);
+    let pos = Position::empty();
+    let tt = TranspositionTable::new(16);
+    let solved = solve(&game, &pos, &SolveConfig::default(), &tt, &Progress::default()).outcome;
+    let cold = child_numbers(&game, &pos, None, budget(2_000));
+    let warm = child_numbers(&game, &pos, Some(&tt), budget(2_000));
+    assert!(cold.root.0 != 0 && cold.root.1 != 0, "2,000 nodes without the table must not answer 5x5 for this test to test anything");
+    let value = match warm.root {
+        (0, _) => Outcome::Win,
+        (_, 0) => Outcome::Loss,
+        other => panic!("undecided with the table: {other:?}, cold {:?}", cold.root),
+    };
+    assert_eq!(value, solved);
+    check_decided(&game, &pos, &warm);
+}
+
+/// The cancel flag and the deadline stop it at once.
+#[test]
+fn a_stopped_search_stops() {
+    let game = game(8, 8);
+    let stop = AtomicBool::new(true);
+    let numbers =
+        child_numbers(&game, &Position::empty(), None, NumbersBudget { nodes: 1 << 30, deadline: None, cancel: Some(&stop) });
+    assert_eq!(numbers.expanded, 0);
+    let past = Instant::now();
+    let numbers =
+        child_numbers(&game, &Position::empty(), None, NumbersBudget { nodes: 1 << 30, deadline: Some(past), cancel: None });
+    assert_eq!(numbers.expanded, 0);
+}
