@@ -43,6 +43,14 @@ pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:7117";
 /// the coordinator expands (each step is one node expanded in the job's tree).
 pub const MAX_PATH_STEPS: usize = 32;
 
+/// The most children of a split unit a worker reports numbers for (those
+/// closest to an answer; each is stored as a node at once).
+pub const MAX_NUMBERED: usize = 256;
+
+/// The largest proof or disproof number a worker reports: larger ones are
+/// refused (a child no amount of work decides is a value, not a number).
+pub const MAX_NUMBER: u64 = 1 << 40;
+
 pub use ids::{JobId, UnitId, WorkerId};
 pub use kind::{Kind, UnitResult, UnitWork, WireError};
 pub use spec::{JobSpec, SpecError, ValidSpec};

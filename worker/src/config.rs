@@ -23,6 +23,10 @@ pub struct WorkerConfig {
     /// The local address to connect from (a machine with several; the
     /// coordinator tells machines apart by the address a worker connects from).
     pub local_address: Option<std::net::IpAddr>,
+    /// The share of a game unit's budget spent, when the unit runs past it,
+    /// on a proof-number search that gives its children numbers for the
+    /// manager ([`DEFAULT_NUMBERS_SHARE`]; 0: none).
+    pub numbers_share: f64,
 }
 
 /// The default of [`WorkerConfig::proof_from_positions`]: 2^25, about 33 M
@@ -33,6 +37,12 @@ pub struct WorkerConfig {
 /// sends the tree that splits it into one small leaf per reply. The tree
 /// costs the searches that find the answers its table has not kept.
 pub const DEFAULT_PROOF_FROM_POSITIONS: u64 = 1 << 25;
+
+/// The default of [`WorkerConfig::numbers_share`]: a tenth of the budget.
+/// A unit given back to be split then tells the coordinator how close each
+/// child it looked into is to an answer (see `docs/manager.md`, "Numbers
+/// from the workers").
+pub const DEFAULT_NUMBERS_SHARE: f64 = 0.1;
 
 /// What a worker did, returned when it stops.
 #[derive(Clone, Debug, Default)]

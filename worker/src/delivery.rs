@@ -84,13 +84,14 @@ pub(crate) fn collect(
             tracing::warn!("unit {unit_id} ({moves}) failed: {error}");
             Report::Complete(wire::complete(&task.lease, &UnitResult::Failure(error), None))
         }
-        UnitOutcome::TooLong { decided, path, stats } => {
+        UnitOutcome::TooLong { decided, path, numbers, stats } => {
             tracing::info!(
-                "unit {unit_id} ran past its time: giving it back to be split, {} children decided, a line of {} below",
+                "unit {unit_id} ran past its time: giving it back to be split, {} children decided, {} with numbers, a line of {} below",
                 decided.len(),
+                numbers.len(),
                 path.len()
             );
-            Report::GiveBack(wire::give_back_to_split(&task.lease, decided, path, stats))
+            Report::GiveBack(wire::give_back_to_split(&task.lease, decided, path, numbers, stats))
         }
         UnitOutcome::Stopped if draining => Report::GiveBack(wire::give_back(0, [&task.lease])),
         UnitOutcome::Stopped => return,

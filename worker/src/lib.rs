@@ -20,7 +20,7 @@ mod unit;
 mod wire;
 
 pub use busy::BusyClock;
-pub use config::{DEFAULT_PROOF_FROM_POSITIONS, WorkerConfig, WorkerSummary};
+pub use config::{DEFAULT_NUMBERS_SHARE, DEFAULT_PROOF_FROM_POSITIONS, WorkerConfig, WorkerSummary};
 pub use run::run;
 pub use solver::UnitSolver;
 pub use unit::{Decided, PathStep, UnitLease, UnitOutcome, UnitStats, UnitTask};

@@ -42,6 +42,11 @@ struct Args {
     /// coordinator hands a check of a worker's result only to a worker on another address.
     #[arg(long)]
     local_address: Option<std::net::IpAddr>,
+    /// When a game unit runs past its budget, spend this share of the budget more on a proof-number search
+    /// of its position, whose numbers tell the coordinator which of its children are closest to an answer
+    /// (0: none).
+    #[arg(long, env = "GOLOMB_NUMBERS_SHARE", default_value_t = golomb_worker::DEFAULT_NUMBERS_SHARE)]
+    numbers_share: f64,
 }
 
 fn main() -> ExitCode {
@@ -70,6 +75,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         tls_ca: args.tls_ca,
         proof_from_positions: args.proof_from_positions,
         local_address: args.local_address,
+        numbers_share: args.numbers_share,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {

@@ -57,7 +57,7 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> anyhow::R
         return Ok(WorkerSummary::default());
     }
     let heartbeats = tokio::spawn(heartbeat_loop(client.clone(), shared.clone(), shutdown.clone()));
-    let solver = UnitSolver::new(config.tt_mb, config.proof_from_positions);
+    let solver = UnitSolver::new(config.tt_mb, config.proof_from_positions, config.numbers_share);
     let (queues, solver_thread) = SolverThread { pool, solver, shared: shared.clone() }.spawn()?;
     let mut worker = MainLoop::new(client, &config, &shared, &shutdown, queues);
     let result = worker.run().await;

@@ -6,17 +6,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use golomb_engine::hands::{self, HandsConfig, HandsGame};
+use golomb_engine::solve::numbers::{NumbersBudget, child_numbers};
 use golomb_engine::solve::partial::{DecidedChild, decided_children, decided_path};
 use golomb_engine::solve::tt::TtCheck;
 use golomb_engine::solve::{Carry, Outcome, Progress, RootProbe, SolveConfig, SolveReport, TranspositionTable, solve};
 use golomb_engine::tiling::{Each, TileBits, Tiler, TilingShare};
 use golomb_engine::{AnyGame, Game, GameSpec, Position, with_game};
 use golomb_engine::{Bits, Player, proof};
-use golomb_proto::MAX_PATH_STEPS;
 use golomb_proto::spec::{HandsSpec, hands_setup};
 use golomb_proto::{Kind, UnitResult, UnitWork};
+use golomb_proto::{MAX_NUMBER, MAX_PATH_STEPS};
 
-use crate::unit::{Decided, PathStep, UnitOutcome, UnitStats, UnitTask};
+use crate::unit::{Decided, Numbered, PathStep, UnitOutcome, UnitStats, UnitTask};
 
 /// Counts the tilings below a count unit's placements on this thread.
 fn count_share<B: TileBits>(game: &Game<B>, moves: &str, each: Each, share: (u64, &[u32])) -> UnitOutcome {
@@ -137,15 +138,19 @@ struct Cached {
 pub struct UnitSolver {
     tt_mb: Option<usize>,
     proof_from_positions: u64,
+    numbers_share: f64,
     cached: Mutex<Option<Cached>>,
 }
 
 impl UnitSolver {
     /// A solver whose transposition table takes `tt_mb` MiB (default: sized to each game, see
     /// [`default_tt_mb`](crate::memory::default_tt_mb)), reporting the proof tree of a game unit
-    /// whose search examined at least `proof_from_positions` positions.
-    pub fn new(tt_mb: Option<usize>, proof_from_positions: u64) -> UnitSolver {
-        UnitSolver { tt_mb, proof_from_positions, cached: Mutex::new(None) }
+    /// whose search examined at least `proof_from_positions` positions, and
+    /// spending `numbers_share` of a unit's budget more, when it runs past
+    /// it, on its children's numbers (clamped to 0..=1; 0 or not a number: none).
+    pub fn new(tt_mb: Option<usize>, proof_from_positions: u64, numbers_share: f64) -> UnitSolver {
+        let numbers_share = if numbers_share.is_finite() { numbers_share.clamp(0.0, 1.0) } else { 0.0 };
+        UnitSolver { tt_mb, proof_from_positions, numbers_share, cached: Mutex::new(None) }
     }
 
     /// The game of `spec` (for work of `kind`) and its table, built when the game changes.
@@ -179,7 +184,8 @@ impl UnitSolver {
         match work {
             &UnitWork::GameValue { split_after, send_proof } => {
                 let proof_from_positions = if send_proof { 0 } else { self.proof_from_positions };
-                let limits = GameLimits { budget: split_after, proof_from_positions };
+                let numbers = split_after.map_or(Duration::ZERO, |budget| budget.mul_f64(self.numbers_share));
+                let limits = GameLimits { budget: split_after, proof_from_positions, numbers };
                 solve_game(&game, moves, limits, &tt, progress)
             }
             UnitWork::TilingCount { each, weight, checks } => {
@@ -200,7 +206,18 @@ struct GameLimits {
     budget: Option<Duration>,
     /// A search that examined at least this many positions sends its proof tree.
     proof_from_positions: u64,
+    /// How long a unit that ran past its budget searches for its children's numbers.
+    numbers: Duration,
 }
+
+/// The most nodes the search for a unit's children's numbers holds (a few
+/// words each, a bitboard among them: at most about 64 MiB on the widest boards).
+pub const MAX_NUMBERS_NODES: usize = 1 << 20;
+
+/// The most children a split unit's report gives numbers for (the
+/// coordinator takes up to [`golomb_proto::MAX_NUMBERED`]): the manager descends to the
+/// child of least δ, and each child with numbers is stored at once.
+pub const NUMBERED_SENT: usize = 32;
 
 /// The largest proof tree a worker sends: the coordinator takes messages of
 /// up to 4 MiB, and a tree of three plies on 8x8 is about 100 KB.
@@ -250,7 +267,7 @@ impl<B: Bits + TtCheck> GameSearch<'_, B> {
         };
         match report.outcome {
             Outcome::Unknown if !over => UnitOutcome::Stopped,
-            Outcome::Unknown => self.too_long(&report, stats),
+            Outcome::Unknown => self.too_long(&report, stats, limits.numbers),
             value => self.solved(value, &report, stats, limits.proof_from_positions),
         }
     }
@@ -277,10 +294,40 @@ impl<B: Bits + TtCheck> GameSearch<'_, B> {
     }
 
     /// The unit ran past its budget: the children its search decided, and
-    /// the line below it the search was on, with what it decided there.
-    fn too_long(&self, report: &SolveReport<B>, stats: UnitStats) -> UnitOutcome {
+    /// the line below it the search was on, with what it decided there; and
+    /// from a proof-number search of `numbers` more, the numbers of the
+    /// children it looked into (and any it decided).
+    fn too_long(&self, report: &SolveReport<B>, mut stats: UnitStats, numbers: Duration) -> UnitOutcome {
         let (game, pos, tt) = (self.game, &self.pos, self.tt);
-        let decided = decided_children(game, pos, report, tt).into_iter().map(|d| self.decided(d)).collect();
+        let mut decided = decided_children(game, pos, report, tt);
+        let mut numbered = Vec::new();
+        if !numbers.is_zero() {
+            let started = Instant::now();
+            let budget = NumbersBudget {
+                nodes: MAX_NUMBERS_NODES,
+                deadline: Some(started + numbers),
+                // The budget's watcher has raised the unit's own flag: the deadline alone stops it.
+                cancel: None,
+            };
+            let found = child_numbers(game, pos, Some(tt), budget);
+            stats.positions += found.nodes as u64;
+            stats.time += started.elapsed();
+            for d in found.decided {
+                if !decided.iter().any(|known| known.placement == d.placement) {
+                    decided.push(d);
+                }
+            }
+            // The children closest to an answer for the unit's side to move (a child's least δ), then its opponent.
+            let mut children = found.children;
+            children.sort_by_key(|c| (c.delta, c.phi));
+            children.retain(|c| c.phi <= MAX_NUMBER && c.delta <= MAX_NUMBER);
+            children.truncate(NUMBERED_SENT);
+            numbered = children
+                .iter()
+                .map(|c| Numbered { placement: game.move_name(c.placement), phi: c.phi, delta: c.delta })
+                .collect();
+        }
+        let decided = decided.into_iter().map(|d| self.decided(d)).collect();
         let path = decided_path(game, pos, report, tt, MAX_PATH_STEPS)
             .into_iter()
             .map(|step| PathStep {
@@ -288,7 +335,7 @@ impl<B: Bits + TtCheck> GameSearch<'_, B> {
                 decided: step.decided.into_iter().map(|d| self.decided(d)).collect(),
             })
             .collect();
-        UnitOutcome::TooLong { decided, path, stats }
+        UnitOutcome::TooLong { decided, path, numbers: numbered, stats }
     }
 
     /// A decided child, in notation.

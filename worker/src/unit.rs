@@ -60,6 +60,19 @@ pub struct Decided {
     pub winning_move: Option<String>,
 }
 
+/// A child of a unit's position that a proof-number search looked into
+/// without deciding it, with its numbers for its own side to move: how far
+/// it is from an answer, for the coordinator's choice of the next units.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Numbered {
+    /// The move from the unit's position to the child, in notation.
+    pub placement: String,
+    /// Its proof number.
+    pub phi: u64,
+    /// Its disproof number.
+    pub delta: u64,
+}
+
 /// One position on the line an interrupted search was working on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathStep {
@@ -88,6 +101,8 @@ pub enum UnitOutcome {
         decided: Vec<Decided>,
         /// The line below the unit's position the search was on, with what it decided there.
         path: Vec<PathStep>,
+        /// Children the search looked into without deciding them, with their numbers.
+        numbers: Vec<Numbered>,
         /// Positions and time the search took.
         stats: UnitStats,
     },

@@ -7,7 +7,7 @@
 use golomb_engine::GameSpec;
 use golomb_proto::{JobId, UnitId, UnitResult, UnitWork, convert, pb};
 
-use crate::unit::{Decided, PathStep, UnitLease, UnitStats, UnitTask};
+use crate::unit::{Decided, Numbered, PathStep, UnitLease, UnitStats, UnitTask};
 
 impl From<pb::Unit> for UnitTask {
     fn from(unit: pb::Unit) -> UnitTask {
@@ -39,6 +39,12 @@ impl From<Decided> for pb::DecidedChild {
             value: convert::value(child.value),
             winning_move: child.winning_move.unwrap_or_default(),
         }
+    }
+}
+
+impl From<Numbered> for pb::NumberedChild {
+    fn from(child: Numbered) -> pb::NumberedChild {
+        pb::NumberedChild { r#move: child.placement, phi: child.phi, delta: child.delta }
     }
 }
 
@@ -104,6 +110,7 @@ pub(crate) fn give_back_to_split(
     lease: &UnitLease,
     decided: Vec<Decided>,
     path: Vec<PathStep>,
+    numbers: Vec<Numbered>,
     stats: UnitStats,
 ) -> pb::GiveBackRequest {
     pb::GiveBackRequest {
@@ -113,6 +120,7 @@ pub(crate) fn give_back_to_split(
         split: true,
         decided: decided.into_iter().map(Into::into).collect(),
         path: path.into_iter().map(Into::into).collect(),
+        numbers: numbers.into_iter().map(Into::into).collect(),
         stats: Some(stats.into()),
     }
 }
@@ -223,7 +231,8 @@ mod tests {
         let won = Decided { placement: "a1".into(), value: Outcome::Win, winning_move: Some("b2".into()) };
         let lost = Decided { placement: "c3".into(), value: Outcome::Loss, winning_move: None };
         let path = vec![PathStep { placement: "e5".into(), decided: vec![lost.clone()] }];
-        let request = give_back_to_split(&lease(7), vec![won, lost], path, stats());
+        let numbers = vec![Numbered { placement: "g7".into(), phi: 3, delta: 40 }];
+        let request = give_back_to_split(&lease(7), vec![won, lost], path, numbers, stats());
         let wire_won =
             pb::DecidedChild { r#move: "a1".into(), value: pb::Value::Win as i32, winning_move: "b2".into() };
         let wire_lost =
@@ -236,6 +245,7 @@ mod tests {
             decided: vec![wire_won, wire_lost.clone()],
             stats: Some(stats().into()),
             path: vec![pb::PathStep { r#move: "e5".into(), decided: vec![wire_lost] }],
+            numbers: vec![pb::NumberedChild { r#move: "g7".into(), phi: 3, delta: 40 }],
         };
         assert_eq!(request, expected);
     }

@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// this many positions, so that `golomb verify` re-solves small positions instead of the unit's.
     #[arg(long, env = "GOLOMB_PROOF_FROM_POSITIONS", default_value_t = golomb_worker::DEFAULT_PROOF_FROM_POSITIONS)]
     pub proof_from_positions: u64,
+    /// When a unit runs past its budget, spend this share of the budget more on a proof-number search of its
+    /// position, whose numbers say which of its children are closest to an answer (0: none).
+    #[arg(long, env = "GOLOMB_NUMBERS_SHARE", default_value_t = golomb_worker::DEFAULT_NUMBERS_SHARE)]
+    pub numbers_share: f64,
     /// Also serve other workers on this address while running (default: loopback only, any port).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: String,
@@ -137,6 +141,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             tls_ca: None,
             proof_from_positions: args.proof_from_positions,
             local_address: None,
+            numbers_share: args.numbers_share,
         };
         let mut worker = tokio::spawn(golomb_worker::run(worker_config, worker_stop.clone()));
         let interrupt = CancellationToken::new();

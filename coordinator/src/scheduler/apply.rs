@@ -53,7 +53,7 @@ impl Scheduler {
 
     /// Brings the tree of a node that grew up to date.
     fn grow(&mut self, grown: Grown) -> Result<(), StoreError> {
-        let Grown { job, node, home, leaves, known, kept, unborn: (unborn, replies), how } = grown;
+        let Grown { job, node, home, leaves, known, kept, hints, unborn: (unborn, replies), how } = grown;
         if let Some(worker) = home {
             self.trees.set_home(job, worker, node);
         }
@@ -67,6 +67,9 @@ impl Scheduler {
         }
         for (id, value) in kept {
             tree.decide(id, value);
+        }
+        for (id, phi, delta) in hints {
+            tree.hint(id, phi, delta);
         }
         // Reviving known nodes may have put units that were pruned while held back in the queue.
         for below in tree.busy_below(&known) {

@@ -15,7 +15,7 @@ use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
 use golomb_proto::{Kind, SpecError, ValidSpec, convert, pb};
 
 use crate::store::hands::for_player;
-use crate::store::{ChildRow, DecidedAt, NewNode, SplitTarget, TreeGame};
+use crate::store::{ChildRow, DecidedAt, NewNode, NumberedAt, SplitTarget, TreeGame};
 
 /// The games built lately, newest last: a coordinator splits, expands and
 /// imports nodes of a few games at a time, and building one (its placement
@@ -365,6 +365,45 @@ pub fn decided_children(
                     ));
                 }
                 Some(_) => {}
+            }
+        }
+        Ok(out)
+    })
+}
+
+/// Checks the numbers a worker gives children of a unit it gives back to
+/// be split, and names each child by its place in `children` (the split's
+/// own, merged under the board's symmetries): every move must be a legal
+/// move of the unit's position, every number at least 1 and at most
+/// [`golomb_proto::MAX_NUMBER`] (a number of 0 would be a value). The
+/// first of symmetric moves counts. A report that fails a check is refused
+/// whole, with the field that failed.
+pub fn numbered_children(
+    target: &SplitTarget,
+    children: &[(String, NewNode)],
+    reported: &[pb::NumberedChild],
+) -> Result<Vec<NumberedAt>, String> {
+    if reported.is_empty() {
+        return Ok(Vec::new());
+    }
+    let game = built(&target.spec.game).map_err(|e| e.to_string())?;
+    with_game!(&*game, g => {
+        let (pos, _) = g.play_line(Position::empty(), &target.line).map_err(|e| e.to_string())?;
+        let by_key: std::collections::HashMap<&str, usize> =
+            children.iter().enumerate().map(|(i, (_, node))| (node.key.as_str(), i)).collect();
+        let mut out: Vec<NumberedAt> = Vec::with_capacity(reported.len());
+        for (i, n) in reported.iter().enumerate() {
+            let field = format!("numbers[{i}]");
+            let (mine, _) = g.play_line(pos, &n.r#move).map_err(|e| format!("{field}.move: {e}"))?;
+            let key = position_key(g, &mine);
+            let &index = by_key.get(key.as_str()).ok_or_else(|| format!("{field}.move: not a child of the unit"))?;
+            for (name, value) in [("phi", n.phi), ("delta", n.delta)] {
+                if !(1..=golomb_proto::MAX_NUMBER).contains(&value) {
+                    return Err(format!("{field}.{name}: {value}, not between 1 and {}", golomb_proto::MAX_NUMBER));
+                }
+            }
+            if !out.iter().any(|o| o.index == index) {
+                out.push(NumberedAt { index, phi: n.phi, delta: n.delta });
             }
         }
         Ok(out)

@@ -353,6 +353,16 @@ impl pb::work_server::Work for WorkService {
         if !r.path.is_empty() && units.len() != 1 {
             return Err(Status::invalid_argument("path: a line is reported for a split of one unit only"));
         }
+        if r.numbers.len() > golomb_proto::MAX_NUMBERED {
+            return Err(Status::invalid_argument(format!(
+                "numbers: {} children reported, at most {}",
+                r.numbers.len(),
+                golomb_proto::MAX_NUMBERED
+            )));
+        }
+        if !r.numbers.is_empty() && units.len() != 1 {
+            return Err(Status::invalid_argument("numbers: children are reported for a split of one unit only"));
+        }
         let stats = r.stats.unwrap_or_default();
         let cost = SplitCost {
             positions: stats.positions.min(MAX_POSITIONS),
@@ -382,15 +392,18 @@ impl pb::work_server::Work for WorkService {
             }
             let reported = std::mem::take(&mut r.decided);
             let path = std::mem::take(&mut r.path);
+            let numbers = std::mem::take(&mut r.numbers);
             let planned = tokio::task::spawn_blocking(move || {
                 let children = plan::unit_children(&target).map_err(|e| Err(e.to_string()))?;
                 let decided = plan::decided_children(&target, &children, &reported).map_err(Ok)?;
+                let numbered = plan::numbered_children(&target, &children, &numbers).map_err(Ok)?;
                 let steps = plan::line_steps(&target, &path).map_err(Ok)?;
-                Ok::<_, Result<String, String>>((children, decided, steps.into_iter().zip(path).collect::<Vec<_>>()))
+                let line = steps.into_iter().zip(path).collect::<Vec<_>>();
+                Ok::<_, Result<String, String>>((children, decided, numbered, line))
             })
             .await
             .map_err(|e| Status::internal(e.to_string()))?;
-            let (children, decided, line) = match planned {
+            let (children, decided, numbered, line) = match planned {
                 Ok(planned) => planned,
                 Err(Ok(refused)) => {
                     return Err(Status::invalid_argument(format!("unit {unit}: {refused}")));
@@ -401,15 +414,17 @@ impl pb::work_server::Work for WorkService {
                     continue;
                 }
             };
-            let (count, kept) = (children.len(), decided.len());
+            let (count, kept, hinted) = (children.len(), decided.len(), numbered.len());
             // The line's first step is stored whatever its place, so that the line can go on there.
             let must: Vec<String> = line.first().map(|(step, _)| step.key.clone()).into_iter().collect();
             let grown = move |s: &mut crate::scheduler::Scheduler| {
-                let growth = Growth { children: &children, decided: &decided, must: &must };
+                let growth = Growth { children: &children, decided: &decided, must: &must, numbers: &numbered };
                 s.split_unit(worker, &held, growth, cost, &plan::Engine)
             };
             if self.0.store(grown).await? {
-                tracing::info!("unit {unit} ran too long: split into {count} children, {kept} of them decided");
+                tracing::info!(
+                    "unit {unit} ran too long: split into {count} children, {kept} of them decided, {hinted} with numbers"
+                );
                 self.expand_line(worker, unit, line).await?;
             }
         }
@@ -459,7 +474,7 @@ impl WorkService {
             };
             let count = decided.len();
             let grown = move |s: &mut crate::scheduler::Scheduler| {
-                let growth = Growth { children: &children, decided: &decided, must: &must };
+                let growth = Growth { children: &children, decided: &decided, must: &must, numbers: &[] };
                 s.expand_line_node(worker, job, node, growth, &plan::Engine)
             };
             if !self.0.store(grown).await? {

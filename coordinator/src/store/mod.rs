@@ -116,7 +116,7 @@ pub use rows::{CheckKind, Leased, Rows, Runnable};
 pub use schedule::{Below, SqlRows};
 pub use schema::SCHEMA_VERSION;
 pub use size::TreeSize;
-pub use split::{DecidedAt, Growth, SplitCost, SplitTarget, TreeGame};
+pub use split::{DecidedAt, Growth, NumberedAt, SplitCost, SplitTarget, TreeGame};
 pub use state::{JobState, NodeId, UnitState};
 pub use trim::Trimmed;
 pub use workers::{ONLINE_SECONDS, WorkerRow, WorkerSelector};

@@ -46,6 +46,18 @@ pub struct DecidedAt {
     pub best: Option<String>,
 }
 
+/// A child of a split unit with the numbers its worker's proof-number search
+/// gave it: a hint for the manager's order, never a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumberedAt {
+    /// The child's place in the split's children list.
+    pub index: usize,
+    /// Its proof number for its side to move (at least 1).
+    pub phi: u64,
+    /// Its disproof number (at least 1).
+    pub delta: u64,
+}
+
 /// What the store needs of the game to grow a tree (it has no engine of its
 /// own): a node's children, and a move named in one line's position mapped
 /// onto another line reaching an equal position.
@@ -63,10 +75,10 @@ pub trait TreeGame {
 
 /// What a node grows by when it is expanded: its children (every one of
 /// them, in move order, as [`TreeGame::children`] makes them), the ones a
-/// worker `decided`, and the children that `must` be stored now (by
-/// position key: the next step of a worker's line). Below a job's root only
-/// the first batch of children is stored, fewest replies first, with those
-/// two kinds always among them; the rest are counted (`nodes.unborn`) and
+/// worker `decided`, the children that `must` be stored now (by position
+/// key: the next step of a worker's line), and the children its worker gave
+/// `numbers`. Below a job's root only the first batch of children is
+/// stored, fewest replies first, with those three kinds always among them; the rest are counted (`nodes.unborn`) and
 /// born when the manager's descent reaches them ([`Store::birth`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Growth<'a> {
@@ -76,12 +88,15 @@ pub struct Growth<'a> {
     pub decided: &'a [DecidedAt],
     /// Position keys of children stored whatever their place in the order.
     pub must: &'a [String],
+    /// Children with numbers from the worker (stored whatever their place;
+    /// the manager takes the numbers as theirs while they are leaves).
+    pub numbers: &'a [NumberedAt],
 }
 
 impl<'a> Growth<'a> {
     /// Every child, none decided, none required.
     pub fn of(children: &'a [(String, NewNode)]) -> Growth<'a> {
-        Growth { children, decided: &[], must: &[] }
+        Growth { children, decided: &[], must: &[], numbers: &[] }
     }
 }
 
@@ -235,7 +250,8 @@ impl Store {
         finish_if_answered(&tx, job)?;
         tx.commit()?;
         tracing::debug!("job {job}: node {node}: {} more children stored, {} still not", leaves.len(), batch.unborn);
-        let grown = Expanded { leaves, known, kept: Vec::new(), unborn: (batch.unborn, batch.unborn_replies) };
+        let unborn = (batch.unborn, batch.unborn_replies);
+        let grown = Expanded { leaves, known, kept: Vec::new(), hints: Vec::new(), unborn };
         self.grown(job, None, node, grown, GrowthKind::Birth)?;
         self.after_change(job);
         Ok(true)
@@ -317,7 +333,7 @@ impl Store {
         grown: Expanded,
         how: GrowthKind,
     ) -> Result<(), StoreError> {
-        let Expanded { leaves, known, kept, unborn } = grown;
+        let Expanded { leaves, known, kept, hints, unborn } = grown;
         let kept = kept
             .into_iter()
             .map(|id| {
@@ -327,7 +343,9 @@ impl Store {
             })
             .collect::<Result<_, StoreError>>();
         match kept {
-            Ok(kept) => self.changed(Changed::Grown(Grown { job, node, home, leaves, known, kept, unborn, how })),
+            Ok(kept) => {
+                self.changed(Changed::Grown(Grown { job, node, home, leaves, known, kept, hints, unborn, how }))
+            }
             // The growth is committed: the tree loads it from the tables.
             Err(err) => {
                 self.changed(Changed::Reload { job });
@@ -365,6 +383,8 @@ struct Expanded {
     known: Vec<NodeId>,
     /// Children decided by the worker and kept.
     kept: Vec<NodeId>,
+    /// Children stored with the worker's numbers: (node, φ, δ).
+    hints: Vec<(NodeId, u64, u64)>,
     /// Children not stored yet, and the fewest replies among them.
     unborn: (u32, u32),
 }
@@ -382,7 +402,7 @@ fn expand_node(
     grow: Grow<'_>,
     game: &dyn TreeGame,
 ) -> Result<Expanded, StoreError> {
-    let Grow { growth: Growth { children, decided, must }, draws } = grow;
+    let Grow { growth: Growth { children, decided, must, numbers }, draws } = grow;
     let depth: u32 = tx.prepare_cached("SELECT depth FROM nodes WHERE id = ?1")?.query_row([node], |r| r.get(0))?;
     let mut required = vec![false; children.len()];
     for d in decided.iter().filter(|d| d.index < children.len()) {
@@ -390,6 +410,9 @@ fn expand_node(
     }
     for (i, (_, child)) in children.iter().enumerate() {
         required[i] |= must.contains(&child.key);
+    }
+    for n in numbers.iter().filter(|n| n.index < children.len()) {
+        required[n.index] = true;
     }
     let batch = Batch::next(children, &vec![false; children.len()], &required, depth > 0);
     let Expansion { leaves, known } = insert_children(tx, job, node, children, &batch)?;
@@ -446,9 +469,16 @@ fn expand_node(
             check::maybe_check(tx, job, unit, worker, draw)?;
         }
     }
+    let hints = numbers
+        .iter()
+        .filter_map(|n| {
+            let at = batch.indices.iter().position(|&i| i == n.index)?;
+            Some((leaves[at].id, n.phi, n.delta))
+        })
+        .collect();
     settle(tx, node)?;
     finish_if_answered(tx, job)?;
-    Ok(Expanded { leaves, known, kept, unborn: (batch.unborn, batch.unborn_replies) })
+    Ok(Expanded { leaves, known, kept, hints, unborn: (batch.unborn, batch.unborn_replies) })
 }
 
 /// Records that `worker`, splitting a unit, reported a child `node` decided

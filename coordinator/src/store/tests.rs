@@ -233,7 +233,7 @@ fn a_split_unit_is_decided_by_its_children_and_failures_fail_the_job() {
             .split_unit(
                 worker,
                 &held,
-                Growth { children: &children, decided: &[], must: &[] },
+                Growth { children: &children, decided: &[], must: &[], numbers: &[] },
                 SplitCost::default(),
                 &NoGame
             )
@@ -274,7 +274,13 @@ fn a_split_keeps_the_children_its_worker_decided_and_what_its_search_cost() {
     let cost = SplitCost { positions: 12_345, seconds: 1.5 };
     assert!(
         store
-            .split_unit(worker, &held, Growth { children: &children, decided: &decided, must: &[] }, cost, &NoGame)
+            .split_unit(
+                worker,
+                &held,
+                Growth { children: &children, decided: &decided, must: &[], numbers: &[] },
+                cost,
+                &NoGame
+            )
             .unwrap()
     );
     let next = store.lease(worker, 10, 60.0).unwrap();

@@ -154,7 +154,8 @@ impl<B: Bits + TtCheck> Search<'_, B> {
             }
             let children = &self.nodes[node.first as usize..(node.first + node.len) as usize];
             // The child of least δ (its opponent's proof number): φ of this node.
-            let best = (0..node.len).min_by_key(|&i| (children[i as usize].delta, children[i as usize].phi)).unwrap_or(0);
+            let best =
+                (0..node.len).min_by_key(|&i| (children[i as usize].delta, children[i as usize].phi)).unwrap_or(0);
             let c = node.first + best;
             let child = self.nodes[c as usize];
             depth += 1;

@@ -219,6 +219,7 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
             decided,
             path,
             stats: None,
+            numbers: Vec::new(),
         };
         let bad = [
             pb::DecidedChild { r#move: "garbage".into(), value: pb::Value::Loss as i32, winning_move: String::new() },
@@ -241,6 +242,14 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
             vec![step(&first, vec![]); golomb_proto::MAX_PATH_STEPS + 1],
         ];
         let mut refusals = Vec::new();
+        // Numbers of 0 would be a value in disguise.
+        let zero = pb::NumberedChild { r#move: some_move(board, &unit.moves), phi: 0, delta: 5 };
+        let status = client
+            .give_back(pb::GiveBackRequest { numbers: vec![zero], ..split(vec![], vec![]) })
+            .await
+            .expect_err("a number of 0");
+        assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+        assert!(status.message().contains("numbers[0].phi"), "{status:?}");
         let reports = bad.into_iter().map(|d| (vec![d], vec![])).chain(bad_lines.into_iter().map(|p| (vec![], p)));
         for (decided, path) in reports {
             let what = format!("{decided:?} {path:?}");
@@ -273,6 +282,9 @@ fn a_split_keeps_the_children_its_worker_decided_and_refuses_bad_reports() {
     let kept: u64 =
         log.lines().filter_map(|line| line.split("children, ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum();
     assert!(kept > 0, "some split kept children its worker decided:\n{log}");
+    let numbered: u64 =
+        log.lines().filter_map(|line| line.split("decided, ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum();
+    assert!(numbered > 0, "some split took numbers its worker's proof-number search gave children:\n{log}");
     assert!(cluster.verify_proof(job).contains("verified"));
 }
 

@@ -110,3 +110,40 @@ fn a_split_report_naming_one_child_lost_and_won_is_refused() {
     let err = err.expect_err("a child both lost and won");
     assert!(err.starts_with("decided[1]") && err.contains("decided[0]"), "{err}");
 }
+
+/// A worker's numbers for a split's children are hints: each names a
+/// child by a legal move and lies between 1 and 2^40; a move that is not a
+/// child, or a number of 0 (a value in disguise) or past the bound, is
+/// refused whole, naming the field. A child named twice keeps its first numbers.
+#[test]
+fn a_split_reports_numbers_are_checked_field_by_field() {
+    use golomb_proto::{MAX_NUMBER, pb};
+    let spec = job_6x5(Goal::Solve, 30.0);
+    let g: Game<Bitboard> = Game::new(Board::new(6, 5).unwrap(), PieceSet::of_order(5)).unwrap();
+    let opening = g.move_name(g.legal_moves(&Position::empty())[0]);
+    let target = crate::store::SplitTarget { spec, line: opening.clone(), rank: vec![0], depth: 1 };
+    let children = super::unit_children(&target).unwrap();
+    let (after, _) = g.play_line(Position::empty(), &opening).unwrap();
+    let replies: Vec<String> = g.legal_moves(&after).into_iter().map(|id| g.move_name(id)).collect();
+    let numbered = |mv: &str, phi: u64, delta: u64| pb::NumberedChild { r#move: mv.to_string(), phi, delta };
+
+    let good = [numbered(&replies[0], 3, 40), numbered(&replies[1], 1, 7), numbered(&replies[0], 9, 9)];
+    let out = super::numbered_children(&target, &children, &good).unwrap();
+    assert_eq!(out.len(), 2, "the first numbers of a child count");
+    let first = &out[0];
+    assert_eq!((first.phi, first.delta), (3, 40));
+    assert_eq!(children[first.index].0, replies[0]);
+
+    // The opening itself is not a move of the position after it.
+    let refused = [
+        (numbered(&replies[0], 0, 5), "numbers[1].phi"),
+        (numbered(&replies[0], 2, 0), "numbers[1].delta"),
+        (numbered(&replies[0], 2, MAX_NUMBER + 1), "numbers[1].delta"),
+        (numbered(&opening, 2, 5), "numbers[1].move"),
+        (numbered("zz99", 2, 5), "numbers[1].move"),
+    ];
+    for (bad, field) in refused {
+        let err = super::numbered_children(&target, &children, &[good[1].clone(), bad.clone()]).unwrap_err();
+        assert!(err.starts_with(field), "{bad:?}: {err}");
+    }
+}

@@ -189,7 +189,7 @@ fn a_lost_leaf_decided_on_a_split_units_way_brings_the_split_node() {
                 .split_unit(
                     first,
                     &held,
-                    Growth { children: &children(&unit.line), decided: &decided, must: &[] },
+                    Growth { children: &children(&unit.line), decided: &decided, must: &[], numbers: &[] },
                     cost,
                     &NoGame
                 )

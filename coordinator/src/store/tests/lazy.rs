@@ -63,7 +63,7 @@ fn split_a(store: &mut Scheduler, worker: WorkerId, must: &[String]) {
     let children = wide_children();
     let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
     let decided = a0_wins();
-    let growth = Growth { children: &children, decided: &decided, must };
+    let growth = Growth { children: &children, decided: &decided, must, numbers: &[] };
     assert!(store.split_unit(worker, &held, growth, SplitCost::default(), &Wide).unwrap());
 }
 

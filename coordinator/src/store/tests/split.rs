@@ -11,7 +11,9 @@ fn split_a(store: &mut Scheduler, worker: WorkerId, unit: &LeasedUnit, other: &s
         vec![("m1".into(), node("a1", 2, &[0, 0], true, &[])), ("m2".into(), node(other, 2, &[0, 1], true, &[]))];
     let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
     let cost = SplitCost { positions: 1000, seconds: 0.1 };
-    store.split_unit(worker, &held, Growth { children: &children, decided, must: &[] }, cost, &NoGame).unwrap()
+    store
+        .split_unit(worker, &held, Growth { children: &children, decided, must: &[], numbers: &[] }, cost, &NoGame)
+        .unwrap()
 }
 
 /// `worker`'s report of `unit` (under the lease it was leased with) as `value`.
@@ -100,7 +102,13 @@ fn a_line_stops_where_its_worker_was_distrusted() {
     store.distrust(first).unwrap().unwrap();
     assert!(
         !store
-            .expand_line_node(first, job, a1, Growth { children: &below, decided: &decided, must: &[] }, &NoGame)
+            .expand_line_node(
+                first,
+                job,
+                a1,
+                Growth { children: &below, decided: &decided, must: &[], numbers: &[] },
+                &NoGame
+            )
             .unwrap(),
         "nothing of it kept"
     );
@@ -109,7 +117,13 @@ fn a_line_stops_where_its_worker_was_distrusted() {
     let second = store.register_worker("w2", "h", 2).unwrap();
     assert!(
         store
-            .expand_line_node(second, job, a1, Growth { children: &below, decided: &decided, must: &[] }, &NoGame)
+            .expand_line_node(
+                second,
+                job,
+                a1,
+                Growth { children: &below, decided: &decided, must: &[], numbers: &[] },
+                &NoGame
+            )
             .unwrap()
     );
 }
@@ -158,7 +172,7 @@ fn split_into(store: &mut Scheduler, worker: WorkerId, unit: &LeasedUnit, lines:
         .collect();
     let held = HeldUnit { unit: unit.unit, lease_token: unit.lease_token.clone() };
     let cost = SplitCost { positions: 1000, seconds: 0.1 };
-    let growth = Growth { children: &children, decided: &[], must: &[] };
+    let growth = Growth { children: &children, decided: &[], must: &[], numbers: &[] };
     assert!(store.split_unit(worker, &held, growth, cost, &NoGame).unwrap());
 }
 

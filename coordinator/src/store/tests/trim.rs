@@ -21,7 +21,13 @@ fn decided_a(positions: u64) -> (Scheduler, JobId, WorkerId, tempfile::TempDir) 
     let cost = SplitCost { positions: 1_000, seconds: 1.0 };
     assert!(
         store
-            .split_unit(worker, &held, Growth { children: &children, decided: &[], must: &[] }, cost, &NoGame)
+            .split_unit(
+                worker,
+                &held,
+                Growth { children: &children, decided: &[], must: &[], numbers: &[] },
+                cost,
+                &NoGame
+            )
             .unwrap()
     );
     let leased = store.lease(worker, 10, 60.0).unwrap();

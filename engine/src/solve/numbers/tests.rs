@@ -82,7 +82,10 @@ fn leaves_take_the_tables_values() {
     let solved = solve(&game, &pos, &SolveConfig::default(), &tt, &Progress::default()).outcome;
     let cold = child_numbers(&game, &pos, None, budget(2_000));
     let warm = child_numbers(&game, &pos, Some(&tt), budget(2_000));
-    assert!(cold.root.0 != 0 && cold.root.1 != 0, "2,000 nodes without the table must not answer 5x5 for this test to test anything");
+    assert!(
+        cold.root.0 != 0 && cold.root.1 != 0,
+        "2,000 nodes without the table must not answer 5x5 for this test to test anything"
+    );
     let value = match warm.root {
         (0, _) => Outcome::Win,
         (_, 0) => Outcome::Loss,
@@ -97,11 +100,19 @@ fn leaves_take_the_tables_values() {
 fn a_stopped_search_stops() {
     let game = game(8, 8);
     let stop = AtomicBool::new(true);
-    let numbers =
-        child_numbers(&game, &Position::empty(), None, NumbersBudget { nodes: 1 << 30, deadline: None, cancel: Some(&stop) });
+    let numbers = child_numbers(
+        &game,
+        &Position::empty(),
+        None,
+        NumbersBudget { nodes: 1 << 30, deadline: None, cancel: Some(&stop) },
+    );
     assert_eq!(numbers.expanded, 0);
     let past = Instant::now();
-    let numbers =
-        child_numbers(&game, &Position::empty(), None, NumbersBudget { nodes: 1 << 30, deadline: Some(past), cancel: None });
+    let numbers = child_numbers(
+        &game,
+        &Position::empty(),
+        None,
+        NumbersBudget { nodes: 1 << 30, deadline: Some(past), cancel: None },
+    );
     assert_eq!(numbers.expanded, 0);
 }
