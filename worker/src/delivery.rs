@@ -55,7 +55,7 @@ pub(crate) fn publish_waiting(shared: &Shared, outbox: &VecDeque<Report>) {
 pub(crate) fn forget_other_databases(shared: &Shared, outbox: &mut VecDeque<Report>) {
     let prefix = format!("{}.", shared.coordinator_id());
     for r in shared.running().iter().filter(|(token, _)| !token.starts_with(&prefix)).map(|(_, r)| r) {
-        r.progress.cancel.store(true, Relaxed);
+        r.progress.stop();
     }
     let before = outbox.len();
     outbox.retain(|report| report_tokens(report).iter().all(|t| t.starts_with(&prefix)));

@@ -44,7 +44,7 @@ pub(crate) async fn heartbeat_loop(mut client: Client, shared: Arc<Shared>, shut
                 let stop = response.stop_units;
                 for r in shared.running().values().filter(|r| stop.contains(&r.unit_id.0)) {
                     tracing::info!("unit {} is no longer needed: stopping it", r.unit_id);
-                    r.progress.cancel.store(true, Relaxed);
+                    r.progress.stop();
                 }
             }
             Err(status) if refusal(&status) == Refusal::Unknown => shared.unknown.store(true, Relaxed),

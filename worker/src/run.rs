@@ -317,7 +317,7 @@ impl<'a> MainLoop<'a> {
     /// outcome (the channel closes when the solver thread is done), gives
     /// back the units that did not finish, and delivers what it can.
     async fn stop(&mut self, solver_thread: JoinHandle<()>) {
-        self.shared.running().values().for_each(|r| r.progress.cancel.store(true, Relaxed));
+        self.shared.running().values().for_each(|r| r.progress.stop());
         self.queues.todo = None;
         let mut unfinished = Vec::new();
         while let Some(finished) = self.queues.done.recv().await {

@@ -306,8 +306,8 @@ impl<B: Bits + TtCheck> GameSearch<'_, B> {
             let budget = NumbersBudget {
                 nodes: MAX_NUMBERS_NODES,
                 deadline: Some(started + numbers),
-                // The budget's watcher has raised the unit's own flag: the deadline alone stops it.
-                cancel: None,
+                // The budget's watcher raised `cancel`; a stop from outside raises `stopped` too.
+                cancel: Some(&self.progress.stopped),
             };
             let found = child_numbers(game, pos, Some(tt), budget);
             stats.positions += found.nodes as u64;

@@ -58,6 +58,27 @@ impl PnTree {
         self.update_from(n);
     }
 
+    /// Gives a leaf the disproof number `delta` a worker's proof-number
+    /// search found for it (below a unit it split), if it is below the
+    /// leaf's moves: the search refuted some of them, so the leaf is
+    /// nearer a disproof than its moves say. Numbers above a leaf's own
+    /// grow with the search (a searched leaf's φ is the least δ of its
+    /// children): taken whole, they make its parents look farther from an
+    /// answer than siblings nobody searched, and the descent leaves the
+    /// node it was deciding (measured: the whole 8x8 game took longer), so
+    /// the worker's φ is not taken either. The number lives in memory only (a reloaded tree
+    /// starts its leaves at their moves again); it changes which leaf is
+    /// chosen, never a value.
+    pub fn hint(&mut self, id: NodeId, delta: u64) {
+        let Some(&n) = self.index.get(&id) else { return };
+        let node = &mut self.nodes[n];
+        if node.kind != NodeKind::Frontier || delta == 0 || delta >= u64::from(node.replies) {
+            return;
+        }
+        node.hinted_delta = u32::try_from(delta).ok().and_then(std::num::NonZeroU32::new);
+        self.update_from(n);
+    }
+
     /// Whether a node is still needed: undecided, and the root or a child of a needed undecided node.
     pub fn needed(&self, id: NodeId) -> bool {
         let Some(&n) = self.index.get(&id) else { return false };

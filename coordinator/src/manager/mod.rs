@@ -117,9 +117,9 @@ struct PnNode {
     dived: bool,
     /// What the preferred descent of the tree's policy reads (see `preferred.rs`).
     preferred: Preferred,
-    /// For a leaf, its numbers from the worker that split its parent (see
-    /// [`PnTree::hint`]), in place of φ = 1 and δ = its moves.
-    hint: Option<(u64, u64)>,
+    /// For a leaf, a disproof number below its moves that the worker which
+    /// split its parent found for it (see [`PnTree::hint`]).
+    hinted_delta: Option<std::num::NonZeroU32>,
 }
 
 impl PnNode {
@@ -140,7 +140,7 @@ impl PnNode {
             dive: 0,
             dived: false,
             preferred: Preferred::default(),
-            hint: None,
+            hinted_delta: None,
         }
     }
 }
@@ -366,12 +366,8 @@ impl PnTree {
             #[cfg(feature = "bench-policies")]
             NodeKind::Frontier if node.busy && self.counts_held_leaves_decided() => self.held_leaf_numbers(n),
             NodeKind::Frontier => {
-                // A worker's numbers count only where they say the leaf is closer to an answer than
-                // its moves say: numbers of a searched leaf grow with the search, and taken whole they
-                // would make its parents look farther from one than siblings nobody searched.
-                let (phi, delta) = (1, u64::from(node.replies.max(1)));
-                let (phi, delta) = node.hint.map_or((phi, delta), |(p, d)| (p.min(phi), d.min(delta)));
-                (phi, delta, node.busy)
+                let delta = node.hinted_delta.map_or(node.replies.max(1), |d| d.get());
+                (1, u64::from(delta), node.busy)
             }
             NodeKind::Unborn => (1, u64::from(node.replies.max(1)), node.busy || node.count == 0),
             NodeKind::Expanded => {
@@ -568,20 +564,6 @@ impl PnTree {
             self.nodes[n].busy = busy;
             self.update_from(n);
         }
-    }
-
-    /// Gives a leaf the numbers a worker's proof-number search found for it
-    /// (below a unit it split): it keeps them while it is a leaf, in memory
-    /// only (a reloaded tree starts its leaves at φ = 1 and δ = their moves
-    /// again). They change which leaf is chosen, never a value: numbers
-    /// of 0 are refused at the wire and ignored here.
-    pub fn hint(&mut self, id: NodeId, phi: u64, delta: u64) {
-        let Some(&n) = self.index.get(&id) else { return };
-        if self.nodes[n].kind != NodeKind::Frontier || phi == 0 || delta == 0 || phi == INFINITE || delta == INFINITE {
-            return;
-        }
-        self.nodes[n].hint = Some((phi, delta));
-        self.update_from(n);
     }
 
     /// Records a node's value (from a worker, or from the store's propagation).

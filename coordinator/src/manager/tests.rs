@@ -96,10 +96,10 @@ fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves
     assert_eq!(tree.stats().frontier, 0, "a decided root needs nothing more");
 }
 
-/// A worker's numbers for a leaf count where they say it is closer to an
-/// answer than its moves do: a lower δ moves the descent to it, a higher
-/// one changes nothing; numbers for a node that is not a leaf, or of 0,
-/// are ignored.
+/// A worker's disproof number for a leaf counts where it says the leaf is
+/// closer to a disproof than its moves do: a lower δ moves the descent to
+/// it, a higher one changes nothing, nor does a δ for a node that is not a
+/// leaf, or of 0; a leaf's φ stays 1.
 #[test]
 fn a_workers_numbers_lower_a_leafs_numbers_never_raise_them() {
     let nodes = [
@@ -112,20 +112,20 @@ fn a_workers_numbers_lower_a_leafs_numbers_never_raise_them() {
     let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
     assert_eq!(tree.stats().closest, Some(NodeId(3)));
     // Node 3's search found it farther than its 2 moves: ignored, it stays closest.
-    tree.hint(NodeId(3), 7, 40);
+    tree.hint(NodeId(3), 40);
     assert_eq!(tree.stats().closest, Some(NodeId(3)));
     assert_eq!(tree.stats().disproof_number, Some(3), "φ of a leaf stays 1");
     // Node 2's search refuted all but one of its 9 moves: δ 1, now the closest.
-    tree.hint(NodeId(2), 4, 1);
+    tree.hint(NodeId(2), 1);
     assert_eq!(tree.stats().proof_number, Some(1));
     assert_eq!(tree.stats().closest, Some(NodeId(2)));
     assert_eq!(tree.stats().disproof_number, Some(3), "φ stays 1: the greatest φ is unchanged");
-    // Zeros would be values: ignored.
-    tree.hint(NodeId(4), 0, 0);
+    // A zero would be a value: ignored.
+    tree.hint(NodeId(4), 0);
     assert_eq!(tree.stats().proof_number, Some(1));
     assert_eq!(tree.select(), Some(NodeId(2)));
     // Numbers for the root, which is no leaf: ignored.
-    tree.hint(NodeId(1), 1, 1);
+    tree.hint(NodeId(1), 1);
     assert_eq!(tree.stats().disproof_number, Some(3));
     // Decided, a hinted leaf is decided: its numbers are its value's.
     tree.decide(NodeId(2), Outcome::Win);
@@ -300,7 +300,7 @@ fn play_random_tree(seed: u64, policy: InFlight, counting: Counting) {
                 // The worker's numbers for the children: hints of any size change no value.
                 for &c in &game.children[g] {
                     let s = seed as usize;
-                    tree.hint(id(c), 1 + ((c * 7 + s) % 50) as u64, 1 + ((c * 13 + s) % 90) as u64);
+                    tree.hint(id(c), ((c * 13 + s) % 9) as u64);
                 }
             }
             if seed.is_multiple_of(3) {

@@ -68,8 +68,8 @@ impl Scheduler {
         for (id, value) in kept {
             tree.decide(id, value);
         }
-        for (id, phi, delta) in hints {
-            tree.hint(id, phi, delta);
+        for (id, _phi, delta) in hints {
+            tree.hint(id, delta);
         }
         // Reviving known nodes may have put units that were pruned while held back in the queue.
         for below in tree.busy_below(&known) {

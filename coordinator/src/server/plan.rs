@@ -394,6 +394,7 @@ pub fn numbered_children(
         let mut out: Vec<NumberedAt> = Vec::with_capacity(reported.len());
         for (i, n) in reported.iter().enumerate() {
             let field = format!("numbers[{i}]");
+            g.parse_move(&n.r#move).map_err(|e| format!("{field}.move: {e}"))?;
             let (mine, _) = g.play_line(pos, &n.r#move).map_err(|e| format!("{field}.move: {e}"))?;
             let key = position_key(g, &mine);
             let &index = by_key.get(key.as_str()).ok_or_else(|| format!("{field}.move: not a child of the unit"))?;

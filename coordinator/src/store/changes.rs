@@ -79,7 +79,7 @@ pub struct Grown {
     /// Children decided by the worker and kept, with their values.
     pub kept: Vec<(NodeId, Outcome)>,
     /// Children stored with their worker's numbers: (node, φ, δ), hints
-    /// the manager's tree keeps in memory while they are leaves.
+    /// for the manager's tree (see `PnTree::hint`).
     pub hints: Vec<(NodeId, u64, u64)>,
     /// The node's children not stored yet, and the fewest replies among them.
     pub unborn: (u32, u32),

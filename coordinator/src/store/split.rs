@@ -78,8 +78,9 @@ pub trait TreeGame {
 /// worker `decided`, the children that `must` be stored now (by position
 /// key: the next step of a worker's line), and the children its worker gave
 /// `numbers`. Below a job's root only the first batch of children is
-/// stored, fewest replies first, with those three kinds always among them; the rest are counted (`nodes.unborn`) and
-/// born when the manager's descent reaches them ([`Store::birth`]).
+/// stored, fewest replies first, with those three kinds always among them;
+/// the rest are counted (`nodes.unborn`) and born when the manager's
+/// descent reaches them ([`Store::birth`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Growth<'a> {
     /// Every child, with its move.
@@ -89,7 +90,7 @@ pub struct Growth<'a> {
     /// Position keys of children stored whatever their place in the order.
     pub must: &'a [String],
     /// Children with numbers from the worker (stored whatever their place;
-    /// the manager takes the numbers as theirs while they are leaves).
+    /// the manager reads them as hints while they are leaves, see `PnTree::hint`).
     pub numbers: &'a [NumberedAt],
 }
 

@@ -32,8 +32,21 @@ pub struct Progress {
     pub root_total: AtomicU64,
     /// Set from outside to stop the search; it then answers [`Outcome::Unknown`].
     pub cancel: AtomicBool,
+    /// Set with `cancel` by [`Progress::stop`]: the search's owner wants
+    /// nothing more, where `cancel` alone may be a budget's end that some
+    /// work after the search (a unit's children's numbers) still follows.
+    pub stopped: AtomicBool,
     /// The root move a probed root proves first, alone (see [`FirstMove`]).
     pub first: FirstMove,
+}
+
+impl Progress {
+    /// Stops the search and whatever its owner would do after it: raises
+    /// `stopped`, then `cancel`.
+    pub fn stop(&self) {
+        self.stopped.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// The root move a probed root searches first and alone, on every thread

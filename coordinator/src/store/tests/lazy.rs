@@ -206,3 +206,31 @@ fn an_import_stores_the_children_its_file_names_and_a_batch_and_bears_them_in_a_
     assert!(after.0 >= before.0 + 2 && after.0 + after.1 == WIDE as i64, "{before:?} then {after:?}");
     assert_eq!(after.2, before.2 - 2, "the two decided children are no longer open");
 }
+
+/// A child its worker gave numbers for is stored with the first batch,
+/// whatever its place in the order (the manager keeps the numbers on its
+/// leaf), and the job's values do not change for it.
+#[test]
+fn a_child_with_a_workers_numbers_is_stored_at_once() {
+    let (mut store, _job, worker, _dir) = flat(Goal::Solve);
+    let units = store.lease(worker, 3, 60.0).unwrap();
+    let a = units.iter().find(|u| u.line == "a").unwrap();
+    let children = wide_children();
+    // Child 34 has the most replies (7): it would be born in the last batch.
+    let late = 34;
+    assert_eq!(children[late].1.replies, 7);
+    let held = HeldUnit { unit: a.unit, lease_token: a.lease_token.clone() };
+    let decided = a0_wins();
+    let numbers = [crate::store::NumberedAt { index: late, phi: 5, delta: 2 }];
+    let growth = Growth { children: &children, decided: &decided, must: &[], numbers: &numbers };
+    assert!(store.split_unit(worker, &held, growth, SplitCost::default(), &Wide).unwrap());
+    let first = BIRTH_BATCH as i64 + 2;
+    assert_eq!(
+        counts(&store, "a"),
+        (first, WIDE as i64 - first, WIDE as i64 - 1),
+        "a batch, a0 and the numbered child"
+    );
+    let value: Option<Value> =
+        store.conn.query_row("SELECT value FROM nodes WHERE key = 'a34'", [], |r| r.get(0)).unwrap();
+    assert_eq!(value, None, "numbers are no value");
+}

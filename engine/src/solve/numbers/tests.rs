@@ -49,9 +49,8 @@ fn a_search_with_room_finds_the_true_values() {
 }
 
 /// A short search on 7x7 reports numbers for the children it looked into,
-/// none of them a value, each on the manager's scale (a child's proof
-/// number at most its disproof number's worth of moves), and nothing about
-/// the others.
+/// none of them a value (no 0, no infinity), at most one entry per root
+/// move, and a root φ no greater than the least δ it reports.
 #[test]
 fn a_short_search_reports_numbers_not_values() {
     let game = game(7, 7);
