@@ -2,6 +2,7 @@
 //! cutting a long unit into its children, and naming results in the root's
 //! own terms (merged children get their winning move mapped by symmetry).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use golomb_engine::hands::HandsGame;
@@ -10,7 +11,7 @@ use golomb_engine::proof::ProofNode;
 use golomb_engine::proof::verify::check_tree;
 use golomb_engine::split::{self, Child, SplitError, position_key, rank_bytes};
 use golomb_engine::tiling::Tiler;
-use golomb_engine::{AnyGame, Bits, Game, GameSpec, GameSpecError, Player, Position, with_game};
+use golomb_engine::{AnyGame, Bits, Game, GameSpec, GameSpecError, PlacementId, Player, Position, with_game};
 use golomb_proto::spec::{HandsSpec, JobSpec, hands_setup};
 use golomb_proto::{Kind, SpecError, ValidSpec, convert, pb};
 
@@ -319,17 +320,13 @@ pub fn decided_children(
     let game = built(&target.spec.game).map_err(|e| e.to_string())?;
     with_game!(&*game, g => {
         let (pos, _) = g.play_line(Position::empty(), &target.line).map_err(|e| e.to_string())?;
-        let by_key: std::collections::HashMap<&str, usize> =
-            children.iter().enumerate().map(|(i, (_, node))| (node.key.as_str(), i)).collect();
+        let by_key = children_by_key(children);
         let mut out: Vec<DecidedAt> = Vec::with_capacity(reported.len());
         // Where in `reported` each of `out` was first named.
         let mut first: Vec<usize> = Vec::with_capacity(reported.len());
         for (i, d) in reported.iter().enumerate() {
             let field = format!("decided[{i}]");
-            let id = g.parse_move(&d.r#move).map_err(|e| format!("{field}.move: {e}"))?;
-            let (mine, _) = g.play_line(pos, &d.r#move).map_err(|e| format!("{field}.move: {e}"))?;
-            let key = position_key(g, &mine);
-            let &index = by_key.get(key.as_str()).ok_or_else(|| format!("{field}.move: not a child of the unit"))?;
+            let (index, mine, id) = child_at(g, pos, &by_key, &d.r#move, &field)?;
             let value = convert::outcome(d.value);
             let best = match value {
                 Outcome::Unknown => return Err(format!("{field}.value: a decided child is a win or a loss")),
@@ -371,6 +368,28 @@ pub fn decided_children(
     })
 }
 
+/// A split's children by position key, each with its place in `children`.
+fn children_by_key(children: &[(String, NewNode)]) -> HashMap<&str, usize> {
+    children.iter().enumerate().map(|(i, (_, node))| (node.key.as_str(), i)).collect()
+}
+
+/// The place in `by_key` (a split's children) of the child that `mv`, a
+/// move of `pos` in a worker's report, reaches, with the child's position
+/// and the move; an error names `field`.
+fn child_at<B: Bits>(
+    g: &Game<B>,
+    pos: Position<B>,
+    by_key: &HashMap<&str, usize>,
+    mv: &str,
+    field: &str,
+) -> Result<(usize, Position<B>, PlacementId), String> {
+    let id = g.parse_move(mv).map_err(|e| format!("{field}.move: {e}"))?;
+    let (mine, _) = g.play_line(pos, mv).map_err(|e| format!("{field}.move: {e}"))?;
+    let key = position_key(g, &mine);
+    let &index = by_key.get(key.as_str()).ok_or_else(|| format!("{field}.move: not a child of the unit"))?;
+    Ok((index, mine, id))
+}
+
 /// Checks the numbers a worker gives children of a unit it gives back to
 /// be split, and names each child by its place in `children` (the split's
 /// own, merged under the board's symmetries): every move must be a legal
@@ -389,15 +408,11 @@ pub fn numbered_children(
     let game = built(&target.spec.game).map_err(|e| e.to_string())?;
     with_game!(&*game, g => {
         let (pos, _) = g.play_line(Position::empty(), &target.line).map_err(|e| e.to_string())?;
-        let by_key: std::collections::HashMap<&str, usize> =
-            children.iter().enumerate().map(|(i, (_, node))| (node.key.as_str(), i)).collect();
+        let by_key = children_by_key(children);
         let mut out: Vec<NumberedAt> = Vec::with_capacity(reported.len());
         for (i, n) in reported.iter().enumerate() {
             let field = format!("numbers[{i}]");
-            g.parse_move(&n.r#move).map_err(|e| format!("{field}.move: {e}"))?;
-            let (mine, _) = g.play_line(pos, &n.r#move).map_err(|e| format!("{field}.move: {e}"))?;
-            let key = position_key(g, &mine);
-            let &index = by_key.get(key.as_str()).ok_or_else(|| format!("{field}.move: not a child of the unit"))?;
+            let (index, _, _) = child_at(g, pos, &by_key, &n.r#move, &field)?;
             for (name, value) in [("phi", n.phi), ("delta", n.delta)] {
                 if !(1..=golomb_proto::MAX_NUMBER).contains(&value) {
                     return Err(format!("{field}.{name}: {value}, not between 1 and {}", golomb_proto::MAX_NUMBER));
