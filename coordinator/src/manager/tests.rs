@@ -70,8 +70,8 @@ fn a_leaf_root_is_handed_out_once() {
     assert_eq!(tree.select(), Some(NodeId(1)), "given back: handed out again");
 }
 
-#[test]
-fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves() {
+/// A solve's root (node 1) with three waiting leaves: nodes 2, 3 and 4, of 9, 2 and 5 replies.
+fn root_and_three_leaves() -> PnTree {
     let nodes = [
         leaf(1, 0, 3, NodeKind::Expanded),
         leaf(2, 1, 9, NodeKind::Frontier),
@@ -79,7 +79,12 @@ fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves
         leaf(4, 1, 5, NodeKind::Frontier),
     ];
     let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3)), (NodeId(1), NodeId(4))];
-    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    PnTree::new(NodeId(1), false, &nodes, &edges)
+}
+
+#[test]
+fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves() {
+    let mut tree = root_and_three_leaves();
     assert_eq!(tree.stats().proof_number, Some(2), "φ(root) = least δ of the children");
     assert_eq!(tree.stats().disproof_number, Some(3), "δ(root) = the greatest φ + one per other child");
     assert_eq!(tree.stats().closest, Some(NodeId(3)), "the move closest to a proof: its δ is φ(root)");
@@ -102,14 +107,7 @@ fn the_child_with_the_fewest_replies_goes_first_and_workers_get_different_leaves
 /// leaf, or of 0; a leaf's φ stays 1.
 #[test]
 fn a_workers_numbers_lower_a_leafs_numbers_never_raise_them() {
-    let nodes = [
-        leaf(1, 0, 3, NodeKind::Expanded),
-        leaf(2, 1, 9, NodeKind::Frontier),
-        leaf(3, 1, 2, NodeKind::Frontier),
-        leaf(4, 1, 5, NodeKind::Frontier),
-    ];
-    let edges = [(NodeId(1), NodeId(2)), (NodeId(1), NodeId(3)), (NodeId(1), NodeId(4))];
-    let mut tree = PnTree::new(NodeId(1), false, &nodes, &edges);
+    let mut tree = root_and_three_leaves();
     assert_eq!(tree.stats().closest, Some(NodeId(3)));
     // Node 3's search found it farther than its 2 moves: ignored, it stays closest.
     tree.hint(NodeId(3), 40);

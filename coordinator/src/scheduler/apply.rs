@@ -68,7 +68,7 @@ impl Scheduler {
         for (id, value) in kept {
             tree.decide(id, value);
         }
-        for (id, _phi, delta) in hints {
+        for (id, delta) in hints {
             tree.hint(id, delta);
         }
         // Reviving known nodes may have put units that were pruned while held back in the queue.

@@ -340,29 +340,11 @@ impl pb::work_server::Work for WorkService {
             self.0.store(move |s| s.give_back(worker, &units)).await?;
             return Ok(Response::new(pb::GiveBackResponse {}));
         }
-        if r.decided.len() > plan::MAX_DECIDED {
-            return Err(Status::invalid_argument(format!(
-                "decided: {} children reported, at most {}",
-                r.decided.len(),
-                plan::MAX_DECIDED
-            )));
-        }
-        if !r.decided.is_empty() && units.len() != 1 {
-            return Err(Status::invalid_argument("decided: children are reported for a split of one unit only"));
-        }
+        check_children_reported("decided", r.decided.len(), plan::MAX_DECIDED, units.len())?;
         if !r.path.is_empty() && units.len() != 1 {
             return Err(Status::invalid_argument("path: a line is reported for a split of one unit only"));
         }
-        if r.numbers.len() > golomb_proto::MAX_NUMBERED {
-            return Err(Status::invalid_argument(format!(
-                "numbers: {} children reported, at most {}",
-                r.numbers.len(),
-                golomb_proto::MAX_NUMBERED
-            )));
-        }
-        if !r.numbers.is_empty() && units.len() != 1 {
-            return Err(Status::invalid_argument("numbers: children are reported for a split of one unit only"));
-        }
+        check_children_reported("numbers", r.numbers.len(), golomb_proto::MAX_NUMBERED, units.len())?;
         let stats = r.stats.unwrap_or_default();
         let cost = SplitCost {
             positions: stats.positions.min(MAX_POSITIONS),
@@ -430,6 +412,18 @@ impl pb::work_server::Work for WorkService {
         }
         Ok(Response::new(pb::GiveBackResponse {}))
     }
+}
+
+/// Checks the count of children a split's report lists in `field`:
+/// at most `most`, and only for a split of one unit (of `units`).
+fn check_children_reported(field: &str, count: usize, most: usize, units: usize) -> Result<(), Status> {
+    if count > most {
+        return Err(Status::invalid_argument(format!("{field}: {count} children reported, at most {most}")));
+    }
+    if count > 0 && units != 1 {
+        return Err(Status::invalid_argument(format!("{field}: children are reported for a split of one unit only")));
+    }
+    Ok(())
 }
 
 impl WorkService {

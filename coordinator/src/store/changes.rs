@@ -78,9 +78,9 @@ pub struct Grown {
     pub known: Vec<NodeId>,
     /// Children decided by the worker and kept, with their values.
     pub kept: Vec<(NodeId, Outcome)>,
-    /// Children stored with their worker's numbers: (node, φ, δ), hints
-    /// for the manager's tree (see `PnTree::hint`).
-    pub hints: Vec<(NodeId, u64, u64)>,
+    /// Children stored with their worker's disproof numbers: (node, δ),
+    /// hints for the manager's tree (see `PnTree::hint`, which reads no φ).
+    pub hints: Vec<(NodeId, u64)>,
     /// The node's children not stored yet, and the fewest replies among them.
     pub unborn: (u32, u32),
     /// What the growth says of the node itself.

@@ -384,8 +384,8 @@ struct Expanded {
     known: Vec<NodeId>,
     /// Children decided by the worker and kept.
     kept: Vec<NodeId>,
-    /// Children stored with the worker's numbers: (node, φ, δ).
-    hints: Vec<(NodeId, u64, u64)>,
+    /// Children stored with the worker's disproof numbers: (node, δ).
+    hints: Vec<(NodeId, u64)>,
     /// Children not stored yet, and the fewest replies among them.
     unborn: (u32, u32),
 }
@@ -474,7 +474,7 @@ fn expand_node(
         .iter()
         .filter_map(|n| {
             let at = batch.indices.iter().position(|&i| i == n.index)?;
-            Some((leaves[at].id, n.phi, n.delta))
+            Some((leaves[at].id, n.delta))
         })
         .collect();
     settle(tx, node)?;
