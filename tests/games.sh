@@ -13,7 +13,8 @@
 #
 # MAX_W and MAX_H default to 9. Boards are named long side first (9x8, not
 # 8x9: the game is the same). Runs at nice 19: measurements beside it keep
-# the machine. The proofs go to OUT/proofs-PIECES/BOARD.json.gz.
+# the machine. The proofs go to OUT/proofs-PIECES/BOARD.json.gz, and the
+# table is drawn at the end to OUT/PIECES-games.svg (`golomb draw-games`).
 set -euo pipefail
 pieces="${1:?usage: tests/games.sh PIECES [MAX_W] [MAX_H]}"
 max_w="${2:-9}"
@@ -54,3 +55,4 @@ print("{},{},\"{}\",{},{:.2f}".format(sys.argv[2], d["value"], move, d["stats"][
     done
   done
 done
+"$golomb" draw-games "$csv" --pieces "$pieces" --svg "$out/$pieces-games.svg"

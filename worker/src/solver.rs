@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use golomb_engine::hands::{self, HandsConfig, HandsGame};
-use golomb_engine::solve::numbers::{NumbersBudget, child_numbers};
+use golomb_engine::solve::numbers::{NumbersBudget, child_numbers, closest_children};
 use golomb_engine::solve::partial::{DecidedChild, decided_children, decided_path};
 use golomb_engine::solve::tt::TtCheck;
 use golomb_engine::solve::{Carry, Outcome, Progress, RootProbe, SolveConfig, SolveReport, TranspositionTable, solve};
@@ -319,10 +319,8 @@ impl<B: Bits + TtCheck> GameSearch<'_, B> {
             }
             // The children closest to an answer for the unit's side to move (a child's least δ), then its opponent.
             let mut children = found.children;
-            children.sort_by_key(|c| (c.delta, c.phi));
             children.retain(|c| c.phi <= MAX_NUMBER && c.delta <= MAX_NUMBER);
-            children.truncate(NUMBERED_SENT);
-            numbered = children
+            numbered = closest_children(game, pos, children, NUMBERED_SENT)
                 .iter()
                 .map(|c| Numbered { placement: game.move_name(c.placement), phi: c.phi, delta: c.delta })
                 .collect();

@@ -12,6 +12,7 @@ mod cert;
 mod client;
 mod distrust;
 mod drain;
+mod draw_games;
 mod export;
 mod import;
 mod info;
@@ -113,6 +114,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// The opening table of a classify job's export: every class of openings with its value, refutation and cost.
     Openings(openings::OpeningsArgs),
+    /// Draw a table of games on rectangles (`tests/games.sh`'s CSV) as one SVG: each winning first move on its board.
+    DrawGames(draw_games::DrawGamesArgs),
     /// Count or draw the tilings of a board by a piece set.
     Tile(tile::TileArgs),
     /// Solve a star puzzle (k stars per row, column and region, none touching).
@@ -151,6 +154,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Import(args) => import::run(&args, out),
         Command::Prove(args) => prove::run(&args, out),
         Command::Openings(args) => openings::run(&args, out),
+        Command::DrawGames(args) => draw_games::run(&args, out),
         Command::Tile(args) => tile::run(&args, out),
         Command::Stars(args) => stars::run(&args, out),
         Command::Play(args) => play::run(&args, out),

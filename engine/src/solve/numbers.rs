@@ -76,6 +76,34 @@ pub struct Numbers {
     pub nodes: usize,
 }
 
+/// The children of least δ (closest to a proof for the side to move at
+/// `pos`, then of least φ), at most `n`, one of each class of children
+/// equal up to the symmetries of `pos`: a symmetric position's images of
+/// one child would take the places of others.
+pub fn closest_children<B: Bits>(
+    game: &Game<B>,
+    pos: &Position<B>,
+    mut children: Vec<ChildNumbers>,
+    n: usize,
+) -> Vec<ChildNumbers> {
+    children.sort_by_key(|c| (c.delta, c.phi, c.placement));
+    let fixing = game.symmetries_fixing(pos.occupied());
+    let mut kept: Vec<ChildNumbers> = Vec::with_capacity(n.min(children.len()));
+    for child in children {
+        if kept.len() == n {
+            break;
+        }
+        let image_kept = |s: &usize| {
+            let image = game.symmetric_placement(*s, child.placement);
+            kept.iter().any(|k| k.placement == image)
+        };
+        if !fixing.iter().any(image_kept) {
+            kept.push(child);
+        }
+    }
+    kept
+}
+
 /// A node of the search's tree.
 #[derive(Clone, Copy, Debug)]
 struct Node<B> {

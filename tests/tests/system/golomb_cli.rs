@@ -420,3 +420,24 @@ fn the_solver_suite_runs_a_case_and_checks_its_value() {
     assert_eq!(rows[0]["correct"], true);
     assert!(rows[0]["positions"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn draw_games_draws_every_committed_table_and_its_winning_moves_are_legal() {
+    let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+    let dir = tempfile::tempdir().unwrap();
+    for pieces in ["tetrominoes", "pentominoes", "hexominoes"] {
+        let table = results.join(format!("{pieces}-games.csv"));
+        let svg = dir.path().join(format!("{pieces}.svg"));
+        let out = golomb(&["draw-games", table.to_str().unwrap(), "--pieces", pieces, "--svg", svg.to_str().unwrap()]);
+        assert!(out.status.success(), "{pieces}: {}", String::from_utf8_lossy(&out.stderr));
+        let picture = std::fs::read_to_string(&svg).unwrap();
+        let rows = std::fs::read_to_string(&table).unwrap();
+        let wins = rows.lines().filter(|l| l.split(',').nth(1) == Some("win")).count();
+        assert_eq!(picture.matches("first wins").count(), wins, "{pieces}: one board a first-player win");
+    }
+    // A winning move that is not a legal first move is refused, naming the line and the field.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "board,value,winning_move\n5x5,win,\"I:a1,b1,c1,d1,e2\"\n").unwrap();
+    let err = failure(&["draw-games", bad.to_str().unwrap(), "--pieces", "pentominoes", "--svg", "/dev/null"]);
+    assert!(err.contains("line 2") && err.contains("winning_move"), "{err}");
+}

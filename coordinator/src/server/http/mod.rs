@@ -20,7 +20,6 @@
 //! trusted network (the default address is loopback).
 
 mod api;
-mod board;
 mod chart;
 mod metrics;
 mod pages;

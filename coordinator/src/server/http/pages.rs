@@ -11,9 +11,9 @@ use golomb_engine::GameSpec;
 use golomb_proto::convert::value_name;
 use golomb_proto::{JobId, pb};
 
-use super::board::{Mark, escape, svg};
 use super::chart::history_chart;
 use super::web::{Web, WebError};
+use crate::report::board::{Mark, escape, svg};
 use crate::report::job::closest_text;
 use crate::report::output::{duration, si};
 use crate::report::workers::WorkerState;

@@ -115,3 +115,40 @@ fn a_stopped_search_stops() {
     );
     assert_eq!(numbers.expanded, 0);
 }
+
+/// On a symmetric position the closest children are one a class: on the
+/// empty 6x6 board (8 symmetries) no two kept children are images of each
+/// other, they come in order of δ, and on a position with no symmetry
+/// every child may be kept.
+#[test]
+fn the_closest_children_are_one_a_class_of_symmetric_children() {
+    let game = game(6, 6);
+    let empty = Position::empty();
+    let all: Vec<ChildNumbers> = game
+        .legal_moves(&empty)
+        .into_iter()
+        .enumerate()
+        .map(|(i, placement)| ChildNumbers { placement, phi: 1, delta: 1 + (i as u64 % 7) })
+        .collect();
+    let kept = closest_children(&game, &empty, all.clone(), 1000);
+    assert_eq!(kept.len(), game.placements_up_to_symmetry(), "one child a class");
+    assert!(kept.windows(2).all(|w| w[0].delta <= w[1].delta), "least δ first");
+    for (i, a) in kept.iter().enumerate() {
+        for b in &kept[i + 1..] {
+            let images = (0..game.board().symmetries().len()).map(|s| game.symmetric_placement(s, a.placement));
+            assert!(
+                !images.clone().any(|p| p == b.placement),
+                "{} and {}",
+                game.move_name(a.placement),
+                game.move_name(b.placement)
+            );
+        }
+    }
+    assert_eq!(closest_children(&game, &empty, all.clone(), 5).len(), 5);
+    // After an off-centre move nothing is symmetric: every child of the position is its own class.
+    let pos = empty.after(game.placement(game.legal_moves(&empty)[0]));
+    let children: Vec<ChildNumbers> =
+        game.legal_moves(&pos).into_iter().map(|placement| ChildNumbers { placement, phi: 1, delta: 2 }).collect();
+    assert!(game.symmetries_fixing(pos.occupied()).is_empty());
+    assert_eq!(closest_children(&game, &pos, children.clone(), usize::MAX).len(), children.len());
+}
