@@ -215,8 +215,9 @@ struct GameLimits {
 pub const MAX_NUMBERS_NODES: usize = 1 << 20;
 
 /// The most children a split unit's report gives numbers for (the
-/// coordinator takes up to [`golomb_proto::MAX_NUMBERED`]): the manager descends to the
-/// child of least δ, and each child with numbers is stored at once.
+/// coordinator takes up to [`golomb_proto::MAX_NUMBERED`]), those of least δ,
+/// one a class of children equal up to the position's symmetries: the manager
+/// descends to the child of least δ, and each child with numbers is stored at once.
 pub const NUMBERED_SENT: usize = 32;
 
 /// The largest proof tree a worker sends: the coordinator takes messages of
@@ -317,7 +318,8 @@ impl<B: Bits + TtCheck> GameSearch<'_, B> {
                     decided.push(d);
                 }
             }
-            // The children closest to an answer for the unit's side to move (a child's least δ), then its opponent.
+            // The children closest to an answer for the unit's side to move (a child's least δ), then its
+            // opponent; one a class of symmetric children.
             let mut children = found.children;
             children.retain(|c| c.phi <= MAX_NUMBER && c.delta <= MAX_NUMBER);
             numbered = closest_children(game, pos, children, NUMBERED_SENT)

@@ -2,8 +2,9 @@
 //! colours with their letters, blocked cells dark, and up to two marked
 //! moves on top (a move in blue, its winning answer in orange).
 //!
-//! Moves are read from the notation the coordinator stored (`L:a1,a2,...`),
-//! with the engine's own cell parser; `a1` is drawn bottom left.
+//! Moves are read from the game's notation (`L:a1,a2,...`), as the
+//! coordinator stores them and the results tables hold them, with the
+//! engine's own cell parser; `a1` is drawn bottom left.
 
 use std::fmt::Write as _;
 
@@ -53,6 +54,12 @@ fn move_cells(board: &Board, mv: &str) -> Option<(String, Vec<usize>)> {
     Some((piece.to_string(), cells))
 }
 
+/// The width and height in pixels of [`svg`]'s drawing of `board`.
+pub fn size(board: &Board, cell: u32, labels: bool) -> (u32, u32) {
+    let margin = if labels { cell * 3 / 4 } else { 0 };
+    (board.width() as u32 * cell + margin, board.height() as u32 * cell + margin)
+}
+
 /// The position after `line` in the game `spec`, with `marks` drawn on top,
 /// as an SVG of `cell` pixels a square; `labels` adds piece letters and the
 /// column and row names. `None` when the board does not parse.
@@ -60,7 +67,7 @@ pub fn svg(spec: &GameSpec, line: &str, marks: &[(&str, Mark)], cell: u32, label
     let board = spec.build_board().ok()?;
     let (w, h) = (board.width() as u32, board.height() as u32);
     let margin = if labels { cell * 3 / 4 } else { 0 };
-    let (width, height) = (w * cell + margin, h * cell + margin);
+    let (width, height) = size(&board, cell, labels);
     let mut out = String::new();
     let _ = write!(
         out,

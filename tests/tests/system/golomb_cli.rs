@@ -428,16 +428,39 @@ fn draw_games_draws_every_committed_table_and_its_winning_moves_are_legal() {
     for pieces in ["tetrominoes", "pentominoes", "hexominoes"] {
         let table = results.join(format!("{pieces}-games.csv"));
         let svg = dir.path().join(format!("{pieces}.svg"));
-        let out = golomb(&["draw-games", table.to_str().unwrap(), "--pieces", pieces, "--svg", svg.to_str().unwrap()]);
-        assert!(out.status.success(), "{pieces}: {}", String::from_utf8_lossy(&out.stderr));
+        let drawn = json(&[
+            "draw-games",
+            table.to_str().unwrap(),
+            "--pieces",
+            pieces,
+            "--svg",
+            svg.to_str().unwrap(),
+            "--json",
+        ]);
         let picture = std::fs::read_to_string(&svg).unwrap();
         let rows = std::fs::read_to_string(&table).unwrap();
-        let wins = rows.lines().filter(|l| l.split(',').nth(1) == Some("win")).count();
-        assert_eq!(picture.matches("first wins").count(), wins, "{pieces}: one board a first-player win");
+        let valued = |value: &str| rows.lines().filter(|l| l.split(',').nth(1) == Some(value)).count();
+        let unsolved: Vec<&str> = rows
+            .lines()
+            .filter(|l| l.split(',').nth(1).is_some_and(|v| v.starts_with("unsolved")))
+            .map(|l| l.split(',').next().unwrap())
+            .collect();
+        assert_eq!(picture.matches(": first wins").count(), valued("win"), "{pieces}: one board a first-player win");
+        assert_eq!(picture.matches(": second wins").count(), valued("loss"), "{pieces}: one board a second-player win");
+        assert_eq!(drawn["first_player_wins"].as_u64(), Some(valued("win") as u64), "{pieces}: {drawn}");
+        assert_eq!(drawn["not_solved"], serde_json::json!(unsolved), "{pieces}");
+        assert!(valued("win") > 30, "{pieces}: the table has its rows");
+        let committed = std::fs::read_to_string(results.join(format!("{pieces}-games.svg"))).unwrap();
+        assert!(committed == picture, "results/{pieces}-games.svg is not what draw-games draws from its table now");
     }
-    // A winning move that is not a legal first move is refused, naming the line and the field.
+    // A winning move that is not a legal first move is refused, naming the line and the field,
+    // and the output path is left as it was.
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "board,value,winning_move\n5x5,win,\"I:a1,b1,c1,d1,e2\"\n").unwrap();
-    let err = failure(&["draw-games", bad.to_str().unwrap(), "--pieces", "pentominoes", "--svg", "/dev/null"]);
+    let kept = dir.path().join("kept.svg");
+    std::fs::write(&kept, "kept").unwrap();
+    let err =
+        failure(&["draw-games", bad.to_str().unwrap(), "--pieces", "pentominoes", "--svg", kept.to_str().unwrap()]);
     assert!(err.contains("line 2") && err.contains("winning_move"), "{err}");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "kept");
 }

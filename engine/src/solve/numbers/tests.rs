@@ -152,3 +152,32 @@ fn the_closest_children_are_one_a_class_of_symmetric_children() {
     assert!(game.symmetries_fixing(pos.occupied()).is_empty());
     assert_eq!(closest_children(&game, &pos, children.clone(), usize::MAX).len(), children.len());
 }
+
+/// On a position symmetric under part of the board's group (the I down the
+/// middle column of 5x5: the two mirrors and the half turn), the kept
+/// children are one a class of that part, and each is its class's child of
+/// least δ.
+#[test]
+fn the_closest_children_keep_each_class_s_least_delta_under_part_of_the_group() {
+    let game = game(5, 5);
+    let (pos, _) = game.play_line(Position::empty(), "I:c1,c2,c3,c4,c5").unwrap();
+    let fixing = game.symmetries_fixing(pos.occupied());
+    assert_eq!(fixing.len(), 3, "two mirrors and the half turn");
+    let delta = |p: PlacementId| 1 + (u64::from(p) * 7919) % 101;
+    let all: Vec<ChildNumbers> = game
+        .legal_moves(&pos)
+        .into_iter()
+        .map(|placement| ChildNumbers { placement, phi: 1, delta: delta(placement) })
+        .collect();
+    let class = |p: PlacementId| fixing.iter().map(|&s| game.symmetric_placement(s, p)).chain([p]).min().unwrap();
+    let mut classes: Vec<PlacementId> = all.iter().map(|c| class(c.placement)).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    let kept = closest_children(&game, &pos, all.clone(), usize::MAX);
+    assert_eq!(kept.len(), classes.len());
+    assert!(classes.len() < all.len(), "some children are images of others");
+    for k in &kept {
+        let least = all.iter().filter(|c| class(c.placement) == class(k.placement)).map(|c| c.delta).min().unwrap();
+        assert_eq!(k.delta, least, "{}", game.move_name(k.placement));
+    }
+}
