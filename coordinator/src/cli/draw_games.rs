@@ -22,8 +22,8 @@ use crate::report::board::{Mark, escape, size, svg};
 /// Options of `golomb draw-games`.
 #[derive(Debug, Args)]
 pub struct DrawGamesArgs {
-    /// The table: a CSV with the columns board, value (win, loss, or anything else for a board
-    /// not solved) and winning_move, as `tests/games.sh` writes it.
+    /// The table: a CSV with the columns board, value (win, loss, or "unsolved ..." for a board
+    /// not solved; anything else is refused) and winning_move, as `tests/games.sh` writes it.
     pub table: PathBuf,
     /// The piece set the table is about (as `--pieces` of `golomb solve`: pentominoes, hexominoes, ...).
     #[arg(long)]
@@ -86,8 +86,11 @@ pub fn run(args: &DrawGamesArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         bail!("--columns must be at least 1 and --cell at least 4 (got {} and {})", args.columns, args.cell);
     }
     GameSpec::new("1x1", "", args.pieces.as_str()).build_pieces().context("--pieces")?;
-    let same_file = std::fs::canonicalize(&args.table).ok() == std::fs::canonicalize(&args.svg).ok();
-    if same_file && args.svg.exists() {
+    let same_file = matches!(
+        (std::fs::canonicalize(&args.table), std::fs::canonicalize(&args.svg)),
+        (Ok(table), Ok(svg)) if table == svg
+    );
+    if same_file {
         bail!("--svg {} is the table itself", args.svg.display());
     }
     // The table is read (and refused) before the picture's file is made: a refused
