@@ -54,9 +54,14 @@ fn move_cells(board: &Board, mv: &str) -> Option<(String, Vec<usize>)> {
     Some((piece.to_string(), cells))
 }
 
+/// The room [`svg`] leaves left of and below the cells for the column and row names.
+fn margin(cell: u32, labels: bool) -> u32 {
+    if labels { cell * 3 / 4 } else { 0 }
+}
+
 /// The width and height in pixels of [`svg`]'s drawing of `board`.
 pub fn size(board: &Board, cell: u32, labels: bool) -> (u32, u32) {
-    let margin = if labels { cell * 3 / 4 } else { 0 };
+    let margin = margin(cell, labels);
     (board.width() as u32 * cell + margin, board.height() as u32 * cell + margin)
 }
 
@@ -66,7 +71,7 @@ pub fn size(board: &Board, cell: u32, labels: bool) -> (u32, u32) {
 pub fn svg(spec: &GameSpec, line: &str, marks: &[(&str, Mark)], cell: u32, labels: bool) -> Option<String> {
     let board = spec.build_board().ok()?;
     let (w, h) = (board.width() as u32, board.height() as u32);
-    let margin = if labels { cell * 3 / 4 } else { 0 };
+    let margin = margin(cell, labels);
     let (width, height) = size(&board, cell, labels);
     let mut out = String::new();
     let _ = write!(
