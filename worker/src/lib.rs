@@ -6,6 +6,7 @@
 //! embedded coordinator. Workers share nothing but the coordinator, so any
 //! number may join or leave at any time.
 
+mod budget;
 mod busy;
 mod config;
 mod connect;

@@ -1,7 +1,7 @@
 //! Solving one unit on the worker's rayon pool, with a transposition table
 //! kept across units of the same game.
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,7 @@ use golomb_proto::spec::{HandsSpec, hands_setup};
 use golomb_proto::{Kind, UnitResult, UnitWork};
 use golomb_proto::{MAX_NUMBER, MAX_PATH_STEPS};
 
+use crate::budget::BudgetClock;
 use crate::unit::{Decided, Numbered, PathStep, UnitOutcome, UnitStats, UnitTask};
 
 /// Counts the tilings below a count unit's placements on this thread.
@@ -78,41 +79,6 @@ fn solve_hands<B: Bits>(
     }
 }
 
-/// How many budgets a unit may run when its progress says it will finish
-/// within that many: a unit that is nearly done is not split (its children
-/// would each cost a round trip and a search of their own, without the
-/// order the unit's search had learned). On the 7x7 classify at a 0.3 s
-/// budget, see docs/manager.md.
-pub const GRACE: f64 = 4.0;
-
-/// Stops a unit's search (`progress.cancel`, with `over` set first) once it
-/// has run its `budget`, unless the share of its root's moves already
-/// searched says it will finish within [`GRACE`] budgets; never later than
-/// that. Returns when the search is `finished` (unpark it then).
-fn watch_budget(budget: Duration, progress: &Progress, over: &AtomicBool, finished: &AtomicBool) {
-    let start = Instant::now();
-    let step = (budget / 20).clamp(Duration::from_millis(2), Duration::from_millis(50));
-    loop {
-        std::thread::park_timeout(step);
-        if finished.load(Relaxed) {
-            return;
-        }
-        let ran = start.elapsed().as_secs_f64();
-        let budget = budget.as_secs_f64();
-        if ran < budget {
-            continue;
-        }
-        let (done, total) = (progress.root_done.load(Relaxed), progress.root_total.load(Relaxed));
-        let share = if total == 0 { 0.0 } else { done as f64 / total as f64 };
-        let projected = if share > 0.0 { ran / share } else { f64::INFINITY };
-        if ran >= GRACE * budget || projected > GRACE * budget {
-            over.store(true, Relaxed);
-            progress.cancel.store(true, Relaxed);
-            return;
-        }
-    }
-}
-
 /// The names under which a unit's search continues its parent unit's
 /// history of winning moves and leaves its own to its children: hashes of
 /// the parent's line (the unit's line less its last move) and of its own.
@@ -140,6 +106,8 @@ pub struct UnitSolver {
     proof_from_positions: u64,
     numbers_share: f64,
     cached: Mutex<Option<Cached>>,
+    /// Stops game units' searches past their budgets.
+    budgets: BudgetClock,
 }
 
 impl UnitSolver {
@@ -150,7 +118,13 @@ impl UnitSolver {
     /// it, on its children's numbers (clamped to 0..=1; 0 or not a number: none).
     pub fn new(tt_mb: Option<usize>, proof_from_positions: u64, numbers_share: f64) -> UnitSolver {
         let numbers_share = if numbers_share.is_finite() { numbers_share.clamp(0.0, 1.0) } else { 0.0 };
-        UnitSolver { tt_mb, proof_from_positions, numbers_share, cached: Mutex::new(None) }
+        UnitSolver {
+            tt_mb,
+            proof_from_positions,
+            numbers_share,
+            cached: Mutex::new(None),
+            budgets: BudgetClock::default(),
+        }
     }
 
     /// The game of `spec` (for work of `kind`) and its table, built when the game changes.
@@ -186,7 +160,7 @@ impl UnitSolver {
                 let proof_from_positions = if send_proof { 0 } else { self.proof_from_positions };
                 let numbers = split_after.map_or(Duration::ZERO, |budget| budget.mul_f64(self.numbers_share));
                 let limits = GameLimits { budget: split_after, proof_from_positions, numbers };
-                solve_game(&game, moves, limits, &tt, progress)
+                solve_game(&game, moves, limits, (&tt, &self.budgets), progress)
             }
             UnitWork::TilingCount { each, weight, checks } => {
                 with_game!(&*game, g => count_share(g, moves, *each, (*weight, checks)))
@@ -202,7 +176,7 @@ impl UnitSolver {
 /// How far a game unit's search goes, and what it reports.
 #[derive(Clone, Copy, Debug)]
 struct GameLimits {
-    /// Past this the search stops and the unit is given back to be split (see [`watch_budget`]).
+    /// Past this the search stops and the unit is given back to be split (see [`BudgetClock::watch`]).
     budget: Option<Duration>,
     /// A search that examined at least this many positions sends its proof tree.
     proof_from_positions: u64,
@@ -224,14 +198,15 @@ pub const NUMBERED_SENT: usize = 32;
 /// up to 4 MiB, and a tree of three plies on 8x8 is about 100 KB.
 pub const MAX_PROOF_BYTES: usize = 2 << 20;
 
-/// Solves a Golomb game unit at the position after `moves`; past its
-/// budget (see [`watch_budget`]) it stops and says which children it decided.
+/// Solves a Golomb game unit at the position after `moves` with the table
+/// `tt`; past its budget (see [`BudgetClock::watch`]) it stops and says
+/// which children it decided.
 fn solve_game(
     game: &AnyGame,
     moves: &str,
     limits: GameLimits,
-    tt: &TranspositionTable,
-    progress: &Progress,
+    (tt, budgets): (&TranspositionTable, &BudgetClock),
+    progress: &Arc<Progress>,
 ) -> UnitOutcome {
     // The coordinator orders a job's units itself: a unit's root is not probed.
     let config = SolveConfig { carry: Some(carry(moves)), root_probe: RootProbe::Off, ..SolveConfig::default() };
@@ -240,7 +215,7 @@ fn solve_game(
             Ok((pos, _)) => pos,
             Err(err) => return UnitOutcome::Failed(format!("bad unit position: {err}")),
         };
-        GameSearch { game: g, pos, moves, config, tt, progress }.run(limits)
+        GameSearch { game: g, pos, moves, config, tt, budgets, progress }.run(limits)
     })
 }
 
@@ -252,13 +227,17 @@ struct GameSearch<'a, B: Bits> {
     moves: &'a str,
     config: SolveConfig,
     tt: &'a TranspositionTable,
-    progress: &'a Progress,
+    budgets: &'a BudgetClock,
+    progress: &'a Arc<Progress>,
 }
 
 impl<B: Bits + TtCheck> GameSearch<'_, B> {
     /// Searches the unit's position within `limits`, and says how that ended.
     fn run(&self, limits: GameLimits) -> UnitOutcome {
-        let (report, over) = self.search(limits.budget);
+        let (report, over) = match self.search(limits.budget) {
+            Ok(searched) => searched,
+            Err(err) => return UnitOutcome::Failed(format!("cannot watch the unit's budget: {err}")),
+        };
         let stats = UnitStats {
             positions: report.stats.positions,
             time: report.elapsed,
@@ -273,25 +252,12 @@ impl<B: Bits + TtCheck> GameSearch<'_, B> {
         }
     }
 
-    /// Runs the search, stopped past `budget` by [`watch_budget`]; returns
-    /// its report and whether the budget stopped it.
-    fn search(&self, budget: Option<Duration>) -> (SolveReport<B>, bool) {
-        let (over, finished) = (AtomicBool::new(false), AtomicBool::new(false));
-        let progress = self.progress;
-        let report = std::thread::scope(|scope| {
-            let watcher = budget.map(|budget| {
-                let (over, finished) = (&over, &finished);
-                scope.spawn(move || watch_budget(budget, progress, over, finished))
-            });
-            let report = solve(self.game, &self.pos, &self.config, self.tt, progress);
-            finished.store(true, Relaxed);
-            // Wake the watcher at once: a small unit must not wait out its sleep.
-            if let Some(watcher) = watcher {
-                watcher.thread().unpark();
-            }
-            report
-        });
-        (report, over.load(Relaxed))
+    /// Runs the search, stopped past `budget` by the solver's
+    /// [`BudgetClock`]; returns its report and whether the budget stopped it.
+    fn search(&self, budget: Option<Duration>) -> std::io::Result<(SolveReport<B>, bool)> {
+        let watched = budget.map(|budget| self.budgets.watch(budget, self.progress)).transpose()?;
+        let report = solve(self.game, &self.pos, &self.config, self.tt, self.progress);
+        Ok((report, watched.is_some_and(|w| w.over())))
     }
 
     /// The unit ran past its budget: the children its search decided, and
