@@ -382,15 +382,20 @@ impl SolverThread {
         Ok((SolverQueues { todo: Some(todo), done }, thread))
     }
 
-    /// Solves the queued units until the queue closes.
+    /// Solves the queued units until the queue closes, waiting for them on
+    /// one of the pool's threads: a unit then starts without a hand-over
+    /// between threads (two wake-ups each, which cost more than a search
+    /// below a forced split).
     fn run(&self, todo: std::sync::mpsc::Receiver<UnitTask>, done: &mpsc::UnboundedSender<Finished>) {
-        for task in todo {
-            let Some(outcome) = self.outcome(&task) else { continue };
-            self.shared.running().remove(&task.lease.token);
-            if done.send(Finished { task, outcome }).is_err() {
-                return;
+        self.pool.install(|| {
+            for task in todo {
+                let Some(outcome) = self.outcome(&task) else { continue };
+                self.shared.running().remove(&task.lease.token);
+                if done.send(Finished { task, outcome }).is_err() {
+                    return;
+                }
             }
-        }
+        });
     }
 
     /// Solves `task`, or stops it unstarted if the worker is draining or
@@ -407,7 +412,7 @@ impl SolverThread {
             return Some(UnitOutcome::Stopped);
         }
         self.shared.busy.start();
-        let outcome = self.pool.install(|| self.solver.solve(task, &progress));
+        let outcome = self.solver.solve(task, &progress);
         self.shared.busy.stop();
         Some(outcome)
     }
