@@ -24,14 +24,15 @@ pub const GRACE: f64 = 4.0;
 
 /// One search being watched.
 struct Watch {
-    /// Names the watch for [`BudgetClock::unwatch`].
+    /// Names the watch for [`Watched::end`].
     id: u64,
     started: Instant,
     budget: Duration,
     /// When the clock looks at it next.
     next: Instant,
     progress: Arc<Progress>,
-    /// Raised (before `progress.cancel`) when the budget stops the search.
+    /// Raised, under the lock and before `progress.cancel`, when the
+    /// budget stops the search.
     over: Arc<AtomicBool>,
 }
 
@@ -68,7 +69,8 @@ pub struct BudgetClock {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// A search under watch; dropping it ends the watch.
+/// A search under watch; [`Watched::end`] (or dropping it) ends the watch.
+#[must_use = "dropping the watch ends it at once"]
 pub struct Watched<'a> {
     clock: &'a BudgetClock,
     id: u64,
@@ -76,16 +78,26 @@ pub struct Watched<'a> {
 }
 
 impl Watched<'_> {
-    /// Whether the budget stopped the search (it raised `progress.cancel`).
-    pub fn over(&self) -> bool {
+    /// Ends the watch, and says whether the budget stopped the search (it
+    /// raised `progress.cancel`): read under the clock's lock, after which
+    /// the clock no longer touches the search.
+    pub fn end(mut self) -> bool {
+        self.remove()
+    }
+
+    /// Takes the watch off the clock's list; returns its `over`.
+    fn remove(&mut self) -> bool {
+        let mut watches = self.clock.shared.lock();
+        watches.list.retain(|w| w.id != self.id);
         self.over.load(Relaxed)
     }
 }
 
 impl Drop for Watched<'_> {
     fn drop(&mut self) {
-        // Not woken: the thread finds the watch gone when it next looks.
-        self.clock.shared.lock().list.retain(|w| w.id != self.id);
+        // Not woken: the thread sleeps on toward a watch that is gone, and
+        // finds nothing to do when it wakes. Removing twice (after `end`) is harmless.
+        self.remove();
     }
 }
 
@@ -99,6 +111,8 @@ impl BudgetClock {
         self.start()?;
         let started = Instant::now();
         let over = Arc::new(AtomicBool::new(false));
+        // No budget the wire allows may overflow the clock: a year is as good as never.
+        let budget = budget.min(Duration::from_secs(365 * 24 * 3600));
         let next = started + budget;
         let mut watches = self.shared.lock();
         let id = watches.next_id;
@@ -181,14 +195,14 @@ mod tests {
     fn stops_a_search_without_progress_at_its_budget() {
         let clock = BudgetClock::default();
         let progress = Arc::new(Progress::default());
-        let watched = clock.watch(Duration::from_millis(20), &progress).unwrap();
         let started = Instant::now();
+        let watched = clock.watch(Duration::from_millis(20), &progress).unwrap();
         while !progress.cancel.load(Relaxed) {
             assert!(started.elapsed() < Duration::from_secs(5), "never stopped");
             std::thread::sleep(Duration::from_millis(1));
         }
-        assert!(watched.over());
-        assert!(started.elapsed() >= Duration::from_millis(19));
+        assert!(started.elapsed() >= Duration::from_millis(20));
+        assert!(watched.end());
     }
 
     /// A search that says it is nearly done runs on past its budget, never
@@ -203,20 +217,21 @@ mod tests {
         let budget = Duration::from_millis(100);
         let started = Instant::now();
         let watched = clock.watch(budget, &nearly).unwrap();
-        drop(clock.watch(Duration::from_millis(5), &quick).unwrap());
+        assert!(!clock.watch(budget / 2, &quick).unwrap().end());
         std::thread::sleep(budget * 2);
         // Only meaningful while this thread was not held up until the
         // search's projected end (GRACE budgets for the whole, 90% done) drew near.
+        let stopped = nearly.cancel.load(Relaxed);
         if started.elapsed() < budget.mul_f64(GRACE * 0.9 - 0.3) {
-            assert!(!watched.over() && !nearly.cancel.load(Relaxed), "stopped although nearly done");
+            assert!(!stopped, "stopped although nearly done");
         }
         while !nearly.cancel.load(Relaxed) {
             assert!(started.elapsed() < Duration::from_secs(10), "never stopped");
             std::thread::sleep(Duration::from_millis(2));
         }
-        assert!(watched.over());
         assert!(started.elapsed() >= budget.mul_f64(GRACE * 0.9));
-        assert!(!quick.cancel.load(Relaxed));
+        assert!(watched.end());
+        assert!(!quick.cancel.load(Relaxed), "a watch ended in time stopped its search");
     }
 
     /// A later watch that ends first is looked at on time, although the
@@ -227,6 +242,8 @@ mod tests {
         let long = Arc::new(Progress::default());
         let short = Arc::new(Progress::default());
         let _long = clock.watch(Duration::from_secs(60), &long).unwrap();
+        // Time for the clock's thread to fall asleep toward the long watch's end.
+        std::thread::sleep(Duration::from_millis(20));
         let started = Instant::now();
         let _short = clock.watch(Duration::from_millis(10), &short).unwrap();
         while !short.cancel.load(Relaxed) {

@@ -17,7 +17,7 @@ use golomb_proto::spec::{HandsSpec, hands_setup};
 use golomb_proto::{Kind, UnitResult, UnitWork};
 use golomb_proto::{MAX_NUMBER, MAX_PATH_STEPS};
 
-use crate::budget::BudgetClock;
+use crate::budget::{BudgetClock, Watched};
 use crate::unit::{Decided, Numbered, PathStep, UnitOutcome, UnitStats, UnitTask};
 
 /// Counts the tilings below a count unit's placements on this thread.
@@ -160,7 +160,7 @@ impl UnitSolver {
                 let proof_from_positions = if send_proof { 0 } else { self.proof_from_positions };
                 let numbers = split_after.map_or(Duration::ZERO, |budget| budget.mul_f64(self.numbers_share));
                 let limits = GameLimits { budget: split_after, proof_from_positions, numbers };
-                solve_game(&game, moves, limits, (&tt, &self.budgets), progress)
+                solve_game(&game, moves, limits, Tools { tt: &tt, budgets: &self.budgets }, progress)
             }
             UnitWork::TilingCount { each, weight, checks } => {
                 with_game!(&*game, g => count_share(g, moves, *each, (*weight, checks)))
@@ -198,16 +198,23 @@ pub const NUMBERED_SENT: usize = 32;
 /// up to 4 MiB, and a tree of three plies on 8x8 is about 100 KB.
 pub const MAX_PROOF_BYTES: usize = 2 << 20;
 
-/// Solves a Golomb game unit at the position after `moves` with the table
-/// `tt`; past its budget (see [`BudgetClock::watch`]) it stops and says
-/// which children it decided.
+/// What a game unit's search works with beside its game: the worker's
+/// transposition table and its clock of budgets.
+struct Tools<'a> {
+    tt: &'a TranspositionTable,
+    budgets: &'a BudgetClock,
+}
+
+/// Solves a Golomb game unit at the position after `moves`; past its
+/// budget (see [`BudgetClock::watch`]) it stops and says which children it decided.
 fn solve_game(
     game: &AnyGame,
     moves: &str,
     limits: GameLimits,
-    (tt, budgets): (&TranspositionTable, &BudgetClock),
+    tools: Tools<'_>,
     progress: &Arc<Progress>,
 ) -> UnitOutcome {
+    let Tools { tt, budgets } = tools;
     // The coordinator orders a job's units itself: a unit's root is not probed.
     let config = SolveConfig { carry: Some(carry(moves)), root_probe: RootProbe::Off, ..SolveConfig::default() };
     with_game!(game, g => {
@@ -257,7 +264,7 @@ impl<B: Bits + TtCheck> GameSearch<'_, B> {
     fn search(&self, budget: Option<Duration>) -> std::io::Result<(SolveReport<B>, bool)> {
         let watched = budget.map(|budget| self.budgets.watch(budget, self.progress)).transpose()?;
         let report = solve(self.game, &self.pos, &self.config, self.tt, self.progress);
-        Ok((report, watched.is_some_and(|w| w.over())))
+        Ok((report, watched.is_some_and(Watched::end)))
     }
 
     /// The unit ran past its budget: the children its search decided, and
