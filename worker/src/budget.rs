@@ -106,7 +106,8 @@ impl BudgetClock {
     /// run `budget`, the clock raises the watch's `over` and then
     /// `progress.cancel`, unless the share of its root's moves already
     /// searched says it will finish within [`GRACE`] budgets; never later
-    /// than that. The watch ends when the returned value is dropped.
+    /// than that. The watch ends with [`Watched::end`], or when the returned
+    /// value is dropped.
     pub fn watch(&self, budget: Duration, progress: &Arc<Progress>) -> std::io::Result<Watched<'_>> {
         self.start()?;
         let started = Instant::now();
